@@ -1,0 +1,1 @@
+"""The `jabba` command line."""

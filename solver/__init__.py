@@ -1,0 +1,1 @@
+"""Solvers: CFR, MCCFR and evaluation (see the issues that build on the engine)."""

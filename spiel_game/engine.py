@@ -1,0 +1,827 @@
+"""The rules of one round, compiled with numba over a flat int32 state (layout.py).
+
+This is the one place the rules live. The OpenSpiel wrapper (game.py), the solvers and
+the hint engine all call these functions. With NUMBA_DISABLE_JIT=1 they run as plain
+Python, for debugging and coverage.
+
+Chance is explicit and lazy. Every chance node draws one card from the *pool*: the
+cards nobody has seen yet, i.e. the shuffled part of the deck plus the face-down
+set-aside card while it is unrevealed. These are exchangeable, so a draw from the deck
+is distributed as a uniform pick from the pool (outcome c with probability
+pool[c] / pool_size), and the set-aside card is only drawn from the pool when someone
+first sees it (R2-D2) or takes it (Boba Fett with an empty deck, R8). Order of chance
+events: 2-player face-up cards, deals in seat order, then draws as they happen.
+
+A node with exactly one legal action or chance outcome is resolved automatically
+(`settle`): e.g. the only possible target in a 2-player game. It still appears in the
+event log, so information states are unchanged by it.
+"""
+
+import numpy as np
+from numba import njit
+
+from .cards import (COL_EFFECT, COL_NUMBER, COL_PARAM_A, COL_PARAM_B, COL_SIDE,
+                    COL_TOKEN_IF_HELD, Agenda, Effect, Side)
+from .layout import (CH_BOBA_DRAW, CH_DEAL, CH_FACE_UP, CH_LEIA_DRAW, CH_SET_ASIDE_LOOK,
+                     CH_TURN_DRAW, E_DRAW, E_FACE_UP, E_KEEP, E_MISS, E_NAME, E_NO_EFFECT,
+                     E_NO_TRADE, E_OUT, E_PLAY, E_RETURN, E_ROUND_END, E_SEE,
+                     E_SEE_SET_ASIDE, E_STEAL, E_TARGET, E_TARGET_SET_ASIDE, E_TIE,
+                     E_TRADE, END_DECK, END_LAST_PLAYER, END_NOBODY, EVENT_SIZE, KEEP,
+                     MAX_AREA, MAX_CHARS, MAX_EVENTS, MAX_FACEUP, MAX_HAND, MAX_PLAYERS,
+                     MAX_QUEUE, NAME, NO_TRADE, NUM_ACTIONS, NUM_NUMBERS, ORDER, PH_CHANCE,
+                     PH_COUNTER, PH_KEEP, PH_NAME, PH_ORDER, PH_PLAY, PH_TARGET,
+                     PH_TERMINAL, PH_TRADE, PLAY, S_ACTOR, S_AGENDA, S_AREA, S_AREA_N,
+                     S_CHANCE_FOR, S_CHANCE_KIND, S_DEAL_NEXT, S_DECK_COUNTS, S_DRAWS_LEFT,
+                     S_END_KIND, S_EVENT_N, S_EVENTS, S_FACE_UP, S_FACE_UP_LEFT,
+                     S_FACE_UP_N, S_HAND, S_HAND_N, S_IN_ROUND, S_LOGGING, S_NAMEABLE, S_NUM_PLAYERS,
+                     S_PENDING_CARD, S_PENDING_TARGET, S_PHASE, S_POOL, S_POOL_SIZE,
+                     S_PROTECTED, S_QUEUE, S_QUEUE_LEN, S_RETURN, S_RETURN_N, S_SCRATCH,
+                     S_SET_ASIDE, S_SET_ASIDE_GONE, S_TOKENS, S_TURN_PLAYER, S_TURNS,
+                     S_UNKNOWN_DECK, S_UTILITY, SRC_BOTTOM, SRC_DEAL, SRC_DECK,
+                     SRC_SET_ASIDE, STATE_SIZE, TARGET, TARGET_SET_ASIDE, TRADE,
+                     UTIL_MARGIN)
+
+# Effect kinds and sides as plain ints for numba.
+EF_NONE = int(Effect.NONE)
+EF_GUESS = int(Effect.GUESS)
+EF_GUESS_COUNTER = int(Effect.GUESS_COUNTER)
+EF_PEEK = int(Effect.PEEK)
+EF_PEEK_OR_SET_ASIDE = int(Effect.PEEK_OR_SET_ASIDE)
+EF_COMPARE = int(Effect.COMPARE)
+EF_ELIMINATE_IF_SIDE = int(Effect.ELIMINATE_IF_SIDE)
+EF_PROTECT = int(Effect.PROTECT)
+EF_LOOK_MAY_TRADE = int(Effect.LOOK_MAY_TRADE)
+EF_STEAL_HAND = int(Effect.STEAL_HAND)
+EF_DRAW_KEEP_RETURN = int(Effect.DRAW_KEEP_RETURN)
+EF_ELIMINATE_LOWEST = int(Effect.ELIMINATE_LOWEST)
+SIDE_PALACE = int(Side.PALACE)
+SIDE_REBEL = int(Side.REBEL)
+AG_EXALTED_ONE = int(Agenda.EXALTED_ONE)
+AG_MY_KIND_OF_SCUM = int(Agenda.MY_KIND_OF_SCUM)
+AG_JABBAS_COURT = int(Agenda.JABBAS_COURT)
+AG_RESCUE_MISSION = int(Agenda.RESCUE_MISSION)
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+# Setup ----------------------------------------------------------------------------------
+
+def new_state(cards, num_players, agenda, utility, deck_counts, face_up, logging=True):
+    """A fresh round at its first chance node (R1). `deck_counts` per character id."""
+    if not 2 <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"players must be 2 to {MAX_PLAYERS}, got {num_players}")
+    if not 0 <= face_up <= MAX_FACEUP:
+        raise ValueError(f"face-up count must be 0 to {MAX_FACEUP}, got {face_up}")
+    counts = np.asarray(deck_counts, dtype=np.int32)
+    if counts.shape != (MAX_CHARS,) or (counts < 0).any():
+        raise ValueError(f"deck_counts must be {MAX_CHARS} non-negative counts")
+    s = np.zeros(STATE_SIZE, dtype=np.int32)
+    s[S_NUM_PLAYERS] = num_players
+    s[S_AGENDA] = agenda
+    s[S_UTILITY] = utility
+    s[S_LOGGING] = 1 if logging else 0
+    s[S_DECK_COUNTS:S_DECK_COUNTS + MAX_CHARS] = counts
+    s[S_POOL:S_POOL + MAX_CHARS] = counts
+    for c in range(MAX_CHARS):
+        if counts[c] > 0:
+            s[S_NAMEABLE] |= 1 << int(cards[c, COL_NUMBER])
+    total = int(counts.sum())
+    s[S_POOL_SIZE] = total
+    s[S_UNKNOWN_DECK] = total - 1  # one card is set aside face down, undetermined (R1)
+    s[S_SET_ASIDE] = -1
+    s[S_FACE_UP_LEFT] = face_up
+    s[S_TURN_PLAYER] = 0
+    s[S_ACTOR] = -1
+    for p in range(num_players):
+        s[S_IN_ROUND + p] = 1
+    _setup_continue(s)
+    settle(s, cards)
+    return s
+
+
+@njit(**_JIT)
+def _enter_chance(s, kind, player):
+    s[S_PHASE] = PH_CHANCE
+    s[S_ACTOR] = -1
+    s[S_CHANCE_KIND] = kind
+    s[S_CHANCE_FOR] = player
+
+
+@njit(**_JIT)
+def _setup_continue(s):
+    """R1: face-up cards (2 players), then one card to each seat, then seat 0 starts."""
+    if s[S_FACE_UP_LEFT] > 0:
+        _enter_chance(s, CH_FACE_UP, -1)
+    elif s[S_DEAL_NEXT] < s[S_NUM_PLAYERS]:
+        _enter_chance(s, CH_DEAL, s[S_DEAL_NEXT])
+    else:
+        _start_turn(s, 0)  # seats are numbered in turn order from the first player
+
+
+# Small helpers --------------------------------------------------------------------------
+
+@njit(**_JIT)
+def log_event(s, kind, actor, other, card, extra):
+    if s[S_LOGGING] == 0:
+        return
+    n = s[S_EVENT_N]
+    if n >= MAX_EVENTS:
+        raise RuntimeError("event log overflow")
+    base = S_EVENTS + n * EVENT_SIZE
+    s[base] = kind
+    s[base + 1] = actor
+    s[base + 2] = other
+    s[base + 3] = card
+    s[base + 4] = extra
+    s[S_EVENT_N] = n + 1
+
+
+@njit(**_JIT)
+def deck_size(s):
+    """Cards left to draw: the shuffled part plus Leia's returned cards (R9)."""
+    return s[S_UNKNOWN_DECK] + s[S_QUEUE_LEN]
+
+
+@njit(**_JIT)
+def hand_card(s, p):
+    """The card of a player holding exactly one."""
+    return s[S_HAND + p * MAX_HAND]
+
+
+@njit(**_JIT)
+def _add_to_hand(s, p, c):
+    n = s[S_HAND_N + p]
+    s[S_HAND + p * MAX_HAND + n] = c
+    s[S_HAND_N + p] = n + 1
+
+
+@njit(**_JIT)
+def _remove_from_hand(s, p, c):
+    n = s[S_HAND_N + p]
+    base = S_HAND + p * MAX_HAND
+    for i in range(n):
+        if s[base + i] == c:
+            s[base + i] = s[base + n - 1]
+            s[base + n - 1] = 0
+            s[S_HAND_N + p] = n - 1
+            return
+    raise RuntimeError("card not in hand")
+
+
+@njit(**_JIT)
+def _add_to_area(s, p, c):
+    n = s[S_AREA_N + p]
+    s[S_AREA + p * MAX_AREA + n] = c
+    s[S_AREA_N + p] = n + 1
+
+
+@njit(**_JIT)
+def _receive(s, p, c, source):
+    _add_to_hand(s, p, c)
+    log_event(s, E_DRAW, p, -1, c, source)
+
+
+@njit(**_JIT)
+def _pop_queue(s):
+    c = s[S_QUEUE]
+    n = s[S_QUEUE_LEN]
+    for i in range(n - 1):
+        s[S_QUEUE + i] = s[S_QUEUE + i + 1]
+    s[S_QUEUE + n - 1] = 0
+    s[S_QUEUE_LEN] = n - 1
+    return c
+
+
+@njit(**_JIT)
+def _push_queue(s, c):
+    n = s[S_QUEUE_LEN]
+    if n >= MAX_QUEUE:
+        raise RuntimeError("bottom queue overflow")
+    s[S_QUEUE + n] = c
+    s[S_QUEUE_LEN] = n + 1
+
+
+@njit(**_JIT)
+def _take_from_pool(s, c):
+    s[S_POOL + c] -= 1
+    s[S_POOL_SIZE] -= 1
+
+
+@njit(**_JIT)
+def _is_targetable(s, p, t):
+    return t != p and s[S_IN_ROUND + t] == 1 and s[S_PROTECTED + t] == 0
+
+
+@njit(**_JIT)
+def _players_in(s):
+    count = 0
+    for p in range(s[S_NUM_PLAYERS]):
+        count += s[S_IN_ROUND + p]
+    return count
+
+
+@njit(**_JIT)
+def _knock_out(s, p):
+    """R3: hand face up into own play area, out of the round."""
+    n = s[S_HAND_N + p]
+    for i in range(n):
+        c = s[S_HAND + p * MAX_HAND + i]
+        _add_to_area(s, p, c)
+        log_event(s, E_OUT, p, -1, c, -1)
+        s[S_HAND + p * MAX_HAND + i] = 0
+    s[S_HAND_N + p] = 0
+    s[S_IN_ROUND + p] = 0
+    s[S_PROTECTED + p] = 0
+
+
+# Turn flow ------------------------------------------------------------------------------
+
+@njit(**_JIT)
+def _start_turn(s, p):
+    s[S_TURN_PLAYER] = p
+    s[S_PROTECTED + p] = 0  # R13: protection ends at the start of one's own turn
+    s[S_TURNS] += 1
+    if s[S_UNKNOWN_DECK] > 0:
+        _enter_chance(s, CH_TURN_DRAW, p)
+    else:
+        _receive(s, p, _pop_queue(s), SRC_BOTTOM)
+        _enter_decision(s, PH_PLAY, p)
+
+
+@njit(**_JIT)
+def _enter_decision(s, phase, actor):
+    s[S_PHASE] = phase
+    s[S_ACTOR] = actor
+
+
+@njit(**_JIT)
+def _end_turn(s, cards):
+    """R11: one player left ends the round at once; an empty deck ends it after a turn."""
+    players_in = _players_in(s)
+    if players_in <= 1:
+        _finish_round(s, cards, END_NOBODY if players_in == 0 else END_LAST_PLAYER)
+        return
+    if deck_size(s) == 0:
+        _finish_round(s, cards, END_DECK)
+        return
+    n = s[S_NUM_PLAYERS]
+    q = (s[S_TURN_PLAYER] + 1) % n
+    while s[S_IN_ROUND + q] == 0:
+        q = (q + 1) % n
+    _start_turn(s, q)
+
+
+@njit(**_JIT)
+def _agenda_score(s, cards, p):
+    """A player's agenda score at the deck end (R12); higher wins, ties all win."""
+    agenda = s[S_AGENDA]
+    if agenda == AG_EXALTED_ONE:
+        return cards[hand_card(s, p), COL_NUMBER]
+    if agenda == AG_MY_KIND_OF_SCUM:
+        return cards[hand_card(s, p), COL_NUMBER]  # compared within the card's side
+    score = 0
+    for i in range(s[S_AREA_N + p]):
+        c = s[S_AREA + p * MAX_AREA + i]
+        if agenda == AG_JABBAS_COURT:
+            if cards[c, COL_SIDE] == SIDE_PALACE:
+                score += cards[c, COL_NUMBER]
+        elif cards[c, COL_SIDE] == SIDE_REBEL:
+            score += 1
+    return score
+
+
+@njit(**_JIT)
+def _finish_round(s, cards, end_kind):
+    n = s[S_NUM_PLAYERS]
+    if end_kind == END_LAST_PLAYER:
+        for p in range(n):
+            if s[S_IN_ROUND + p] == 1:
+                s[S_TOKENS + p] += 1
+    elif end_kind == END_DECK:
+        # My Kind of Scum compares within each side; the others have one group.
+        groups = 2 if s[S_AGENDA] == AG_MY_KIND_OF_SCUM else 1
+        for g in range(groups):
+            best = -1
+            for p in range(n):
+                if s[S_IN_ROUND + p] == 1:
+                    if groups == 2 and cards[hand_card(s, p), COL_SIDE] != g:
+                        continue
+                    best = max(best, _agenda_score(s, cards, p))
+            for p in range(n):
+                if s[S_IN_ROUND + p] == 1:
+                    if groups == 2 and cards[hand_card(s, p), COL_SIDE] != g:
+                        continue
+                    if _agenda_score(s, cards, p) == best:
+                        s[S_TOKENS + p] += 1
+    # Han Solo: +1 to everyone still in holding a token card (R11), whatever the end.
+    for p in range(n):
+        if s[S_IN_ROUND + p] == 1:
+            for i in range(s[S_HAND_N + p]):
+                if cards[s[S_HAND + p * MAX_HAND + i], COL_TOKEN_IF_HELD] == 1:
+                    s[S_TOKENS + p] += 1
+    s[S_END_KIND] = end_kind
+    s[S_PHASE] = PH_TERMINAL
+    s[S_ACTOR] = -1
+    log_event(s, E_ROUND_END, -1, -1, -1, end_kind)
+
+
+@njit(**_JIT)
+def _count_targets(s, p):
+    count = 0
+    for t in range(s[S_NUM_PLAYERS]):
+        if _is_targetable(s, p, t):
+            count += 1
+    return count
+
+
+@njit(**_JIT)
+def _play(s, cards, c):
+    p = s[S_TURN_PLAYER]
+    _remove_from_hand(s, p, c)
+    _add_to_area(s, p, c)
+    log_event(s, E_PLAY, p, -1, c, -1)
+    s[S_PENDING_CARD] = c
+    s[S_PENDING_TARGET] = -1
+    effect = cards[c, COL_EFFECT]
+    if effect == EF_NONE:
+        _end_turn(s, cards)
+    elif effect == EF_PROTECT:
+        s[S_PROTECTED + p] = 1
+        _end_turn(s, cards)
+    elif effect == EF_ELIMINATE_LOWEST:
+        _resolve_lowest(s, cards, p)
+    elif effect == EF_DRAW_KEEP_RETURN:
+        draws = min(cards[c, COL_PARAM_A], deck_size(s))
+        if draws == 0:
+            log_event(s, E_NO_EFFECT, p, -1, c, -1)  # R9: empty deck
+            _end_turn(s, cards)
+        else:
+            s[S_DRAWS_LEFT] = draws
+            _continue_leia(s, cards)
+    else:
+        options = _count_targets(s, p)
+        if effect == EF_PEEK_OR_SET_ASIDE and s[S_SET_ASIDE_GONE] == 0:
+            options += 1  # R4: R2-D2 can always look at the set-aside card
+        if options == 0:
+            log_event(s, E_NO_EFFECT, p, -1, c, -1)  # R4
+            _end_turn(s, cards)
+        else:
+            _enter_decision(s, PH_TARGET, p)
+
+
+@njit(**_JIT)
+def _resolve_lowest(s, cards, p):
+    """R7: lowest non-0 hand among everyone in the round is out, all ties."""
+    lowest = 1 << 20
+    n = s[S_NUM_PLAYERS]
+    for q in range(n):
+        if s[S_IN_ROUND + q] == 1:
+            number = cards[hand_card(s, q), COL_NUMBER]
+            if 0 < number < lowest:
+                lowest = number
+    if lowest == 1 << 20:
+        log_event(s, E_NO_EFFECT, p, -1, s[S_PENDING_CARD], -1)
+    else:
+        for q in range(n):
+            if s[S_IN_ROUND + q] == 1 and cards[hand_card(s, q), COL_NUMBER] == lowest:
+                _knock_out(s, q)
+    _end_turn(s, cards)
+
+
+@njit(**_JIT)
+def _continue_leia(s, cards):
+    """R9: draw the remaining Leia cards (shuffled part first), then decide what to keep."""
+    p = s[S_TURN_PLAYER]
+    while s[S_DRAWS_LEFT] > 0:
+        s[S_DRAWS_LEFT] -= 1
+        if s[S_UNKNOWN_DECK] > 0:
+            _enter_chance(s, CH_LEIA_DRAW, p)
+            return
+        _receive(s, p, _pop_queue(s), SRC_BOTTOM)
+    _enter_decision(s, PH_KEEP, p)
+
+
+@njit(**_JIT)
+def _redraw_after_steal(s, cards, t):
+    """R8: the chosen player draws a new hand; the set-aside card if the deck is empty."""
+    if s[S_UNKNOWN_DECK] > 0:
+        _enter_chance(s, CH_BOBA_DRAW, t)
+        return
+    if s[S_QUEUE_LEN] > 0:
+        _receive(s, t, _pop_queue(s), SRC_BOTTOM)
+    else:
+        c = s[S_SET_ASIDE]
+        if c < 0:
+            # With the shuffled part empty, the pool holds only the set-aside card.
+            for k in range(MAX_CHARS):
+                if s[S_POOL + k] > 0:
+                    c = k
+            _take_from_pool(s, c)
+            s[S_SET_ASIDE] = c
+        s[S_SET_ASIDE_GONE] = 1
+        _receive(s, t, c, SRC_SET_ASIDE)
+    _end_turn(s, cards)
+
+
+@njit(**_JIT)
+def _choose(s, cards, t):
+    """Resolve the pending card against player t (t == -1: the set-aside card)."""
+    p = s[S_TURN_PLAYER]
+    c = s[S_PENDING_CARD]
+    effect = cards[c, COL_EFFECT]
+    s[S_PENDING_TARGET] = t
+    if t < 0:
+        log_event(s, E_TARGET_SET_ASIDE, p, -1, -1, -1)
+        if s[S_SET_ASIDE] < 0:
+            _enter_chance(s, CH_SET_ASIDE_LOOK, p)
+        else:
+            log_event(s, E_SEE_SET_ASIDE, p, -1, s[S_SET_ASIDE], -1)
+            _end_turn(s, cards)
+        return
+    log_event(s, E_TARGET, p, t, -1, -1)
+    target_card = hand_card(s, t)
+    if effect == EF_GUESS or effect == EF_GUESS_COUNTER:
+        _enter_decision(s, PH_NAME, p)
+    elif effect == EF_PEEK or effect == EF_PEEK_OR_SET_ASIDE:
+        log_event(s, E_SEE, p, t, target_card, -1)
+        _end_turn(s, cards)
+    elif effect == EF_COMPARE:
+        own_card = hand_card(s, p)
+        log_event(s, E_SEE, p, t, target_card, -1)
+        log_event(s, E_SEE, t, p, own_card, -1)
+        own_number = cards[own_card, COL_NUMBER]
+        target_number = cards[target_card, COL_NUMBER]
+        if own_number < target_number:
+            _knock_out(s, p)
+        elif target_number < own_number:
+            _knock_out(s, t)
+        else:
+            log_event(s, E_TIE, p, t, -1, -1)
+        _end_turn(s, cards)
+    elif effect == EF_ELIMINATE_IF_SIDE:
+        if (cards[target_card, COL_SIDE] == cards[c, COL_PARAM_A]
+                and cards[target_card, COL_NUMBER] <= cards[c, COL_PARAM_B]):
+            _knock_out(s, t)
+        else:
+            log_event(s, E_MISS, t, -1, -1, -1)
+        _end_turn(s, cards)
+    elif effect == EF_LOOK_MAY_TRADE:
+        log_event(s, E_SEE, p, t, target_card, -1)
+        _enter_decision(s, PH_TRADE, p)
+    elif effect == EF_STEAL_HAND:
+        _remove_from_hand(s, t, target_card)
+        _add_to_area(s, p, target_card)
+        log_event(s, E_STEAL, p, t, target_card, -1)
+        _redraw_after_steal(s, cards, t)
+    else:
+        raise RuntimeError("card effect takes no target")
+
+
+@njit(**_JIT)
+def _name(s, cards, number):
+    p = s[S_TURN_PLAYER]
+    t = s[S_PENDING_TARGET]
+    if s[S_PHASE] == PH_NAME:
+        log_event(s, E_NAME, p, t, -1, number)
+        if cards[hand_card(s, t), COL_NUMBER] == number:
+            _knock_out(s, t)
+        else:
+            log_event(s, E_MISS, t, -1, -1, -1)
+            if cards[s[S_PENDING_CARD], COL_EFFECT] == EF_GUESS_COUNTER:
+                _enter_decision(s, PH_COUNTER, t)  # R6: the chosen player names back
+                return
+        _end_turn(s, cards)
+    else:
+        log_event(s, E_NAME, t, p, -1, number)
+        if cards[hand_card(s, p), COL_NUMBER] == number:
+            _knock_out(s, p)
+        else:
+            log_event(s, E_MISS, p, -1, -1, -1)
+        _end_turn(s, cards)
+
+
+@njit(**_JIT)
+def _keep(s, cards, c):
+    """Leia: keep c; the other cards go to the bottom (R9), in an order if they differ."""
+    p = s[S_TURN_PLAYER]
+    _remove_from_hand(s, p, c)
+    n = s[S_HAND_N + p]
+    s[S_RETURN_N] = n
+    for i in range(n):
+        s[S_RETURN + i] = s[S_HAND + p * MAX_HAND + i]
+        s[S_HAND + p * MAX_HAND + i] = 0
+    s[S_HAND_N + p] = 0
+    _add_to_hand(s, p, c)
+    log_event(s, E_KEEP, p, -1, c, -1)
+    _enter_decision(s, PH_ORDER, p)
+
+
+@njit(**_JIT)
+def _order(s, cards, first):
+    """Leia: `first` goes above the other, so it is drawn before it (R9)."""
+    p = s[S_TURN_PLAYER]
+    n = s[S_RETURN_N]
+    if n == 1:
+        _push_queue(s, s[S_RETURN])
+        log_event(s, E_RETURN, p, 1, s[S_RETURN], -1)
+    else:
+        second = s[S_RETURN + 1] if s[S_RETURN] == first else s[S_RETURN]
+        _push_queue(s, first)
+        _push_queue(s, second)
+        log_event(s, E_RETURN, p, 2, first, second)
+    s[S_RETURN_N] = 0
+    _end_turn(s, cards)
+
+
+@njit(**_JIT)
+def _trade(s, cards, do_trade):
+    p = s[S_TURN_PLAYER]
+    t = s[S_PENDING_TARGET]
+    if do_trade:
+        own_card = hand_card(s, p)
+        target_card = hand_card(s, t)
+        s[S_HAND + p * MAX_HAND] = target_card
+        s[S_HAND + t * MAX_HAND] = own_card
+        log_event(s, E_TRADE, p, t, own_card, target_card)
+    else:
+        log_event(s, E_NO_TRADE, p, t, -1, -1)
+    _end_turn(s, cards)
+
+
+@njit(**_JIT)
+def _apply_chance(s, cards, c):
+    _take_from_pool(s, c)
+    kind = s[S_CHANCE_KIND]
+    p = s[S_CHANCE_FOR]
+    if kind == CH_SET_ASIDE_LOOK:
+        s[S_SET_ASIDE] = c
+        log_event(s, E_SEE_SET_ASIDE, p, -1, c, -1)
+        _end_turn(s, cards)
+        return
+    s[S_UNKNOWN_DECK] -= 1
+    if kind == CH_FACE_UP:
+        s[S_FACE_UP + s[S_FACE_UP_N]] = c
+        s[S_FACE_UP_N] += 1
+        s[S_FACE_UP_LEFT] -= 1
+        log_event(s, E_FACE_UP, -1, -1, c, -1)
+        _setup_continue(s)
+    elif kind == CH_DEAL:
+        _receive(s, p, c, SRC_DEAL)
+        s[S_DEAL_NEXT] += 1
+        _setup_continue(s)
+    elif kind == CH_TURN_DRAW:
+        _receive(s, p, c, SRC_DECK)
+        _enter_decision(s, PH_PLAY, p)
+    elif kind == CH_LEIA_DRAW:
+        _receive(s, p, c, SRC_DECK)
+        _continue_leia(s, cards)
+    else:  # CH_BOBA_DRAW
+        _receive(s, p, c, SRC_DECK)
+        _end_turn(s, cards)
+
+
+# Public API -----------------------------------------------------------------------------
+
+@njit(**_JIT)
+def is_terminal(s):
+    return s[S_PHASE] == PH_TERMINAL
+
+
+@njit(**_JIT)
+def is_chance(s):
+    return s[S_PHASE] == PH_CHANCE
+
+
+@njit(**_JIT)
+def current_actor(s):
+    """Player to decide, -1 at a chance node, -2 at the end (OpenSpiel's conventions)."""
+    if s[S_PHASE] == PH_TERMINAL:
+        return -4
+    return s[S_ACTOR]
+
+
+@njit(**_JIT)
+def chance_outcomes(s, outcomes, probs):
+    """Fill characters and probabilities of the pending draw; return how many."""
+    n = 0
+    size = s[S_POOL_SIZE]
+    for c in range(MAX_CHARS):
+        k = s[S_POOL + c]
+        if k > 0:
+            outcomes[n] = c
+            probs[n] = k / size
+            n += 1
+    return n
+
+
+@njit(**_JIT)
+def legal_actions(s, cards, out):
+    """Fill the sorted legal action ids (or chance outcomes); return how many."""
+    phase = s[S_PHASE]
+    n = 0
+    if phase == PH_CHANCE:
+        for c in range(MAX_CHARS):
+            if s[S_POOL + c] > 0:
+                out[n] = c
+                n += 1
+    elif phase == PH_PLAY or phase == PH_KEEP:
+        p = s[S_ACTOR]
+        offset = PLAY if phase == PH_PLAY else KEEP
+        for c in range(MAX_CHARS):
+            for i in range(s[S_HAND_N + p]):
+                if s[S_HAND + p * MAX_HAND + i] == c:
+                    out[n] = offset + c
+                    n += 1
+                    break
+    elif phase == PH_TARGET:
+        p = s[S_ACTOR]
+        for t in range(s[S_NUM_PLAYERS]):
+            if _is_targetable(s, p, t):
+                out[n] = TARGET + t
+                n += 1
+        effect = cards[s[S_PENDING_CARD], COL_EFFECT]
+        if effect == EF_PEEK_OR_SET_ASIDE and s[S_SET_ASIDE_GONE] == 0:
+            out[n] = TARGET_SET_ASIDE
+            n += 1
+    elif phase == PH_NAME or phase == PH_COUNTER:
+        # R5: any number 0-8; numbers no card of this deck has are left out (a sure miss).
+        for number in range(NUM_NUMBERS):
+            if (s[S_NAMEABLE] >> number) & 1:
+                out[n] = NAME + number
+                n += 1
+    elif phase == PH_ORDER:
+        if s[S_RETURN_N] == 2 and s[S_RETURN] != s[S_RETURN + 1]:
+            a = min(s[S_RETURN], s[S_RETURN + 1])
+            b = max(s[S_RETURN], s[S_RETURN + 1])
+            out[0] = ORDER + a
+            out[1] = ORDER + b
+            n = 2
+        else:
+            out[0] = ORDER + s[S_RETURN]
+            n = 1
+    elif phase == PH_TRADE:
+        out[0] = NO_TRADE
+        out[1] = TRADE
+        n = 2
+    return n
+
+
+@njit(**_JIT)
+def _apply_one(s, cards, action):
+    phase = s[S_PHASE]
+    if phase == PH_CHANCE:
+        _apply_chance(s, cards, action)
+    elif phase == PH_PLAY:
+        _play(s, cards, action - PLAY)
+    elif phase == PH_TARGET:
+        _choose(s, cards, -1 if action == TARGET_SET_ASIDE else action - TARGET)
+    elif phase == PH_NAME or phase == PH_COUNTER:
+        _name(s, cards, action - NAME)
+    elif phase == PH_KEEP:
+        _keep(s, cards, action - KEEP)
+    elif phase == PH_ORDER:
+        _order(s, cards, action - ORDER)
+    elif phase == PH_TRADE:
+        _trade(s, cards, action == TRADE)
+
+
+@njit(**_JIT)
+def _only_option(s, cards):
+    """The single legal action or chance outcome, or -1 if there are several.
+
+    Equivalent to `legal_actions` with a count of 1, without filling a buffer: this runs
+    after every action, so it stops at the second option it finds.
+    """
+    phase = s[S_PHASE]
+    if phase == PH_CHANCE:
+        found = -1
+        for c in range(MAX_CHARS):
+            if s[S_POOL + c] > 0:
+                if found >= 0:
+                    return -1
+                found = c
+        return found
+    if phase == PH_PLAY or phase == PH_KEEP:
+        p = s[S_ACTOR]
+        base = S_HAND + p * MAX_HAND
+        first = s[base]
+        for i in range(1, s[S_HAND_N + p]):
+            if s[base + i] != first:
+                return -1
+        return (PLAY if phase == PH_PLAY else KEEP) + first
+    if phase == PH_TRADE:
+        return -1
+    buf = s[S_SCRATCH:S_SCRATCH + NUM_ACTIONS]
+    if legal_actions(s, cards, buf) == 1:
+        return buf[0]
+    return -1
+
+
+@njit(**_JIT)
+def settle(s, cards):
+    """Resolve every node that has a single option (see the module docstring)."""
+    while s[S_PHASE] != PH_TERMINAL:
+        action = _only_option(s, cards)
+        if action < 0:
+            return
+        _apply_one(s, cards, action)
+
+
+@njit(**_JIT)
+def is_legal(s, cards, action):
+    buf = np.empty(NUM_ACTIONS, dtype=np.int32)
+    n = legal_actions(s, cards, buf)
+    for i in range(n):
+        if buf[i] == action:
+            return True
+    return False
+
+
+@njit(**_JIT)
+def apply_action(s, cards, action):
+    """Apply a legal action or chance outcome (unchecked), then settle forced nodes."""
+    _apply_one(s, cards, action)
+    settle(s, cards)
+
+
+@njit(**_JIT)
+def tokens(s, out):
+    for p in range(s[S_NUM_PLAYERS]):
+        out[p] = s[S_TOKENS + p]
+
+
+@njit(**_JIT)
+def returns(s, out):
+    """Utilities at the end (zeros before): `margin` t_i - mean_j!=i t_j, or `tokens`."""
+    n = s[S_NUM_PLAYERS]
+    if s[S_PHASE] != PH_TERMINAL:
+        for p in range(n):
+            out[p] = 0.0
+        return
+    total = 0
+    for p in range(n):
+        total += s[S_TOKENS + p]
+    for p in range(n):
+        t = s[S_TOKENS + p]
+        if s[S_UTILITY] == UTIL_MARGIN:
+            out[p] = t - (total - t) / (n - 1)
+        else:
+            out[p] = t
+
+
+# Random playouts ------------------------------------------------------------------------
+# A Park-Miller generator: the same numbers compiled and un-jitted (no overflow in int64).
+
+@njit(**_JIT)
+def next_random(seed):
+    return (seed * 48271) % 2147483647
+
+
+@njit(**_JIT)
+def sample_chance(s, seed):
+    """The pool card that a random number in [0, 2^31) picks, with the true odds."""
+    pick = seed % s[S_POOL_SIZE]
+    c = 0
+    while pick >= s[S_POOL + c]:
+        pick -= s[S_POOL + c]
+        c += 1
+    return c
+
+
+@njit(**_JIT)
+def random_playout(s, cards, seed):
+    """Play s to the end with uniform decisions and true chance; return the new seed."""
+    buf = np.empty(NUM_ACTIONS, dtype=np.int32)
+    while s[S_PHASE] != PH_TERMINAL:
+        seed = next_random(seed)
+        if s[S_PHASE] == PH_CHANCE:
+            apply_action(s, cards, sample_chance(s, seed))
+        else:
+            n = legal_actions(s, cards, buf)
+            apply_action(s, cards, buf[seed % n])
+    return seed
+
+
+@njit(**_JIT)
+def run_playouts(initial, cards, num_rounds, seed):
+    """Random rounds from `initial`; return (decisions, chance events, tokens per seat)."""
+    s = initial.copy()
+    buf = np.empty(NUM_ACTIONS, dtype=np.int32)
+    decisions = 0
+    chance_events = 0
+    token_sum = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    seed = max(1, seed % 2147483647)
+    for _ in range(num_rounds):
+        s[:S_EVENTS] = initial[:S_EVENTS]  # the log past S_EVENT_N is never read
+        while s[S_PHASE] != PH_TERMINAL:
+            seed = next_random(seed)
+            if s[S_PHASE] == PH_CHANCE:
+                chance_events += 1
+                apply_action(s, cards, sample_chance(s, seed))
+            else:
+                decisions += 1
+                n = legal_actions(s, cards, buf)
+                apply_action(s, cards, buf[seed % n])
+        for p in range(s[S_NUM_PLAYERS]):
+            token_sum[p] += s[S_TOKENS + p]
+    return decisions, chance_events, token_sum
