@@ -209,11 +209,12 @@ class JabbaPalaceState(pyspiel.State):
         if s[L.S_PHASE] == L.PH_TERMINAL:
             raise ValueError(f"action {action}: the round is over")
         if not engine.is_legal(s, CARD_TABLE, action):
-            legal = self._legal_actions(self.current_player())
-            described = ", ".join(f"{a} ({self._action_to_string(self.current_player(), a)})"
-                                  for a in legal)
-            raise ValueError(f"action {action} is not legal here ({L.PHASE_NAMES[s[L.S_PHASE]]}"
-                             f" for player {self.current_player()}); legal: {described}")
+            player = self.current_player()
+            legal = self._legal_actions(player)
+            described = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in legal)
+            where = ("at a chance node" if player == pyspiel.PlayerId.CHANCE else
+                     f"for player {player} ({L.PHASE_NAMES[s[L.S_PHASE]]})")
+            raise ValueError(f"action {action} is not legal here {where}; legal: {described}")
         engine.apply_action(s, CARD_TABLE, action)
 
     def _action_to_string(self, player: int, action: int) -> str:

@@ -1,0 +1,97 @@
+"""Shared helpers for the benchmark scripts: loading games, timing, tables, JSON output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import tempfile
+import time
+
+import pyspiel
+
+import spiel_game  # noqa: F401  (registers "jabbas_palace")
+from spiel_game.game import CARD_TABLE  # noqa: F401  (re-exported for the scripts)
+
+AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
+
+
+def load_jabba(players: int = 2, agenda: str = "exalted_one", deck: str = "full"):
+    """The `jabbas_palace` game with these parameters."""
+    return pyspiel.load_game("jabbas_palace", {"players": players, "agenda": agenda,
+                                               "deck": deck})
+
+
+def add_output_args(parser: argparse.ArgumentParser, default_seed: int = 1) -> None:
+    parser.add_argument("--seed", type=int, default=default_seed,
+                        help="seed for every random choice (default %(default)s)")
+    parser.add_argument("--out", metavar="FILE",
+                        help="also write the results as JSON to FILE (atomically)")
+
+
+def median(values) -> float:
+    return float(statistics.median(values))
+
+
+class Stopwatch:
+    """Seconds since creation (time.perf_counter)."""
+
+    def __init__(self):
+        self.start = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+
+def fmt_number(x: float, digits: int = 3) -> str:
+    """A number with `digits` significant digits and thousands separators when large."""
+    if x is None:
+        return "-"
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
+        return f"{int(x):,}"
+    if x == 0:
+        return "0"
+    if abs(x) >= 1e6 or abs(x) < 1e-3:
+        return f"{x:.{digits - 1}e}"
+    if abs(x) >= 10 ** (digits - 1):
+        return f"{x:,.0f}"
+    return f"{x:.{digits}g}"
+
+
+def markdown_table(headers: list[str], rows: list[list]) -> str:
+    """A Markdown table; cells are formatted with `fmt_number` unless already strings."""
+    cells = [[c if isinstance(c, str) else fmt_number(c) for c in row] for row in rows]
+    lines = ["| " + " | ".join(headers) + " |",
+             "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in cells]
+    return "\n".join(lines)
+
+
+def machine_info() -> dict:
+    return {"python": platform.python_version(), "machine": platform.machine(),
+            "cpus": os.cpu_count(), "open_spiel": _version("open_spiel"),
+            "numba": _version("numba"), "numpy": _version("numpy")}
+
+
+def _version(module: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version(module.replace("_", "-"))
+    except PackageNotFoundError:
+        return "?"
+
+
+def write_json_atomic(path: str, data: dict) -> None:
+    """Write `data` as JSON to a temp file beside `path`, then rename it into place."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

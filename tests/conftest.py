@@ -1,0 +1,44 @@
+"""Shared helpers: loading the game and random rounds driven by a seeded Python RNG."""
+
+from __future__ import annotations
+
+import random
+
+import pyspiel
+import pytest
+
+import spiel_game  # noqa: F401  (registers the game)
+
+AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
+
+
+def load(**params) -> pyspiel.Game:
+    return pyspiel.load_game("jabbas_palace", params)
+
+
+def random_action(state: pyspiel.State, rng: random.Random) -> int:
+    """A chance outcome with its true probability, or a uniform legal decision."""
+    if state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        return rng.choices(outcomes, probs)[0]
+    return rng.choice(state.legal_actions())
+
+
+def random_history(game: pyspiel.Game, rng: random.Random) -> list[int]:
+    """The recorded actions of one random round."""
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(random_action(state, rng))
+    return state.history()
+
+
+def replay(game: pyspiel.Game, actions) -> pyspiel.State:
+    state = game.new_initial_state()
+    for action in actions:
+        state.apply_action(action)
+    return state
+
+
+@pytest.fixture
+def rng() -> random.Random:
+    return random.Random(20261129)
