@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from .cards import (COL_EFFECT, COL_NUMBER, COL_PARAM_A, COL_PARAM_B, COL_SIDE,
-                    COL_TOKEN_IF_HELD, Agenda, Effect, Side)
+                    COL_TOKEN_IF_HELD, card_table, Agenda, Effect, Side)
 from .layout import (CH_BOBA_DRAW, CH_DEAL, CH_FACE_UP, CH_LEIA_DRAW, CH_SET_ASIDE_LOOK,
                      CH_TURN_DRAW, E_DRAW, E_FACE_UP, E_KEEP, E_MISS, E_NAME, E_NO_EFFECT,
                      E_NO_TRADE, E_OUT, E_PLAY, E_RETURN, E_ROUND_END, E_SEE,
@@ -61,12 +61,15 @@ AG_MY_KIND_OF_SCUM = int(Agenda.MY_KIND_OF_SCUM)
 AG_JABBAS_COURT = int(Agenda.JABBAS_COURT)
 AG_RESCUE_MISSION = int(Agenda.RESCUE_MISSION)
 
+# The card table is a global, so numba freezes it into the compiled code: passing it as an
+# argument costs a reference-count round trip on every call (measured: ~15% of a playout).
+CARDS = card_table()
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 # Setup ----------------------------------------------------------------------------------
 
-def new_state(cards, num_players, agenda, utility, deck_counts, face_up, logging=True):
+def new_state(num_players, agenda, utility, deck_counts, face_up, logging=True):
     """A fresh round at its first chance node (R1). `deck_counts` per character id."""
     if not 2 <= num_players <= MAX_PLAYERS:
         raise ValueError(f"players must be 2 to {MAX_PLAYERS}, got {num_players}")
@@ -84,7 +87,7 @@ def new_state(cards, num_players, agenda, utility, deck_counts, face_up, logging
     s[S_POOL:S_POOL + MAX_CHARS] = counts
     for c in range(MAX_CHARS):
         if counts[c] > 0:
-            s[S_NAMEABLE] |= 1 << int(cards[c, COL_NUMBER])
+            s[S_NAMEABLE] |= 1 << int(CARDS[c, COL_NUMBER])
     total = int(counts.sum())
     s[S_POOL_SIZE] = total
     s[S_UNKNOWN_DECK] = total - 1  # one card is set aside face down, undetermined (R1)
@@ -95,7 +98,7 @@ def new_state(cards, num_players, agenda, utility, deck_counts, face_up, logging
     for p in range(num_players):
         s[S_IN_ROUND + p] = 1
     _setup_continue(s)
-    settle(s, cards)
+    settle(s)
     return s
 
 
@@ -255,14 +258,14 @@ def _enter_decision(s, phase, actor):
 
 
 @njit(**_JIT)
-def _end_turn(s, cards):
+def _end_turn(s):
     """R11: one player left ends the round at once; an empty deck ends it after a turn."""
     players_in = _players_in(s)
     if players_in <= 1:
-        _finish_round(s, cards, END_NOBODY if players_in == 0 else END_LAST_PLAYER)
+        _finish_round(s, END_NOBODY if players_in == 0 else END_LAST_PLAYER)
         return
     if deck_size(s) == 0:
-        _finish_round(s, cards, END_DECK)
+        _finish_round(s, END_DECK)
         return
     n = s[S_NUM_PLAYERS]
     q = (s[S_TURN_PLAYER] + 1) % n
@@ -272,26 +275,26 @@ def _end_turn(s, cards):
 
 
 @njit(**_JIT)
-def _agenda_score(s, cards, p):
+def _agenda_score(s, p):
     """A player's agenda score at the deck end (R12); higher wins, ties all win."""
     agenda = s[S_AGENDA]
     if agenda == AG_EXALTED_ONE:
-        return cards[hand_card(s, p), COL_NUMBER]
+        return CARDS[hand_card(s, p), COL_NUMBER]
     if agenda == AG_MY_KIND_OF_SCUM:
-        return cards[hand_card(s, p), COL_NUMBER]  # compared within the card's side
+        return CARDS[hand_card(s, p), COL_NUMBER]  # compared within the card's side
     score = 0
     for i in range(s[S_AREA_N + p]):
         c = s[S_AREA + p * MAX_AREA + i]
         if agenda == AG_JABBAS_COURT:
-            if cards[c, COL_SIDE] == SIDE_PALACE:
-                score += cards[c, COL_NUMBER]
-        elif cards[c, COL_SIDE] == SIDE_REBEL:
+            if CARDS[c, COL_SIDE] == SIDE_PALACE:
+                score += CARDS[c, COL_NUMBER]
+        elif CARDS[c, COL_SIDE] == SIDE_REBEL:
             score += 1
     return score
 
 
 @njit(**_JIT)
-def _finish_round(s, cards, end_kind):
+def _finish_round(s, end_kind):
     n = s[S_NUM_PLAYERS]
     if end_kind == END_LAST_PLAYER:
         for p in range(n):
@@ -304,20 +307,20 @@ def _finish_round(s, cards, end_kind):
             best = -1
             for p in range(n):
                 if s[S_IN_ROUND + p] == 1:
-                    if groups == 2 and cards[hand_card(s, p), COL_SIDE] != g:
+                    if groups == 2 and CARDS[hand_card(s, p), COL_SIDE] != g:
                         continue
-                    best = max(best, _agenda_score(s, cards, p))
+                    best = max(best, _agenda_score(s, p))
             for p in range(n):
                 if s[S_IN_ROUND + p] == 1:
-                    if groups == 2 and cards[hand_card(s, p), COL_SIDE] != g:
+                    if groups == 2 and CARDS[hand_card(s, p), COL_SIDE] != g:
                         continue
-                    if _agenda_score(s, cards, p) == best:
+                    if _agenda_score(s, p) == best:
                         s[S_TOKENS + p] += 1
     # Han Solo: +1 to everyone still in holding a token card (R11), whatever the end.
     for p in range(n):
         if s[S_IN_ROUND + p] == 1:
             for i in range(s[S_HAND_N + p]):
-                if cards[s[S_HAND + p * MAX_HAND + i], COL_TOKEN_IF_HELD] == 1:
+                if CARDS[s[S_HAND + p * MAX_HAND + i], COL_TOKEN_IF_HELD] == 1:
                     s[S_TOKENS + p] += 1
     s[S_END_KIND] = end_kind
     s[S_PHASE] = PH_TERMINAL
@@ -335,61 +338,61 @@ def _count_targets(s, p):
 
 
 @njit(**_JIT)
-def _play(s, cards, c):
+def _play(s, c):
     p = s[S_TURN_PLAYER]
     _remove_from_hand(s, p, c)
     _add_to_area(s, p, c)
     log_event(s, E_PLAY, p, -1, c, -1)
     s[S_PENDING_CARD] = c
     s[S_PENDING_TARGET] = -1
-    effect = cards[c, COL_EFFECT]
+    effect = CARDS[c, COL_EFFECT]
     if effect == EF_NONE:
-        _end_turn(s, cards)
+        _end_turn(s)
     elif effect == EF_PROTECT:
         s[S_PROTECTED + p] = 1
-        _end_turn(s, cards)
+        _end_turn(s)
     elif effect == EF_ELIMINATE_LOWEST:
-        _resolve_lowest(s, cards, p)
+        _resolve_lowest(s, p)
     elif effect == EF_DRAW_KEEP_RETURN:
-        draws = min(cards[c, COL_PARAM_A], deck_size(s))
+        draws = min(CARDS[c, COL_PARAM_A], deck_size(s))
         if draws == 0:
             log_event(s, E_NO_EFFECT, p, -1, c, -1)  # R9: empty deck
-            _end_turn(s, cards)
+            _end_turn(s)
         else:
             s[S_DRAWS_LEFT] = draws
-            _continue_leia(s, cards)
+            _continue_leia(s)
     else:
         options = _count_targets(s, p)
         if effect == EF_PEEK_OR_SET_ASIDE and s[S_SET_ASIDE_GONE] == 0:
             options += 1  # R4: R2-D2 can always look at the set-aside card
         if options == 0:
             log_event(s, E_NO_EFFECT, p, -1, c, -1)  # R4
-            _end_turn(s, cards)
+            _end_turn(s)
         else:
             _enter_decision(s, PH_TARGET, p)
 
 
 @njit(**_JIT)
-def _resolve_lowest(s, cards, p):
+def _resolve_lowest(s, p):
     """R7: lowest non-0 hand among everyone in the round is out, all ties."""
     lowest = 1 << 20
     n = s[S_NUM_PLAYERS]
     for q in range(n):
         if s[S_IN_ROUND + q] == 1:
-            number = cards[hand_card(s, q), COL_NUMBER]
+            number = CARDS[hand_card(s, q), COL_NUMBER]
             if 0 < number < lowest:
                 lowest = number
     if lowest == 1 << 20:
         log_event(s, E_NO_EFFECT, p, -1, s[S_PENDING_CARD], -1)
     else:
         for q in range(n):
-            if s[S_IN_ROUND + q] == 1 and cards[hand_card(s, q), COL_NUMBER] == lowest:
+            if s[S_IN_ROUND + q] == 1 and CARDS[hand_card(s, q), COL_NUMBER] == lowest:
                 _knock_out(s, q)
-    _end_turn(s, cards)
+    _end_turn(s)
 
 
 @njit(**_JIT)
-def _continue_leia(s, cards):
+def _continue_leia(s):
     """R9: draw the remaining Leia cards (shuffled part first), then decide what to keep."""
     p = s[S_TURN_PLAYER]
     while s[S_DRAWS_LEFT] > 0:
@@ -402,7 +405,7 @@ def _continue_leia(s, cards):
 
 
 @njit(**_JIT)
-def _redraw_after_steal(s, cards, t):
+def _redraw_after_steal(s, t):
     """R8: the chosen player draws a new hand; the set-aside card if the deck is empty."""
     if s[S_UNKNOWN_DECK] > 0:
         _enter_chance(s, CH_BOBA_DRAW, t)
@@ -420,15 +423,15 @@ def _redraw_after_steal(s, cards, t):
             s[S_SET_ASIDE] = c
         s[S_SET_ASIDE_GONE] = 1
         _receive(s, t, c, SRC_SET_ASIDE)
-    _end_turn(s, cards)
+    _end_turn(s)
 
 
 @njit(**_JIT)
-def _choose(s, cards, t):
+def _choose(s, t):
     """Resolve the pending card against player t (t == -1: the set-aside card)."""
     p = s[S_TURN_PLAYER]
     c = s[S_PENDING_CARD]
-    effect = cards[c, COL_EFFECT]
+    effect = CARDS[c, COL_EFFECT]
     s[S_PENDING_TARGET] = t
     if t < 0:
         log_event(s, E_TARGET_SET_ASIDE, p, -1, -1, -1)
@@ -436,7 +439,7 @@ def _choose(s, cards, t):
             _enter_chance(s, CH_SET_ASIDE_LOOK, p)
         else:
             log_event(s, E_SEE_SET_ASIDE, p, -1, s[S_SET_ASIDE], -1)
-            _end_turn(s, cards)
+            _end_turn(s)
         return
     log_event(s, E_TARGET, p, t, -1, -1)
     target_card = hand_card(s, t)
@@ -444,27 +447,27 @@ def _choose(s, cards, t):
         _enter_decision(s, PH_NAME, p)
     elif effect == EF_PEEK or effect == EF_PEEK_OR_SET_ASIDE:
         log_event(s, E_SEE, p, t, target_card, -1)
-        _end_turn(s, cards)
+        _end_turn(s)
     elif effect == EF_COMPARE:
         own_card = hand_card(s, p)
         log_event(s, E_SEE, p, t, target_card, -1)
         log_event(s, E_SEE, t, p, own_card, -1)
-        own_number = cards[own_card, COL_NUMBER]
-        target_number = cards[target_card, COL_NUMBER]
+        own_number = CARDS[own_card, COL_NUMBER]
+        target_number = CARDS[target_card, COL_NUMBER]
         if own_number < target_number:
             _knock_out(s, p)
         elif target_number < own_number:
             _knock_out(s, t)
         else:
             log_event(s, E_TIE, p, t, -1, -1)
-        _end_turn(s, cards)
+        _end_turn(s)
     elif effect == EF_ELIMINATE_IF_SIDE:
-        if (cards[target_card, COL_SIDE] == cards[c, COL_PARAM_A]
-                and cards[target_card, COL_NUMBER] <= cards[c, COL_PARAM_B]):
+        if (CARDS[target_card, COL_SIDE] == CARDS[c, COL_PARAM_A]
+                and CARDS[target_card, COL_NUMBER] <= CARDS[c, COL_PARAM_B]):
             _knock_out(s, t)
         else:
             log_event(s, E_MISS, t, -1, -1, -1)
-        _end_turn(s, cards)
+        _end_turn(s)
     elif effect == EF_LOOK_MAY_TRADE:
         log_event(s, E_SEE, p, t, target_card, -1)
         _enter_decision(s, PH_TRADE, p)
@@ -472,36 +475,36 @@ def _choose(s, cards, t):
         _remove_from_hand(s, t, target_card)
         _add_to_area(s, p, target_card)
         log_event(s, E_STEAL, p, t, target_card, -1)
-        _redraw_after_steal(s, cards, t)
+        _redraw_after_steal(s, t)
     else:
         raise RuntimeError("card effect takes no target")
 
 
 @njit(**_JIT)
-def _name(s, cards, number):
+def _name(s, number):
     p = s[S_TURN_PLAYER]
     t = s[S_PENDING_TARGET]
     if s[S_PHASE] == PH_NAME:
         log_event(s, E_NAME, p, t, -1, number)
-        if cards[hand_card(s, t), COL_NUMBER] == number:
+        if CARDS[hand_card(s, t), COL_NUMBER] == number:
             _knock_out(s, t)
         else:
             log_event(s, E_MISS, t, -1, -1, -1)
-            if cards[s[S_PENDING_CARD], COL_EFFECT] == EF_GUESS_COUNTER:
+            if CARDS[s[S_PENDING_CARD], COL_EFFECT] == EF_GUESS_COUNTER:
                 _enter_decision(s, PH_COUNTER, t)  # R6: the chosen player names back
                 return
-        _end_turn(s, cards)
+        _end_turn(s)
     else:
         log_event(s, E_NAME, t, p, -1, number)
-        if cards[hand_card(s, p), COL_NUMBER] == number:
+        if CARDS[hand_card(s, p), COL_NUMBER] == number:
             _knock_out(s, p)
         else:
             log_event(s, E_MISS, p, -1, -1, -1)
-        _end_turn(s, cards)
+        _end_turn(s)
 
 
 @njit(**_JIT)
-def _keep(s, cards, c):
+def _keep(s, c):
     """Leia: keep c; the other cards go to the bottom (R9), in an order if they differ."""
     p = s[S_TURN_PLAYER]
     _remove_from_hand(s, p, c)
@@ -517,7 +520,7 @@ def _keep(s, cards, c):
 
 
 @njit(**_JIT)
-def _order(s, cards, first):
+def _order(s, first):
     """Leia: `first` goes above the other, so it is drawn before it (R9)."""
     p = s[S_TURN_PLAYER]
     n = s[S_RETURN_N]
@@ -530,11 +533,11 @@ def _order(s, cards, first):
         _push_queue(s, second)
         log_event(s, E_RETURN, p, 2, first, second)
     s[S_RETURN_N] = 0
-    _end_turn(s, cards)
+    _end_turn(s)
 
 
 @njit(**_JIT)
-def _trade(s, cards, do_trade):
+def _trade(s, do_trade):
     p = s[S_TURN_PLAYER]
     t = s[S_PENDING_TARGET]
     if do_trade:
@@ -545,18 +548,18 @@ def _trade(s, cards, do_trade):
         log_event(s, E_TRADE, p, t, own_card, target_card)
     else:
         log_event(s, E_NO_TRADE, p, t, -1, -1)
-    _end_turn(s, cards)
+    _end_turn(s)
 
 
 @njit(**_JIT)
-def _apply_chance(s, cards, c):
+def _apply_chance(s, c):
     _take_from_pool(s, c)
     kind = s[S_CHANCE_KIND]
     p = s[S_CHANCE_FOR]
     if kind == CH_SET_ASIDE_LOOK:
         s[S_SET_ASIDE] = c
         log_event(s, E_SEE_SET_ASIDE, p, -1, c, -1)
-        _end_turn(s, cards)
+        _end_turn(s)
         return
     s[S_UNKNOWN_DECK] -= 1
     if kind == CH_FACE_UP:
@@ -574,10 +577,10 @@ def _apply_chance(s, cards, c):
         _enter_decision(s, PH_PLAY, p)
     elif kind == CH_LEIA_DRAW:
         _receive(s, p, c, SRC_DECK)
-        _continue_leia(s, cards)
+        _continue_leia(s)
     else:  # CH_BOBA_DRAW
         _receive(s, p, c, SRC_DECK)
-        _end_turn(s, cards)
+        _end_turn(s)
 
 
 # Public API -----------------------------------------------------------------------------
@@ -615,7 +618,7 @@ def chance_outcomes(s, outcomes, probs):
 
 
 @njit(**_JIT)
-def legal_actions(s, cards, out):
+def legal_actions(s, out):
     """Fill the sorted legal action ids (or chance outcomes); return how many."""
     phase = s[S_PHASE]
     n = 0
@@ -639,7 +642,7 @@ def legal_actions(s, cards, out):
             if _is_targetable(s, p, t):
                 out[n] = TARGET + t
                 n += 1
-        effect = cards[s[S_PENDING_CARD], COL_EFFECT]
+        effect = CARDS[s[S_PENDING_CARD], COL_EFFECT]
         if effect == EF_PEEK_OR_SET_ASIDE and s[S_SET_ASIDE_GONE] == 0:
             out[n] = TARGET_SET_ASIDE
             n += 1
@@ -667,26 +670,26 @@ def legal_actions(s, cards, out):
 
 
 @njit(**_JIT)
-def _apply_one(s, cards, action):
+def _apply_one(s, action):
     phase = s[S_PHASE]
     if phase == PH_CHANCE:
-        _apply_chance(s, cards, action)
+        _apply_chance(s, action)
     elif phase == PH_PLAY:
-        _play(s, cards, action - PLAY)
+        _play(s, action - PLAY)
     elif phase == PH_TARGET:
-        _choose(s, cards, -1 if action == TARGET_SET_ASIDE else action - TARGET)
+        _choose(s, -1 if action == TARGET_SET_ASIDE else action - TARGET)
     elif phase == PH_NAME or phase == PH_COUNTER:
-        _name(s, cards, action - NAME)
+        _name(s, action - NAME)
     elif phase == PH_KEEP:
-        _keep(s, cards, action - KEEP)
+        _keep(s, action - KEEP)
     elif phase == PH_ORDER:
-        _order(s, cards, action - ORDER)
+        _order(s, action - ORDER)
     elif phase == PH_TRADE:
-        _trade(s, cards, action == TRADE)
+        _trade(s, action == TRADE)
 
 
 @njit(**_JIT)
-def _only_option(s, cards):
+def _only_option(s):
     """The single legal action or chance outcome, or -1 if there are several.
 
     Equivalent to `legal_actions` with a count of 1, without filling a buffer: this runs
@@ -712,25 +715,25 @@ def _only_option(s, cards):
     if phase == PH_TRADE:
         return -1
     buf = s[S_SCRATCH:S_SCRATCH + NUM_ACTIONS]
-    if legal_actions(s, cards, buf) == 1:
+    if legal_actions(s, buf) == 1:
         return buf[0]
     return -1
 
 
 @njit(**_JIT)
-def settle(s, cards):
+def settle(s):
     """Resolve every node that has a single option (see the module docstring)."""
     while s[S_PHASE] != PH_TERMINAL:
-        action = _only_option(s, cards)
+        action = _only_option(s)
         if action < 0:
             return
-        _apply_one(s, cards, action)
+        _apply_one(s, action)
 
 
 @njit(**_JIT)
-def is_legal(s, cards, action):
+def is_legal(s, action):
     buf = np.empty(NUM_ACTIONS, dtype=np.int32)
-    n = legal_actions(s, cards, buf)
+    n = legal_actions(s, buf)
     for i in range(n):
         if buf[i] == action:
             return True
@@ -738,10 +741,10 @@ def is_legal(s, cards, action):
 
 
 @njit(**_JIT)
-def apply_action(s, cards, action):
+def apply_action(s, action):
     """Apply a legal action or chance outcome (unchecked), then settle forced nodes."""
-    _apply_one(s, cards, action)
-    settle(s, cards)
+    _apply_one(s, action)
+    settle(s)
 
 
 @njit(**_JIT)
@@ -789,21 +792,21 @@ def sample_chance(s, seed):
 
 
 @njit(**_JIT)
-def random_playout(s, cards, seed):
+def random_playout(s, seed):
     """Play s to the end with uniform decisions and true chance; return the new seed."""
     buf = np.empty(NUM_ACTIONS, dtype=np.int32)
     while s[S_PHASE] != PH_TERMINAL:
         seed = next_random(seed)
         if s[S_PHASE] == PH_CHANCE:
-            apply_action(s, cards, sample_chance(s, seed))
+            apply_action(s, sample_chance(s, seed))
         else:
-            n = legal_actions(s, cards, buf)
-            apply_action(s, cards, buf[seed % n])
+            n = legal_actions(s, buf)
+            apply_action(s, buf[seed % n])
     return seed
 
 
 @njit(**_JIT)
-def run_playouts(initial, cards, num_rounds, seed):
+def run_playouts(initial, num_rounds, seed):
     """Random rounds from `initial`; return (decisions, chance events, tokens per seat)."""
     s = initial.copy()
     buf = np.empty(NUM_ACTIONS, dtype=np.int32)
@@ -817,11 +820,11 @@ def run_playouts(initial, cards, num_rounds, seed):
             seed = next_random(seed)
             if s[S_PHASE] == PH_CHANCE:
                 chance_events += 1
-                apply_action(s, cards, sample_chance(s, seed))
+                apply_action(s, sample_chance(s, seed))
             else:
                 decisions += 1
-                n = legal_actions(s, cards, buf)
-                apply_action(s, cards, buf[seed % n])
+                n = legal_actions(s, buf)
+                apply_action(s, buf[seed % n])
         for p in range(s[S_NUM_PLAYERS]):
             token_sum[p] += s[S_TOKENS + p]
     return decisions, chance_events, token_sum

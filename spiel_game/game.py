@@ -25,13 +25,12 @@ from . import events as ev
 from . import layout as L
 from .actions import chance_to_string, decision_to_string
 from .cards import (AGENDA_NAMES, CHARACTERS, DECK_PRESETS, NUM_CHARACTERS, Agenda,
-                    DeckSpec, card_table, parse_deck)
+                    DeckSpec, parse_deck)
 
 SHORT_NAME = "jabbas_palace"
 UTILITIES = {"margin": L.UTIL_MARGIN, "tokens": L.UTIL_TOKENS}
 DEFAULT_PARAMS = {"players": 2, "agenda": "exalted_one", "utility": "margin",
                   "deck": "full"}
-CARD_TABLE = card_table()
 
 
 def _game_type(utility: str) -> pyspiel.GameType:
@@ -131,7 +130,7 @@ class JabbaPalaceGame(pyspiel.Game):
         full_params = {**DEFAULT_PARAMS, **dict(params or {})}
         super().__init__(_game_type(cfg.utility), info, full_params)
         self.initial_array = engine.new_state(
-            CARD_TABLE, cfg.num_players, int(cfg.agenda), UTILITIES[cfg.utility],
+            cfg.num_players, int(cfg.agenda), UTILITIES[cfg.utility],
             np.array(cfg.deck.counts), cfg.face_up)
 
     def new_initial_state(self) -> JabbaPalaceState:
@@ -195,7 +194,7 @@ class JabbaPalaceState(pyspiel.State):
 
     def _legal_actions(self, player: int) -> list[int]:
         buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-        n = engine.legal_actions(self._s, CARD_TABLE, buf)
+        n = engine.legal_actions(self._s, buf)
         return buf[:n].tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -208,14 +207,14 @@ class JabbaPalaceState(pyspiel.State):
         s = self._s
         if s[L.S_PHASE] == L.PH_TERMINAL:
             raise ValueError(f"action {action}: the round is over")
-        if not engine.is_legal(s, CARD_TABLE, action):
+        if not engine.is_legal(s, action):
             player = self.current_player()
             legal = self._legal_actions(player)
             described = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in legal)
             where = ("at a chance node" if player == pyspiel.PlayerId.CHANCE else
                      f"for player {player} ({L.PHASE_NAMES[s[L.S_PHASE]]})")
             raise ValueError(f"action {action} is not legal here {where}; legal: {described}")
-        engine.apply_action(s, CARD_TABLE, action)
+        engine.apply_action(s, action)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from spiel_game import engine
-from spiel_game.cards import AGENDA_NAMES, card_table, parse_deck
+from spiel_game.cards import AGENDA_NAMES, parse_deck
 
 CONFIGS = [(players, agenda) for players in (2, 3, 4, 6) for agenda in AGENDA_NAMES]
 ROUNDS = 40
@@ -19,17 +19,16 @@ ROUNDS = 40
 
 def playout_digests(rounds: int = ROUNDS) -> dict[str, str]:
     """SHA-256 of every final state array, per configuration, from fixed seeds."""
-    cards = card_table()
     deck = parse_deck("full")
     digests = {}
     for players, agenda in CONFIGS:
-        initial = engine.new_state(cards, players, AGENDA_NAMES[agenda], 0,
+        initial = engine.new_state(players, AGENDA_NAMES[agenda], 0,
                                    np.array(deck.counts), deck.face_up(players))
         h = hashlib.sha256()
         seed = 12345 + players
         for _ in range(rounds):
             state = initial.copy()
-            seed = engine.random_playout(state, cards, seed)
+            seed = engine.random_playout(state, seed)
             h.update(state.tobytes())
         digests[f"{players}-{agenda}"] = h.hexdigest()
     return digests

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import itertools
 import math
-import random
 
 import pyspiel
 import pytest
-
 from conftest import AGENDAS, load, random_action, random_history, replay
 
 # Every character once (Bib and Boba twice): all effects, small enough for 6 players.
