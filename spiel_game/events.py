@@ -1,24 +1,26 @@
 """Who sees what of each logged event (RULES.md R2, R10), and how it reads.
 
-The engine logs every event with full detail. `visible_event` redacts it for one
-viewer; information-state strings and tensors are both built from that one function,
-so they agree by construction.
+The engine logs every event with full detail. `redact` hides what one viewer does not
+see; information-state strings, tensors and solver keys are all built from it, so they
+agree by construction.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from . import layout as L
 from .cards import CHARACTERS
 
 HIDDEN = -2  # a field that exists but the viewer does not see
 
-# Event kinds whose card fields only their ACTOR sees (the OTHER too for a trade).
-_PRIVATE_TO_ACTOR = frozenset({L.E_DRAW, L.E_SEE, L.E_SEE_SET_ASIDE, L.E_KEEP,
-                               L.E_RETURN})
-_PRIVATE_TO_BOTH = frozenset({L.E_TRADE})
-_CARD_FIELDS = {L.E_RETURN: (L.EV_CARD, L.EV_EXTRA), L.E_TRADE: (L.EV_CARD, L.EV_EXTRA)}
+# Event kinds whose card fields only their ACTOR sees (the OTHER too for a trade), and
+# which fields hold cards.
+_PRIVATE_TO_ACTOR = (L.E_DRAW, L.E_SEE, L.E_SEE_SET_ASIDE, L.E_KEEP, L.E_RETURN)
+_PRIVATE_TO_BOTH = (L.E_TRADE,)
+_TWO_CARD_KINDS = (L.E_RETURN, L.E_TRADE)  # CARD and EXTRA are both cards
 
 
 class Event(NamedTuple):
@@ -29,27 +31,35 @@ class Event(NamedTuple):
     extra: int
 
 
-def events(state_array) -> list[Event]:
+def log_array(state_array: np.ndarray) -> np.ndarray:
+    """The raw event log, shape (events, 5): KIND, ACTOR, OTHER, CARD, EXTRA."""
     n = int(state_array[L.S_EVENT_N])
-    flat = state_array[L.S_EVENTS:L.S_EVENTS + n * L.EVENT_SIZE].reshape(n, L.EVENT_SIZE)
-    return [Event(*map(int, row)) for row in flat]
+    return state_array[L.S_EVENTS:L.S_EVENTS + n * L.EVENT_SIZE].reshape(n, L.EVENT_SIZE)
 
 
-def visible_event(event: Event, viewer: int) -> Event:
-    """The event as `viewer` sees it: private card fields become HIDDEN."""
-    if event.kind in _PRIVATE_TO_ACTOR:
-        sees = viewer == event.actor
-    elif event.kind in _PRIVATE_TO_BOTH:
-        sees = viewer in (event.actor, event.other)
-    else:
-        return event
-    if sees:
-        return event
-    fields = list(event)
-    for index in _CARD_FIELDS.get(event.kind, (L.EV_CARD,)):
-        if fields[index] >= 0:
-            fields[index] = HIDDEN
-    return Event(*fields)
+def redact(log: np.ndarray, viewer: int) -> np.ndarray:
+    """A copy of the log as `viewer` sees it: unseen card fields become HIDDEN.
+
+    The one place visibility is decided; strings, tensors and solver keys use it.
+    viewer -1 sees no private field.
+    """
+    out = log.copy()
+    kind, actor, other = log[:, L.EV_KIND], log[:, L.EV_ACTOR], log[:, L.EV_OTHER]
+    unseen = (np.isin(kind, _PRIVATE_TO_ACTOR) & (actor != viewer)) | (
+        np.isin(kind, _PRIVATE_TO_BOTH) & (actor != viewer) & (other != viewer))
+    card = out[:, L.EV_CARD]
+    card[unseen & (card >= 0)] = HIDDEN
+    extra = out[:, L.EV_EXTRA]
+    extra[unseen & np.isin(kind, _TWO_CARD_KINDS) & (extra >= 0)] = HIDDEN
+    return out
+
+
+def events(state_array: np.ndarray, viewer: int | None = None) -> list[Event]:
+    """The log as Event tuples, redacted for `viewer` (full detail when None)."""
+    log = log_array(state_array)
+    if viewer is not None:
+        log = redact(log, viewer)
+    return [Event(*row) for row in log.tolist()]
 
 
 def card_name(c: int) -> str:

@@ -285,8 +285,7 @@ class JabbaPalaceState(pyspiel.State):
 
     def events(self, viewer: int | None = None) -> list[ev.Event]:
         """The event log, redacted for `viewer` (all detail when None)."""
-        log = ev.events(self._s)
-        return log if viewer is None else [ev.visible_event(e, viewer) for e in log]
+        return ev.events(self._s, viewer)
 
 
 class JabbaPalaceObserver:

@@ -10,10 +10,13 @@ not be scripted (e.g. the only target in a 2-player game, the last card in the p
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pyspiel
 
 import spiel_game  # noqa: F401  (registers "jabbas_palace")
 from spiel_game import actions
+from spiel_game.cards import CHARACTERS
 
 # Character ids (cards.py), also the chance outcomes.
 (HAN, GUARD, C3PO, CRUMB, R2D2, MERC, CHEWIE, BIB, LANDO, BOBA, LEIA, RANCOR, LUKE,
@@ -105,3 +108,10 @@ def tokens(state) -> tuple[int, ...]:
 def out(state) -> set[int]:
     """Seats that are out of the round."""
     return {p for p, inside in enumerate(state.view().in_round) if not inside}
+
+
+def deck_of(*cards: int, face_up: int = 0) -> str:
+    """A deck spec holding exactly `cards` (repeat a card for several copies)."""
+    counts = Counter(cards)
+    items = [f"{CHARACTERS[c].aliases[0]}:{n}" for c, n in sorted(counts.items())]
+    return "+".join(items + [f"faceup:{face_up}"])
