@@ -151,13 +151,19 @@ def build_tree(game: pyspiel.Game, max_nodes: int = 20_000_000) -> GameTree:
     return tree
 
 
-def _fill_infoset_strings(tree: GameTree) -> None:
-    """OpenSpiel's string for each infoset, from one of its histories."""
+def infoset_states(tree: GameTree):
+    """Yield (infoset index, a pyspiel state in that infoset), in infoset order."""
     history = _histories_of(tree, set(tree.infoset_node.tolist()))
     for index, node in enumerate(tree.infoset_node.tolist()):
         state = tree.game.new_initial_state()
         for action in history[node]:
             state.apply_action(action)
+        yield index, state
+
+
+def _fill_infoset_strings(tree: GameTree) -> None:
+    """OpenSpiel's string for each infoset, from one of its histories."""
+    for index, state in infoset_states(tree):
         tree.infoset_strings[index] = state.information_state_string(
             int(tree.infoset_player[index]))
 
