@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -57,6 +59,102 @@ def play(
     if viewer >= 0:
         typer.echo(f"information state of player {viewer}:\n"
                    f"{state.information_state_string(viewer)}")
+
+
+def _default_result_path(deck: str, agenda: str, players: int, algorithm: str) -> Path:
+    safe_deck = deck if deck.isidentifier() else "custom"
+    return Path("results") / f"solve_{safe_deck}_{agenda}_{players}p_{algorithm}.json"
+
+
+@app.command()
+def solve(
+    deck: str = typer.Option("tiny", help="A reduced deck: preset or spec (see README)."),
+    players: int = typer.Option(2, help="Number of players."),
+    agenda: str = typer.Option("exalted_one", help="Agenda."),
+    utility: str = typer.Option("margin", help="margin (zero-sum) or tokens."),
+    algorithm: str = typer.Option("cfr+", help="cfr, cfr+ or dcfr."),
+    iterations: Optional[int] = typer.Option(1000, help="Iteration budget (0: none)."),
+    seconds: Optional[float] = typer.Option(None, help="Time budget in seconds."),
+    target: Optional[float] = typer.Option(None, help="Stop at this exploitability "
+                                           "(2 players) or NashConv (3+)."),
+    lp: bool = typer.Option(True, help="2 players: also solve OpenSpiel's sequence-form "
+                            "LP and compare the game value (small trees only)."),
+    out: Optional[Path] = typer.Option(None, help="Result file (.json or .json.gz); "
+                                       "default results/solve_<deck>_<agenda>_<n>p_<alg>.json"),
+) -> None:
+    """Solve a reduced deck exactly with CFR, CFR+ or DCFR and save the policy table."""
+    from solver import exact, results
+    from solver.cfr import ALGORITHMS
+    from solver.tree import build_tree
+
+    if algorithm not in ALGORITHMS:
+        raise typer.BadParameter(f"algorithm {algorithm!r}: allowed are "
+                                 f"{', '.join(ALGORITHMS)}")
+    game = _load_game(players, agenda, deck, utility)
+    with _status(f"building the game tree of deck {deck!r}"):
+        try:
+            tree = build_tree(game, max_nodes=30_000_000)
+        except ValueError as err:
+            raise typer.BadParameter(f"{err}") from None
+    typer.echo(f"tree: {tree.num_nodes:,} histories, {tree.num_infosets:,} information "
+               f"states ({tree.build_seconds:.1f} s)")
+    metric = exact.metric_name(players)
+    progress, task = _progress(f"{algorithm}", total=iterations or None)
+    with progress:
+        outcome = exact.solve(
+            tree, algorithm, iterations=iterations or None, seconds=seconds, target=target,
+            on_iteration=lambda i: progress.update(task, completed=i),
+            on_measure=lambda m: progress.update(
+                task, description=f"{algorithm} {metric} {m.value:.2e}"))
+    typer.echo(f"{outcome.iterations} iterations in {outcome.seconds:.1f} s "
+               f"(stopped by {outcome.stopped_by}); {metric} {outcome.value:.3e} "
+               "tokens per round")
+    lp_value = None
+    if lp and players == 2 and utility == "margin":
+        lp_value = _lp_value(game, tree)
+        if lp_value is not None:
+            from solver.best_response import profile_values
+            cfr_value = profile_values(tree, outcome.strategy)[0]
+            typer.echo(f"sequence-form LP game value for player 0: {lp_value:+.6f}; "
+                       f"CFR average strategy: {cfr_value:+.6f} "
+                       f"(|diff| {abs(lp_value - cfr_value):.1e}, bounded by "
+                       f"exploitability x 2 = {2 * outcome.value:.1e})")
+    path = out or _default_result_path(deck, agenda, players, algorithm)
+    results.write_json(path, results.policy_record(
+        tree, outcome, deck_spec=game.config.deck.to_spec(), lp_value=lp_value))
+    typer.echo(f"wrote {path}")
+
+
+LP_MAX_INFOSETS = 5_000
+
+
+def _lp_value(game, tree) -> float | None:
+    """Player 0's game value from OpenSpiel's sequence-form LP, if the tree is small."""
+    if tree.num_infosets > LP_MAX_INFOSETS:
+        typer.echo(f"sequence-form LP skipped: {tree.num_infosets:,} information states "
+                   f"(limit {LP_MAX_INFOSETS:,})")
+        return None
+    from open_spiel.python.algorithms import sequence_form_lp
+
+    with _status("solving the sequence-form LP"):
+        value, _, _, _ = sequence_form_lp.solve_zero_sum_game(game)
+    return float(value)
+
+
+def _status(message: str):
+    from rich.console import Console
+
+    return Console(stderr=True).status(message)
+
+
+def _progress(description: str, total: int | None):
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn)
+
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=Console(stderr=True))
+    return progress, progress.add_task(description, total=total)
 
 
 @app.command()

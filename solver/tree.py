@@ -64,22 +64,78 @@ class GameTree:
         return np.concatenate([[0], np.cumsum(sizes)])
 
 
+class _EngineWalk:
+    """Tree walk over the compiled engine's state arrays (jabbas_palace games)."""
+
+    def __init__(self, game: pyspiel.Game):
+        self.root = game.initial_array
+        self.returns_buf = np.zeros(game.num_players())
+        self.buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+        self.outcomes = np.empty(L.MAX_CHARS, dtype=np.int32)
+        self.probs = np.empty(L.MAX_CHARS, dtype=np.float64)
+
+    def kind(self, s) -> int:
+        return TERMINAL if engine.is_terminal(s) else CHANCE if engine.is_chance(s) else DECISION
+
+    def returns(self, s) -> list[float]:
+        engine.returns(s, self.returns_buf)
+        return self.returns_buf.tolist()
+
+    def chance(self, s):
+        n = engine.chance_outcomes(s, self.outcomes, self.probs)
+        return self.outcomes[:n].tolist(), self.probs[:n].tolist()
+
+    def decision(self, s):
+        """(player, infoset key, legal actions)."""
+        n = engine.legal_actions(s, self.buf)
+        p = int(engine.current_actor(s))
+        return p, (p, ev.redact(ev.log_array(s), p).tobytes()), self.buf[:n].tolist()
+
+    def child(self, s, action: int):
+        child = s.copy()
+        engine.apply_action(child, action)
+        return child
+
+
+class _SpielWalk:
+    """Tree walk through the pyspiel API, for any game (e.g. kuhn_poker)."""
+
+    def __init__(self, game: pyspiel.Game):
+        self.root = game.new_initial_state()
+
+    def kind(self, s) -> int:
+        return TERMINAL if s.is_terminal() else CHANCE if s.is_chance_node() else DECISION
+
+    def returns(self, s) -> list[float]:
+        return s.returns()
+
+    def chance(self, s):
+        actions, probs = zip(*s.chance_outcomes())
+        return list(actions), list(probs)
+
+    def decision(self, s):
+        p = s.current_player()
+        return p, s.information_state_string(p), s.legal_actions()
+
+    def child(self, s, action: int):
+        return s.child(action)
+
+
 def build_tree(game: pyspiel.Game, max_nodes: int = 20_000_000) -> GameTree:
-    """Walk the whole tree of `game` (a jabbas_palace game) with the compiled engine."""
+    """Walk the whole tree of `game`: with the compiled engine for jabbas_palace, else
+    through the pyspiel API."""
     start = time.perf_counter()
+    walk = (_EngineWalk(game) if game.get_type().short_name == "jabbas_palace"
+            else _SpielWalk(game))
     n_players = game.num_players()
     kind, player, infoset, child_start, num_children = [], [], [], [], []
     edge_child, edge_action, edge_prob = [], [], []
     utilities: dict[int, list[float]] = {}
-    infoset_index: dict[tuple[int, bytes], int] = {}
+    infoset_index: dict = {}
     infoset_player, infoset_actions, infoset_strings, infoset_node = [], [], [], []
-    buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    outcomes = np.empty(L.MAX_CHARS, dtype=np.int32)
-    probs = np.empty(L.MAX_CHARS, dtype=np.float64)
-    returns = np.zeros(n_players, dtype=np.float64)
 
-    # Preorder with an explicit stack of (state array, parent edge index to fill).
-    stack = [(game.initial_array.copy(), -1)]
+    # Preorder with an explicit stack of (state, parent edge index to fill).
+    stack = [(walk.root, -1)]
     while stack:
         s, parent_edge = stack.pop()
         node = len(kind)
@@ -88,45 +144,38 @@ def build_tree(game: pyspiel.Game, max_nodes: int = 20_000_000) -> GameTree:
         if parent_edge >= 0:
             edge_child[parent_edge] = node
         child_start.append(len(edge_child))
-        if engine.is_terminal(s):
-            kind.append(TERMINAL)
+        node_kind = walk.kind(s)
+        kind.append(node_kind)
+        if node_kind == TERMINAL:
             player.append(-1)
             infoset.append(-1)
             num_children.append(0)
-            engine.returns(s, returns)
-            utilities[node] = returns.tolist()
+            utilities[node] = walk.returns(s)
             continue
-        if engine.is_chance(s):
-            n = engine.chance_outcomes(s, outcomes, probs)
-            kind.append(CHANCE)
+        if node_kind == CHANCE:
             player.append(-1)
             infoset.append(-1)
-            actions, action_probs = outcomes[:n].copy(), probs[:n].copy()
+            actions, probs = walk.chance(s)
         else:
-            n = engine.legal_actions(s, buf)
-            p = int(engine.current_actor(s))
-            key = (p, ev.redact(ev.log_array(s), p).tobytes())
+            p, key, actions = walk.decision(s)
             index = infoset_index.get(key)
             if index is None:
                 index = infoset_index[key] = len(infoset_player)
                 infoset_player.append(p)
-                infoset_actions.append(buf[:n].copy())
+                infoset_actions.append(np.array(actions, dtype=np.int32))
                 infoset_node.append(node)
-                infoset_strings.append(None)
-            kind.append(DECISION)
+                infoset_strings.append(key if isinstance(key, str) else None)
             player.append(p)
             infoset.append(index)
-            actions, action_probs = buf[:n].copy(), np.ones(n)
-        num_children.append(n)
+            probs = [1.0] * len(actions)
+        num_children.append(len(actions))
         first_edge = len(edge_child)
-        edge_child.extend([-1] * n)
-        edge_action.extend(actions.tolist())
-        edge_prob.extend(action_probs.tolist())
+        edge_child.extend([-1] * len(actions))
+        edge_action.extend(actions)
+        edge_prob.extend(probs)
         # Push in reverse so the first action's subtree is numbered first.
-        for i in range(n - 1, -1, -1):
-            child = s.copy()
-            engine.apply_action(child, int(actions[i]))
-            stack.append((child, first_edge + i))
+        for i in range(len(actions) - 1, -1, -1):
+            stack.append((walk.child(s, int(actions[i])), first_edge + i))
 
     utility = np.zeros((len(kind), n_players), dtype=np.float64)
     for node, values in utilities.items():
@@ -147,7 +196,8 @@ def build_tree(game: pyspiel.Game, max_nodes: int = 20_000_000) -> GameTree:
         infoset_strings=infoset_strings,
         infoset_node=np.array(infoset_node, dtype=np.int32),
         build_seconds=time.perf_counter() - start)
-    _fill_infoset_strings(tree)
+    if any(text is None for text in infoset_strings):
+        _fill_infoset_strings(tree)
     return tree
 
 
