@@ -121,12 +121,13 @@ class _SpielWalk:
         return s.child(action)
 
 
-def build_tree(game: pyspiel.Game, max_nodes: int = 20_000_000) -> GameTree:
-    """Walk the whole tree of `game`: with the compiled engine for jabbas_palace, else
-    through the pyspiel API."""
+def build_tree(game: pyspiel.Game, max_nodes: int = 20_000_000,
+               through_pyspiel: bool = False) -> GameTree:
+    """Walk the whole tree of `game`: with the compiled engine for jabbas_palace (unless
+    `through_pyspiel`), else through the pyspiel API."""
     start = time.perf_counter()
-    walk = (_EngineWalk(game) if game.get_type().short_name == "jabbas_palace"
-            else _SpielWalk(game))
+    use_engine = game.get_type().short_name == "jabbas_palace" and not through_pyspiel
+    walk = _EngineWalk(game) if use_engine else _SpielWalk(game)
     n_players = game.num_players()
     kind, player, infoset, child_start, num_children = [], [], [], [], []
     edge_child, edge_action, edge_prob = [], [], []
