@@ -212,9 +212,11 @@ RULES_FACE_UP_2P = 3
 
 DECK_PRESETS: dict[str, str] = {
     "full": "+".join(f"{c.aliases[0]}:{c.copies}" for c in CHARACTERS),
-    # Small enough for OpenSpiel's exact tools on a Python game (see README game sizes).
+    # Reduced decks for exact solving (sizes in the README): tiny and small fit
+    # OpenSpiel's own exact tools on this Python game; medium fits ours.
     "tiny": "han+guard+mercenary+luke+jabba+faceup:0",
-    "small": "han+guard:2+crumb+mercenary+bib+luke+jabba+faceup:0",
+    "small": "han+guard+crumb+mercenary+luke+jabba+faceup:0",
+    "medium": "han+guard+r2+mercenary+boba+luke+jabba+faceup:0",
 }
 
 

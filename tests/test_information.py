@@ -49,7 +49,7 @@ def _substitute(game, history, rng):
 
 
 @pytest.mark.parametrize("players,deck", [(2, "full"), (3, "full"), (4, "full"),
-                                          (2, "small"), (3, "small")])
+                                          (2, "medium"), (3, "medium")])
 def test_hidden_card_changes_are_invisible_and_seen_ones_are_not(players, deck):
     game = load(players=players, deck=deck)
     rng = random.Random(players * 101 + len(deck))
@@ -84,7 +84,7 @@ def test_hidden_card_changes_are_invisible_and_seen_ones_are_not(players, deck):
     assert checked_same > 50 and checked_different > 20
 
 
-@pytest.mark.parametrize("players,deck", [(2, "full"), (3, "full"), (2, "small")])
+@pytest.mark.parametrize("players,deck", [(2, "full"), (3, "full"), (2, "medium")])
 def test_a_visible_difference_always_shows_in_the_information_state(players, deck, rng):
     """If the present (own hand, table) differs, so does the information state."""
     game = load(players=players, deck=deck)
@@ -98,7 +98,7 @@ def test_a_visible_difference_always_shows_in_the_information_state(players, dec
                             != b.information_state_string(viewer))
 
 
-@pytest.mark.parametrize("players,deck", [(2, "tiny"), (2, "small"), (3, "small")])
+@pytest.mark.parametrize("players,deck", [(2, "tiny"), (2, "medium"), (3, "medium")])
 def test_states_sharing_an_information_state_are_indistinguishable(players, deck, rng):
     """Same string: same player to act, same legal actions, same hand and table."""
     game = load(players=players, deck=deck)
@@ -120,7 +120,7 @@ def test_states_sharing_an_information_state_are_indistinguishable(players, deck
 
 def test_tensor_matches_string_granularity(rng):
     """Information-state tensors separate exactly what strings separate."""
-    game = load(players=2, deck="small")
+    game = load(players=2, deck="medium")
     by_string, by_tensor = {}, {}
     for _ in range(400):
         state = game.new_initial_state()

@@ -21,7 +21,7 @@ def test_random_sim_test(players, agenda, deck):
     pyspiel.random_sim_test(game, num_sims=15, serialize=True, verbose=False)
 
 
-@pytest.mark.parametrize("deck", ["tiny", "small"])
+@pytest.mark.parametrize("deck", ["tiny", "small", "medium"])
 def test_random_sim_test_presets(deck):
     game = load(deck=deck)
     pyspiel.random_sim_test(game, num_sims=30, serialize=True, verbose=False)
