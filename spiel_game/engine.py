@@ -35,7 +35,7 @@ from .layout import (CH_BOBA_DRAW, CH_DEAL, CH_FACE_UP, CH_LEIA_DRAW, CH_SET_ASI
                      S_END_KIND, S_EVENT_N, S_EVENTS, S_FACE_UP, S_FACE_UP_LEFT,
                      S_FACE_UP_N, S_HAND, S_HAND_N, S_IN_ROUND, S_LOGGING, S_NAMEABLE, S_NUM_PLAYERS,
                      S_PENDING_CARD, S_PENDING_TARGET, S_PHASE, S_POOL, S_POOL_SIZE,
-                     S_PROTECTED, S_QUEUE, S_QUEUE_LEN, S_RETURN, S_RETURN_N, S_SCRATCH,
+                     S_PROTECTED, S_QUEUE, S_QUEUE_LEN, S_RETURN, S_RETURN_N,
                      S_SET_ASIDE, S_SET_ASIDE_GONE, S_TOKENS, S_TURN_PLAYER, S_TURNS,
                      S_UNKNOWN_DECK, S_UTILITY, SRC_BOTTOM, SRC_DEAL, SRC_DECK,
                      SRC_SET_ASIDE, STATE_SIZE, TARGET, TARGET_SET_ASIDE, TRADE,
@@ -692,8 +692,8 @@ def _apply_one(s, action):
 def _only_option(s):
     """The single legal action or chance outcome, or -1 if there are several.
 
-    Equivalent to `legal_actions` with a count of 1, without filling a buffer: this runs
-    after every action, so it stops at the second option it finds.
+    Agrees with `legal_actions` having a count of 1 (a test checks), without a buffer:
+    this runs after every action.
     """
     phase = s[S_PHASE]
     if phase == PH_CHANCE:
@@ -712,12 +712,32 @@ def _only_option(s):
             if s[base + i] != first:
                 return -1
         return (PLAY if phase == PH_PLAY else KEEP) + first
-    if phase == PH_TRADE:
-        return -1
-    buf = s[S_SCRATCH:S_SCRATCH + NUM_ACTIONS]
-    if legal_actions(s, buf) == 1:
-        return buf[0]
-    return -1
+    if phase == PH_TARGET:
+        p = s[S_ACTOR]
+        only = -1
+        count = 0
+        for t in range(s[S_NUM_PLAYERS]):
+            if _is_targetable(s, p, t):
+                count += 1
+                only = TARGET + t
+        if (CARDS[s[S_PENDING_CARD], COL_EFFECT] == EF_PEEK_OR_SET_ASIDE
+                and s[S_SET_ASIDE_GONE] == 0):
+            count += 1
+            only = TARGET_SET_ASIDE
+        return only if count == 1 else -1
+    if phase == PH_NAME or phase == PH_COUNTER:
+        nameable = s[S_NAMEABLE]
+        if nameable & (nameable - 1):  # more than one number
+            return -1
+        number = 0
+        while (nameable >> number) & 1 == 0:
+            number += 1
+        return NAME + number
+    if phase == PH_ORDER:
+        if s[S_RETURN_N] == 2 and s[S_RETURN] != s[S_RETURN + 1]:
+            return -1
+        return ORDER + s[S_RETURN]
+    return -1  # PH_TRADE: always two options
 
 
 @njit(**_JIT)

@@ -146,7 +146,6 @@ S_AREA = _field(MAX_PLAYERS * MAX_AREA)
 S_TOKENS = _field(MAX_PLAYERS)
 S_END_KIND = _field()
 S_TURNS = _field()
-S_SCRATCH = _field(NUM_ACTIONS)  # work space for `settle`, so it allocates nothing
 S_EVENT_N = _field()
 S_EVENTS = _field(MAX_EVENTS * EVENT_SIZE)
 STATE_SIZE = _offset

@@ -147,3 +147,24 @@ class TestBadInput:
         assert character_id("threepio") == character_id("C-3PO") == 2
         assert character_id("R2") == character_id("r2-d2") == 4
         assert character_id("boba") == 9
+
+
+@pytest.mark.parametrize("players,deck", [(2, "full"), (3, "full"), (2, "medium"),
+                                          (2, "leia+guard+han+jabba+luke+faceup:0")])
+def test_forced_node_detection_agrees_with_legal_actions(players, deck, rng):
+    """`settle` skips exactly the nodes with one legal option, before each is settled."""
+    import numpy as np
+
+    from spiel_game import engine, layout
+    game = load(players=players, deck=deck)
+    buf = np.empty(layout.NUM_ACTIONS, dtype=np.int32)
+    checked = 0
+    for _ in range(200):
+        s = game.initial_array.copy()
+        while not engine.is_terminal(s):
+            n = engine.legal_actions(s, buf)
+            expected = int(buf[0]) if n == 1 else -1
+            assert engine._only_option(s) == expected
+            checked += 1
+            engine._apply_one(s, int(buf[rng.randrange(n)]))  # unsettled on purpose
+    assert checked > 1000
