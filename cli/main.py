@@ -158,6 +158,36 @@ def _progress(description: str, total: int | None):
 
 
 @app.command()
+def exploit(
+    deck: str = typer.Option("small", help="A reduced deck: preset or spec."),
+    players: int = typer.Option(2, help="Number of players (2: exploitability, 3+: "
+                                "NashConv)."),
+    agendas: str = typer.Option("all", help="Comma-separated agendas, or 'all'."),
+    iterations: int = typer.Option(1000, help="CFR iterations per algorithm."),
+    out_dir: Path = typer.Option(Path("results"), help="Folder for the CSV, Markdown, "
+                                 "PNG and JSON files."),
+) -> None:
+    """Exact exploitability of every heuristic and of CFR-solved policies, per agenda."""
+    from spiel_game.cards import AGENDA_NAMES
+    from solver.study import run_study, write_study
+
+    chosen = list(AGENDA_NAMES) if agendas == "all" else [a.strip() for a in
+                                                          agendas.split(",")]
+    unknown = [a for a in chosen if a not in AGENDA_NAMES]
+    if unknown:
+        raise typer.BadParameter(f"unknown agenda(s) {unknown}; allowed: "
+                                 f"{', '.join(AGENDA_NAMES)} or 'all'")
+    if iterations <= 0:
+        raise typer.BadParameter("iterations must be positive")
+    _load_game(players, chosen[0], deck, "margin")  # validates deck and players
+    study = run_study(deck, players, chosen, iterations, log=typer.echo)
+    for path in write_study(study, out_dir):
+        typer.echo(f"wrote {path}")
+    typer.echo(f"{study.metric} in tokens per round: what best-responding opponents gain "
+               f"per round against each policy ({study.seconds:.0f} s in all)")
+
+
+@app.command()
 def rules(card: str = typer.Argument(..., help="A card (e.g. 'c3po', 'boba') or an "
                                      "agenda (e.g. 'jabbas_court').")) -> None:
     """Print a card's or an agenda's ruling."""
