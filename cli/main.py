@@ -63,7 +63,7 @@ def play(
 
 def _default_result_path(deck: str, agenda: str, players: int, algorithm: str) -> Path:
     safe_deck = deck if deck.isidentifier() else "custom"
-    return Path("results") / f"solve_{safe_deck}_{agenda}_{players}p_{algorithm}.json"
+    return Path("results") / f"solve_{safe_deck}_{agenda}_{players}p_{algorithm}.json.gz"
 
 
 @app.command()
@@ -80,7 +80,7 @@ def solve(
     lp: bool = typer.Option(True, help="2 players: also solve OpenSpiel's sequence-form "
                             "LP and compare the game value (small trees only)."),
     out: Optional[Path] = typer.Option(None, help="Result file (.json or .json.gz); "
-                                       "default results/solve_<deck>_<agenda>_<n>p_<alg>.json"),
+                                       "default results/solve_<deck>_<agenda>_<n>p_<alg>.json.gz"),
 ) -> None:
     """Solve a reduced deck exactly with CFR, CFR+ or DCFR and save the policy table."""
     from solver import exact, results
