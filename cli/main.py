@@ -104,8 +104,10 @@ def solve(
         outcome = exact.solve(
             tree, algorithm, iterations=iterations or None, seconds=seconds, target=target,
             on_iteration=lambda i: progress.update(task, completed=i),
-            on_measure=lambda m: progress.update(
-                task, description=f"{algorithm} {metric} {m.value:.2e}"))
+            on_measure=lambda m: (
+                progress.update(task, description=f"{algorithm} {metric} {m.value:.2e}"),
+                progress.console.print(f"iteration {m.iteration:>7}: {metric} "
+                                       f"{m.value:.3e} ({m.seconds:.1f} s)")))
     typer.echo(f"{outcome.iterations} iterations in {outcome.seconds:.1f} s "
                f"(stopped by {outcome.stopped_by}); {metric} {outcome.value:.3e} "
                "tokens per round")

@@ -46,6 +46,9 @@ def write_atomic(path: str | os.PathLike, data: bytes) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes files private; results are not
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
