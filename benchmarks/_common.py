@@ -13,9 +13,14 @@ import time
 import pyspiel
 
 import spiel_game  # noqa: F401  (registers "jabbas_palace")
-from spiel_game.game import CARD_TABLE  # noqa: F401  (re-exported for the scripts)
+from spiel_game import engine
 
 AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
+
+
+def run_playouts(initial, num_rounds: int, seed: int):
+    """engine.run_playouts -> (decisions, chance events, token sums per seat)."""
+    return engine.run_playouts(initial, num_rounds, seed)
 
 
 def load_jabba(players: int = 2, agenda: str = "exalted_one", deck: str = "full"):
@@ -49,11 +54,11 @@ def fmt_number(x: float, digits: int = 3) -> str:
     """A number with `digits` significant digits and thousands separators when large."""
     if x is None:
         return "-"
-    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e9):
         return f"{int(x):,}"
     if x == 0:
         return "0"
-    if abs(x) >= 1e6 or abs(x) < 1e-3:
+    if abs(x) >= 1e9 or abs(x) < 1e-3:
         return f"{x:.{digits - 1}e}"
     if abs(x) >= 10 ** (digits - 1):
         return f"{x:,.0f}"

@@ -15,9 +15,12 @@ from spiel_game.layout import NUM_ACTIONS, PH_CHANCE, PH_TERMINAL, S_EVENTS, S_P
 TERMINAL, DECISION, CHANCE, ALL_NODES = range(4)
 COUNT_NAMES = ("terminal", "decision", "chance", "all")
 
+_legal = engine.legal_actions
+_apply = engine.apply_action
+
 
 @njit(cache=False)
-def exact_counts(initial, cards, max_depth):
+def exact_counts(initial, max_depth):
     """Every history below `initial`, by kind (columns TERMINAL..ALL_NODES), in an
     iterative depth-first walk that copies the state once per edge."""
     counts = np.zeros(4, dtype=np.int64)
@@ -38,7 +41,7 @@ def exact_counts(initial, cards, max_depth):
             counts[CHANCE if s[S_PHASE] == PH_CHANCE else DECISION] += 1
             if depth == max_depth:
                 raise RuntimeError("tree deeper than max_depth")
-            num_actions[depth] = engine.legal_actions(s, cards, actions[depth])
+            num_actions[depth] = _legal(s, actions[depth])
         next_index[depth] = 0
         # Move to the next unvisited child, backing up as far as needed.
         while depth >= 0 and next_index[depth] == num_actions[depth]:
@@ -48,12 +51,12 @@ def exact_counts(initial, cards, max_depth):
         action = actions[depth, next_index[depth]]
         next_index[depth] += 1
         states[depth + 1] = states[depth]
-        engine.apply_action(states[depth + 1], cards, action)
+        _apply(states[depth + 1], action)
         depth += 1
 
 
 @njit(cache=False)
-def knuth_probes(initial, cards, num_probes, seed):
+def knuth_probes(initial, num_probes, seed):
     """Knuth's estimator along `num_probes` uniformly random root-to-leaf paths.
 
     Each step picks one of the n options (decisions or distinct chance outcomes)
@@ -72,8 +75,8 @@ def knuth_probes(initial, cards, num_probes, seed):
         while s[S_PHASE] != PH_TERMINAL:
             out[i, ALL_NODES] += weight
             out[i, CHANCE if s[S_PHASE] == PH_CHANCE else DECISION] += weight
-            n = engine.legal_actions(s, cards, buf)
-            engine.apply_action(s, cards, buf[np.random.randint(0, n)])
+            n = _legal(s, buf)
+            _apply(s, buf[np.random.randint(0, n)])
             weight *= n
         out[i, ALL_NODES] += weight
         out[i, TERMINAL] = weight

@@ -26,7 +26,7 @@ from .layout import (CH_BOBA_DRAW, CH_DEAL, CH_FACE_UP, CH_LEIA_DRAW, CH_SET_ASI
                      CH_TURN_DRAW, E_DRAW, E_FACE_UP, E_KEEP, E_MISS, E_NAME, E_NO_EFFECT,
                      E_NO_TRADE, E_OUT, E_PLAY, E_RETURN, E_ROUND_END, E_SEE,
                      E_SEE_SET_ASIDE, E_STEAL, E_TARGET, E_TARGET_SET_ASIDE, E_TIE,
-                     E_TRADE, END_DECK, END_LAST_PLAYER, END_NOBODY, EVENT_SIZE, KEEP,
+                     E_TRADE, EV_CARD, EV_EXTRA, END_DECK, END_LAST_PLAYER, END_NOBODY, EVENT_SIZE, KEEP,
                      MAX_AREA, MAX_CHARS, MAX_EVENTS, MAX_FACEUP, MAX_HAND, MAX_PLAYERS,
                      MAX_QUEUE, NAME, NO_TRADE, NUM_ACTIONS, NUM_NUMBERS, ORDER, PH_CHANCE,
                      PH_COUNTER, PH_KEEP, PH_NAME, PH_ORDER, PH_PLAY, PH_TARGET,
@@ -182,6 +182,17 @@ def _add_to_area(s, p, c):
 def _receive(s, p, c, source):
     _add_to_hand(s, p, c)
     log_event(s, E_DRAW, p, -1, c, source)
+
+
+@njit(**_JIT)
+def _sort_cards(s, start, stride, count):
+    """Sort the `count` values at s[start], s[start + stride], ... in place."""
+    for i in range(1, count):
+        j = i
+        while j > 0 and s[start + (j - 1) * stride] > s[start + j * stride]:
+            a, b = start + (j - 1) * stride, start + j * stride
+            s[a], s[b] = s[b], s[a]
+            j -= 1
 
 
 @njit(**_JIT)
@@ -401,6 +412,14 @@ def _continue_leia(s):
             _enter_chance(s, CH_LEIA_DRAW, p)
             return
         _receive(s, p, _pop_queue(s), SRC_BOTTOM)
+    # Leia's two cards are drawn together: order them, so that their order is no
+    # information (only when both came from the same place).
+    n = s[S_EVENT_N]
+    last = S_EVENTS + (n - 1) * EVENT_SIZE
+    previous = last - EVENT_SIZE
+    if (s[S_LOGGING] and n >= 2 and s[previous] == E_DRAW and s[last] == E_DRAW
+            and s[previous + EV_EXTRA] == s[last + EV_EXTRA]):
+        _sort_cards(s, previous + EV_CARD, EVENT_SIZE, 2)
     _enter_decision(s, PH_KEEP, p)
 
 
@@ -567,6 +586,11 @@ def _apply_chance(s, c):
         s[S_FACE_UP_N] += 1
         s[S_FACE_UP_LEFT] -= 1
         log_event(s, E_FACE_UP, -1, -1, c, -1)
+        if s[S_FACE_UP_LEFT] == 0:
+            # The face-up cards are set aside together: their order is no information.
+            _sort_cards(s, S_FACE_UP, 1, s[S_FACE_UP_N])
+            if s[S_LOGGING]:
+                _sort_cards(s, S_EVENTS + EV_CARD, EVENT_SIZE, s[S_FACE_UP_N])
         _setup_continue(s)
     elif kind == CH_DEAL:
         _receive(s, p, c, SRC_DEAL)

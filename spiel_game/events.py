@@ -16,11 +16,14 @@ from .cards import CHARACTERS
 
 HIDDEN = -2  # a field that exists but the viewer does not see
 
-# Event kinds whose card fields only their ACTOR sees (the OTHER too for a trade), and
-# which fields hold cards.
-_PRIVATE_TO_ACTOR = (L.E_DRAW, L.E_SEE, L.E_SEE_SET_ASIDE, L.E_KEEP, L.E_RETURN)
-_PRIVATE_TO_BOTH = (L.E_TRADE,)
-_TWO_CARD_KINDS = (L.E_RETURN, L.E_TRADE)  # CARD and EXTRA are both cards
+# Per event kind: are its card fields seen only by the ACTOR (the OTHER too for a trade),
+# and does EXTRA hold a card too. Lookup tables indexed by kind, for speed.
+_PRIVATE_TO_ACTOR = np.zeros(L.NUM_EVENT_KINDS, dtype=bool)
+_PRIVATE_TO_ACTOR[[L.E_DRAW, L.E_SEE, L.E_SEE_SET_ASIDE, L.E_KEEP, L.E_RETURN]] = True
+_PRIVATE_TO_BOTH = np.zeros(L.NUM_EVENT_KINDS, dtype=bool)
+_PRIVATE_TO_BOTH[L.E_TRADE] = True
+_TWO_CARD_KINDS = np.zeros(L.NUM_EVENT_KINDS, dtype=bool)
+_TWO_CARD_KINDS[[L.E_RETURN, L.E_TRADE]] = True
 
 
 class Event(NamedTuple):
@@ -45,12 +48,12 @@ def redact(log: np.ndarray, viewer: int) -> np.ndarray:
     """
     out = log.copy()
     kind, actor, other = log[:, L.EV_KIND], log[:, L.EV_ACTOR], log[:, L.EV_OTHER]
-    unseen = (np.isin(kind, _PRIVATE_TO_ACTOR) & (actor != viewer)) | (
-        np.isin(kind, _PRIVATE_TO_BOTH) & (actor != viewer) & (other != viewer))
+    unseen = (_PRIVATE_TO_ACTOR[kind] & (actor != viewer)) | (
+        _PRIVATE_TO_BOTH[kind] & (actor != viewer) & (other != viewer))
     card = out[:, L.EV_CARD]
     card[unseen & (card >= 0)] = HIDDEN
     extra = out[:, L.EV_EXTRA]
-    extra[unseen & np.isin(kind, _TWO_CARD_KINDS) & (extra >= 0)] = HIDDEN
+    extra[unseen & _TWO_CARD_KINDS[kind] & (extra >= 0)] = HIDDEN
     return out
 
 

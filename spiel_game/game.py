@@ -255,10 +255,7 @@ class JabbaPalaceState(pyspiel.State):
     def view(self) -> RoundView:
         s = self._s
         n = int(s[L.S_NUM_PLAYERS])
-        hands = tuple(tuple(sorted(int(c) for c in
-                                   s[L.S_HAND + p * L.MAX_HAND:
-                                     L.S_HAND + p * L.MAX_HAND + s[L.S_HAND_N + p]]))
-                      for p in range(n))
+        hands = tuple(self.hand(p) for p in range(n))
         areas = tuple(tuple(int(c) for c in
                             s[L.S_AREA + p * L.MAX_AREA:
                               L.S_AREA + p * L.MAX_AREA + s[L.S_AREA_N + p]])
@@ -282,6 +279,12 @@ class JabbaPalaceState(pyspiel.State):
             tokens=tuple(int(s[L.S_TOKENS + p]) for p in range(n)),
             end=(None if phase != L.PH_TERMINAL else
                  ("", "last player", "deck empty", "nobody left")[s[L.S_END_KIND]]))
+
+    def hand(self, player: int) -> tuple[int, ...]:
+        """The player's hand, sorted character ids (hidden information: tools only)."""
+        s = self._s
+        base = L.S_HAND + player * L.MAX_HAND
+        return tuple(sorted(s[base:base + s[L.S_HAND_N + player]].tolist()))
 
     def events(self, viewer: int | None = None) -> list[ev.Event]:
         """The event log, redacted for `viewer` (all detail when None)."""
@@ -341,7 +344,7 @@ class JabbaPalaceObserver:
         d = self.dict
         d["player"][player] = 1
         if self.private:
-            for c in state.view().hands[player]:
+            for c in state.hand(player):
                 d["hand"][c] += 1
         if self.perfect_recall:
             self._write_events(state, player)
@@ -383,12 +386,12 @@ class JabbaPalaceObserver:
                     row[at + value] = 1
 
     def string_from(self, state: JabbaPalaceState, player: int) -> str:
-        v = state.view()
         names = lambda cards: ",".join(CHARACTERS[c].name for c in cards)  # noqa: E731
-        hand = names(v.hands[player]) if self.private else "?"
+        hand = names(state.hand(player)) if self.private else "?"
         if self.perfect_recall:
             log = "; ".join(ev.describe(e) for e in state.events(self._viewer(player)))
             return f"p{player} hand:[{hand}] | {log}"
+        v = state.view()
         parts = [f"p{player} hand:[{hand}]", f"face-up:[{names(v.face_up)}]"]
         for p, area in enumerate(v.play_areas):
             flags = ("" if v.in_round[p] else " out") + (" protected" if v.protected[p]

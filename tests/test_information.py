@@ -132,3 +132,17 @@ def test_tensor_matches_string_granularity(rng):
                 assert by_string.setdefault(text, tensor) == tensor
                 assert by_tensor.setdefault(tensor, text) == text
             state.apply_action(random_action(state, rng))
+
+
+def test_order_of_cards_drawn_together_is_no_information():
+    """R1 face-up cards and R9 Leia's two cards are drawn together: order is not seen."""
+    game = load(deck="full")
+    first, second = replay(game, [1, 3, 13, 5, 6]), replay(game, [13, 1, 3, 5, 6])
+    for p in (0, 1):
+        assert first.information_state_string(p) == second.information_state_string(p)
+        assert first.observation_string(p) == second.observation_string(p)
+    leia = load(deck="han+guard+leia+luke+jabba+mercenary+bib+faceup:0")
+    first = replay(leia, [10, 1, 0, 10, 12, 13])  # Leia draws Luke then Jabba
+    second = replay(leia, [10, 1, 0, 10, 13, 12])  # ... Jabba then Luke
+    assert first.information_state_string(0) == second.information_state_string(0)
+    assert first.history() != second.history()

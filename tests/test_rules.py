@@ -53,7 +53,7 @@ def test_r1_two_players_three_face_up_cards_then_one_card_each(deck, size):
     assert state.action_to_string(CHANCE, HAN) == "deal Han Solo to player 1"
     chance(state, HAN)
     view = state.view()
-    assert view.face_up == (GUARD, JABBA, GUARD)
+    assert view.face_up == (GUARD, GUARD, JABBA)  # set aside together: kept sorted
     assert view.hands == ((LEIA,), (HAN,))
     assert view.deck_size == size - 1 - 3 - 2  # one face-down card is set aside too
     assert view.set_aside is None and not view.set_aside_taken

@@ -1,0 +1,182 @@
+"""Random-playout throughput, side by side in one process (one core).
+
+(a) the compiled engine (`engine.run_playouts`) for 2, 3 and 4 players, full deck,
+    Exalted One;
+(b) the same game through the pyspiel API (legal_actions / chance_outcomes /
+    apply_action), with OpenSpiel's python_kuhn_poker and C++ leduc_poker through the
+    same loop for comparison.
+
+Configurations are interleaved within each repeat, so machine noise hits them alike;
+the tables give medians over repeats and the min-max range.
+
+    python benchmarks/playouts.py [--seconds 3] [--repeats 5] [--seed 1] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+
+import open_spiel.python.games  # noqa: F401  (registers python_kuhn_poker)
+import pyspiel
+from _common import (
+    Stopwatch,
+    add_output_args,
+    load_jabba,
+    machine_info,
+    markdown_table,
+    median,
+    run_playouts,
+    write_json_atomic,
+)
+
+ENGINE_PLAYERS = (2, 3, 4)
+ENGINE_TARGET_ROUNDS_PER_S = 500_000  # 2 players, one core (the issue's target)
+API_TARGET_ACTIONS_PER_S = 30_000  # jabbas_palace through pyspiel
+API_GAMES = (  # (label, loader, target actions/s or None)
+    ("jabbas_palace (2p)", lambda: load_jabba(players=2), API_TARGET_ACTIONS_PER_S),
+    ("python_kuhn_poker", lambda: pyspiel.load_game("python_kuhn_poker"), None),
+    ("leduc_poker (C++ game)", lambda: pyspiel.load_game("leduc_poker"), None),
+)
+MIN_CHUNK_SECONDS = 0.05  # engine calls grow until one takes at least this long
+
+
+def measure_engine(initial, seconds: float, rng: random.Random) -> dict:
+    """Random rounds through engine.run_playouts for about `seconds`."""
+    chunk = 1000
+    rounds = decisions = chance_events = 0
+    clock = Stopwatch()
+    while clock.elapsed() < seconds:
+        call = Stopwatch()
+        chunk_decisions, chunk_chance, _ = run_playouts(initial, chunk,
+                                                        rng.randrange(1, 2**31 - 1))
+        rounds += chunk
+        decisions += chunk_decisions
+        chance_events += chunk_chance
+        if call.elapsed() < MIN_CHUNK_SECONDS:
+            chunk *= 2
+    elapsed = clock.elapsed()
+    return {"rounds": rounds, "seconds": elapsed, "rounds_per_s": rounds / elapsed,
+            "decisions_per_round": decisions / rounds,
+            "chance_per_round": chance_events / rounds}
+
+
+def random_round_via_api(game, rng: random.Random) -> int:
+    """Play one round with uniform decisions and true chance; return the actions applied."""
+    state = game.new_initial_state()
+    actions = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            pick = rng.random()
+            action = outcomes[-1][0]  # if rounding leaves `pick` above the last sum
+            for outcome, probability in outcomes:
+                pick -= probability
+                if pick < 0:
+                    action = outcome
+                    break
+        else:
+            legal = state.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+        state.apply_action(action)
+        actions += 1
+    return actions
+
+
+def measure_api(game, seconds: float, rng: random.Random) -> dict:
+    """Random rounds through the pyspiel API for about `seconds`."""
+    rounds = actions = 0
+    clock = Stopwatch()
+    while clock.elapsed() < seconds:
+        actions += random_round_via_api(game, rng)
+        rounds += 1
+    elapsed = clock.elapsed()
+    return {"rounds": rounds, "actions": actions, "seconds": elapsed,
+            "rounds_per_s": rounds / elapsed, "actions_per_s": actions / elapsed,
+            "actions_per_round": actions / rounds}
+
+
+def summarize(runs: list[dict], key: str) -> dict:
+    values = [run[key] for run in runs]
+    return {"median": median(values), "min": min(values), "max": max(values)}
+
+
+def spread(summary: dict) -> str:
+    return f"{summary['min']:,.0f} – {summary['max']:,.0f}"
+
+
+def ratio(value: float, target: float | None) -> str:
+    return "-" if target is None else f"{value / target:.2f}×"
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0,
+                        help="seconds per measurement (default %(default)s)")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="measurements per configuration (default %(default)s)")
+    add_output_args(parser)
+    args = parser.parse_args(argv)
+    wall = Stopwatch()
+    rng = random.Random(args.seed)
+
+    engine_games = {players: load_jabba(players=players) for players in ENGINE_PLAYERS}
+    api_games = [(label, loader(), target) for label, loader, target in API_GAMES]
+    for game in engine_games.values():  # compile (or load numba's cache) outside timing
+        run_playouts(game.initial_array, 10, 1)
+    for _, game, _ in api_games:
+        random_round_via_api(game, random.Random(0))
+
+    engine_runs = {players: [] for players in ENGINE_PLAYERS}
+    api_runs = {label: [] for label, _, _ in api_games}
+    for _ in range(args.repeats):
+        for players, game in engine_games.items():
+            engine_runs[players].append(
+                measure_engine(game.initial_array, args.seconds, rng))
+        for label, game, _ in api_games:
+            api_runs[label].append(
+                measure_api(game, args.seconds, random.Random(rng.getrandbits(64))))
+
+    engine_rows, engine_json = [], []
+    for players, runs in engine_runs.items():
+        rate = summarize(runs, "rounds_per_s")
+        target = ENGINE_TARGET_ROUNDS_PER_S if players == 2 else None
+        decisions = median([r["decisions_per_round"] for r in runs])
+        chance = median([r["chance_per_round"] for r in runs])
+        engine_rows.append([str(players), rate["median"], spread(rate), f"{decisions:.2f}",
+                            f"{chance:.2f}", target or "-", ratio(rate["median"], target)])
+        engine_json.append({"players": players, "rounds_per_s": rate,
+                            "decisions_per_round": decisions, "chance_per_round": chance,
+                            "target_rounds_per_s": target, "runs": runs})
+    api_rows, api_json = [], []
+    for label, game, target in api_games:
+        runs = api_runs[label]
+        actions = summarize(runs, "actions_per_s")
+        rounds = summarize(runs, "rounds_per_s")
+        per_round = median([r["actions_per_round"] for r in runs])
+        api_rows.append([label, actions["median"], spread(actions), rounds["median"],
+                         f"{per_round:.2f}", target or "-", ratio(actions["median"], target)])
+        api_json.append({"game": label, "actions_per_s": actions, "rounds_per_s": rounds,
+                         "actions_per_round": per_round, "target_actions_per_s": target,
+                         "runs": runs})
+
+    print(f"### Compiled engine: random rounds (full deck, exalted_one), "
+          f"median of {args.repeats} × {args.seconds:g} s\n")
+    print(markdown_table(["players", "rounds/s", "min – max", "decisions/round",
+                          "chance events/round", "target rounds/s", "ratio to target"],
+                         engine_rows))
+    print(f"\n### Through the pyspiel API (actions include chance outcomes), "
+          f"median of {args.repeats} × {args.seconds:g} s\n")
+    print(markdown_table(["game", "actions/s", "min – max", "rounds/s", "actions/round",
+                          "target actions/s", "ratio to target"], api_rows))
+    print(f"\nwall time {wall.elapsed():.1f} s")
+
+    result = {"args": vars(args), "machine": machine_info(), "engine": engine_json,
+              "api": api_json, "wall_seconds": wall.elapsed()}
+    if args.out:
+        write_json_atomic(args.out, result)
+    return result
+
+
+if __name__ == "__main__":
+    main()
