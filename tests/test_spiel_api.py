@@ -14,7 +14,7 @@ REDUCED_ALL_EFFECTS = ("han+guard:2+c3po+crumb+r2+mercenary+chewie+bib:2+lando+b
                        "+rancor+luke+jabba+faceup:1")
 
 
-@pytest.mark.parametrize("players,agenda", itertools.product(range(2, 7), AGENDAS))
+@pytest.mark.parametrize("players,agenda", list(itertools.product(range(2, 7), AGENDAS)))
 @pytest.mark.parametrize("deck", ["full", REDUCED_ALL_EFFECTS])
 def test_random_sim_test(players, agenda, deck):
     game = load(players=players, agenda=agenda, deck=deck)
