@@ -1,0 +1,85 @@
+"""Compiled external-sampling MCCFR: keys, hash table, convergence on a reduced deck."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from conftest import load
+from solver.abstraction import identity_key
+from solver.best_response import exploitability
+from solver.mccfr import MCCFRSolver, Tables, _block, find_slot, strategy_on_tree
+from solver.tree import DECISION, build_tree, infoset_states
+
+
+def test_identity_key_is_the_information_state():
+    """Every decision node of the small tree: same key exactly when same infoset."""
+    tree = build_tree(load(deck="small"))
+    keys = {}
+    for index, state in infoset_states(tree):
+        keys[identity_key(state._s, int(tree.infoset_player[index]))] = index
+    assert len(keys) == tree.num_infosets
+    # Walk again through pyspiel and check every node maps to its own infoset's key.
+    game = tree.game
+    stack = [game.new_initial_state()]
+    strings = {s: i for i, s in enumerate(tree.infoset_strings)}
+    checked = 0
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if not state.is_chance_node():
+            p = state.current_player()
+            assert keys[identity_key(state._s, p)] == strings[state.information_state_string(p)]
+            checked += 1
+        stack.extend(state.child(a) for a in state.legal_actions())
+    assert checked == int((tree.kind == DECISION).sum())
+
+
+def test_hash_table_collisions_and_growth():
+    tables = Tables.empty(capacity=8, values=64)
+    colliding = [8 * k + 3 for k in range(1, 4)]  # same slot modulo 8
+    offsets = [_block(tables.keys, tables.offsets, tables.num_actions, tables.meta, key, 2)
+               for key in colliding]
+    assert offsets == [0, 2, 4] and tables.num_keys == 3
+    slots = [find_slot(tables.keys, key) for key in colliding]
+    assert slots == [3, 4, 5]  # linear probing
+    tables.regret[:6] = np.arange(6)
+    grown = tables.grown()
+    assert len(grown.keys) == 16 and grown.num_keys == 3
+    for key, offset in zip(colliding, offsets):
+        j = find_slot(grown.keys, key)
+        assert grown.keys[j] == key and grown.offsets[j] == offset
+        assert list(grown.regret[offset:offset + 2]) == [offset, offset + 1]
+    assert grown.keys[find_slot(grown.keys, 12345)] == 0  # absent key: empty slot
+
+
+def test_growth_does_not_change_the_run():
+    """A table that starts tiny and doubles many times gives the same result."""
+    game = load(deck="small")
+    small = MCCFRSolver(game, seed=5, tables=Tables.empty(capacity=16, values=64))
+    large = MCCFRSolver(game, seed=5, tables=Tables.empty(capacity=1 << 14, values=1 << 16))
+    small.run(3000)
+    large.run(3000)
+    assert len(small.tables.keys) > 16 and small.tables.num_keys == large.tables.num_keys
+    for key in large.tables.keys[large.tables.keys != 0][:500]:
+        a, b = small.tables, large.tables
+        i, j = find_slot(a.keys, key), find_slot(b.keys, key)
+        n = b.num_actions[j]
+        assert a.keys[i] == key
+        assert np.array_equal(a.regret[a.offsets[i]:a.offsets[i] + n],
+                              b.regret[b.offsets[j]:b.offsets[j] + n])
+
+
+def test_mccfr_converges_on_tiny():
+    """20,000 iterations, seed 1: exploitability < 0.02 tokens per round.
+
+    Ten seeds measured 0.005-0.010 at 20,000 iterations (uniform play: 0.28); the bound
+    is twice the worst of them, so the test fails on a real regression, not on noise.
+    """
+    game = load(deck="tiny")
+    tree = build_tree(game)
+    solver = MCCFRSolver(game, seed=1)
+    solver.run(20_000)
+    strategy, missing = strategy_on_tree(solver, tree)
+    assert missing == 0
+    assert exploitability(tree, strategy) < 0.02
