@@ -12,14 +12,28 @@ The average strategy (normalised sums) converges to equilibrium in 2-player zero
 Tables: an open-addressing hash (linear probing) from abstract key (solver/abstraction.py)
 to a block of float32 regrets and float32 strategy sums, one slot per legal action,
 allocated on first visit. The table doubles when it is half full.
+
+Both cores: traversals run in threads (the kernels release the GIL) that share the tables.
+A key is claimed with an atomic compare-and-swap and its block with an atomic add, so
+threads never corrupt the table; regret and strategy-sum additions are not atomic
+("Hogwild"), so a rare concurrent update of the same value can be lost. One thread is
+deterministic for a seed; checkpoints resume bit for bit.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import io
+import json
+import threading
+import time
+import zipfile
+from pathlib import Path
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from spiel_game import engine
 from spiel_game import layout as L
@@ -29,6 +43,37 @@ from .abstraction import abstract_key
 _JIT = dict(cache=True, nogil=True)
 META_SLOTS_USED, META_KEYS, META_CAPACITY = 0, 1, 2
 _MAX_LOAD = 0.5
+CHECKPOINT_FORMAT = "jabbas-palace-mccfr-checkpoint"
+CHECKPOINT_VERSION = 1
+
+
+@intrinsic
+def _compare_and_swap(typingctx, array, index, expected, new):
+    """Atomically: old = array[index]; if old == expected: array[index] = new; return old."""
+    signature = types.int64(array, types.intp, types.int64, types.int64)
+
+    def codegen(context, builder, sig, args):
+        array_value, index_value, expected_value, new_value = args
+        view = context.make_array(sig.args[0])(context, builder, array_value)
+        pointer = cgutils.get_item_pointer(context, builder, sig.args[0], view, [index_value])
+        result = builder.cmpxchg(pointer, expected_value, new_value, "seq_cst", "seq_cst")
+        return builder.extract_value(result, 0)
+
+    return signature, codegen
+
+
+@intrinsic
+def _fetch_add(typingctx, array, index, value):
+    """Atomically: old = array[index]; array[index] += value; return old."""
+    signature = types.int64(array, types.intp, types.int64)
+
+    def codegen(context, builder, sig, args):
+        array_value, index_value, add_value = args
+        view = context.make_array(sig.args[0])(context, builder, array_value)
+        pointer = cgutils.get_item_pointer(context, builder, sig.args[0], view, [index_value])
+        return builder.atomic_rmw("add", pointer, add_value, "seq_cst")
+
+    return signature, codegen
 
 
 @dataclasses.dataclass
@@ -48,7 +93,7 @@ class Tables:
             raise ValueError("capacity must be a power of two")
         meta = np.zeros(3, dtype=np.int64)
         meta[META_CAPACITY] = capacity
-        return cls(np.zeros(capacity, np.int64), np.zeros(capacity, np.int64),
+        return cls(np.zeros(capacity, np.int64), np.full(capacity, -1, np.int64),
                    np.zeros(capacity, np.int8), np.zeros(values, np.float32),
                    np.zeros(values, np.float32), meta)
 
@@ -102,15 +147,25 @@ def find_slot(keys, key):
 
 @njit(**_JIT)
 def _block(keys, offsets, num_actions, meta, key, n):
-    """Offset of key's block of n values, inserting it if new."""
-    j = find_slot(keys, key)
-    if keys[j] == 0:
-        keys[j] = key
-        offsets[j] = meta[META_SLOTS_USED]
-        num_actions[j] = n
-        meta[META_SLOTS_USED] += n
-        meta[META_KEYS] += 1
-    return offsets[j]
+    """Offset of key's block of n values, inserting it if new (safe across threads)."""
+    mask = len(keys) - 1
+    j = key & mask
+    while True:
+        current = keys[j]
+        if current == 0:
+            current = _compare_and_swap(keys, j, 0, key)
+            if current == 0:  # this thread claimed the slot
+                num_actions[j] = n
+                offset = _fetch_add(meta, META_SLOTS_USED, n)
+                _fetch_add(meta, META_KEYS, 1)
+                _compare_and_swap(offsets, j, -1, offset)  # publish the block last
+                return offset
+        if current == key:
+            offset = _compare_and_swap(offsets, j, -1, -1)  # an atomic read
+            while offset < 0:  # another thread is publishing this key's block
+                offset = _compare_and_swap(offsets, j, -1, -1)
+            return offset
+        j = (j + 1) & mask
 
 
 @njit(**_JIT)
@@ -196,33 +251,71 @@ def run_iterations(root, level, iterations, keys, offsets, num_actions, regret,
 class MCCFRSolver:
     """External-sampling MCCFR on a jabbas_palace game; tables grow as needed."""
 
-    def __init__(self, game, level: int = 0, seed: int = 1, tables: Tables | None = None):
+    def __init__(self, game, level: int = 0, seed: int = 1, threads: int = 1,
+                 tables: Tables | None = None):
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
         self.game = game
         self.root = game.initial_array.copy()
         self.root[L.S_LOGGING] = 1  # the keys are built from the event log
         self.level = level
+        self.seed = seed
         self.tables = tables or Tables.empty()
-        self.rng = np.array([max(1, seed % 2147483647), 0], dtype=np.int64)
+        # Per thread: [random state, nodes touched].
+        self.rngs = np.array([[max(1, (seed + 7919 * k) % 2147483647), 0]
+                              for k in range(threads)], dtype=np.int64)
         self.iterations = 0
+        self.seconds = 0.0
+
+    @property
+    def threads(self) -> int:
+        return len(self.rngs)
 
     @property
     def nodes_touched(self) -> int:
-        return int(self.rng[1])
+        return int(self.rngs[:, 1].sum())
 
-    def run(self, iterations: int) -> None:
-        done = 0
-        while done < iterations:
-            # Leave room for one more iteration's new keys before the next check.
-            margin_keys = 4096
-            if self.tables.needs_growth(margin_keys, 8 * margin_keys):
-                self.tables = self.tables.grown()
-            capacity_keys = int(_MAX_LOAD * len(self.tables.keys)) - margin_keys
-            capacity_values = len(self.tables.regret) - 8 * margin_keys
-            step = run_iterations(self.root, self.level, iterations - done,
-                                  *self.tables.args(), self.rng, capacity_keys,
-                                  capacity_values)
-            done += step
-            self.iterations += step
+    def run(self, iterations: int, batch: int = 2000,
+            on_batch=None, stop: threading.Event | None = None) -> None:
+        """Run `iterations` more iterations in batches; between batches the table grows
+        if needed and `on_batch(solver)` is called (progress, checkpoints). Ctrl-C ends
+        the run after the current batch, keeping every finished iteration."""
+        target = self.iterations + iterations
+        try:
+            while self.iterations < target and not (stop and stop.is_set()):
+                self._run_batch(min(batch, target - self.iterations))
+                if on_batch:
+                    on_batch(self)
+        except KeyboardInterrupt:
+            if on_batch:
+                on_batch(self)
+            raise
+
+    def _run_batch(self, iterations: int) -> None:
+        margin_keys = 4096 * self.threads  # new keys one iteration per thread may add
+        if self.tables.needs_growth(margin_keys, 16 * margin_keys):
+            self.tables = self.tables.grown()
+        capacity_keys = int(_MAX_LOAD * len(self.tables.keys)) - margin_keys
+        capacity_values = len(self.tables.regret) - 16 * margin_keys
+        shares = [iterations // self.threads + (k < iterations % self.threads)
+                  for k in range(self.threads)]
+        done = [0] * self.threads
+        start = time.perf_counter()
+
+        def work(k: int) -> None:
+            done[k] = run_iterations(self.root, self.level, shares[k], *self.tables.args(),
+                                     self.rngs[k], capacity_keys, capacity_values)
+
+        if self.threads == 1:
+            work(0)
+        else:
+            workers = [threading.Thread(target=work, args=(k,)) for k in range(self.threads)]
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join()
+        self.iterations += sum(done)
+        self.seconds += time.perf_counter() - start
 
     def average_strategy(self, s, player: int, n: int) -> np.ndarray | None:
         """The normalised average strategy at engine state s, or None if never visited."""
@@ -233,6 +326,61 @@ class MCCFRSolver:
         block = t.strategy_sum[t.offsets[j]:t.offsets[j] + n].astype(np.float64)
         total = block.sum()
         return block / total if total > 0 else np.full(n, 1.0 / n)
+
+    # Checkpoints ------------------------------------------------------------------------
+
+    def _describe(self) -> dict:
+        return {"format": CHECKPOINT_FORMAT, "format_version": CHECKPOINT_VERSION,
+                "game": {k: v for k, v in self.game.get_parameters().items()},
+                "level": self.level, "seed": self.seed, "threads": self.threads,
+                "iterations": self.iterations, "seconds": self.seconds,
+                "keys": self.tables.num_keys}
+
+    def save_checkpoint(self, path: str | Path) -> None:
+        """Everything needed to resume, as .npz (no pickles), written atomically."""
+        from .results import code_version, write_atomic
+
+        t = self.tables
+        used = int(t.meta[META_SLOTS_USED])
+        header = {**self._describe(), "code_version": code_version()}
+        buffer = io.BytesIO()
+        np.savez(buffer, header=np.array(json.dumps(header)), keys=t.keys, offsets=t.offsets,
+                 num_actions=t.num_actions, regret=t.regret[:used],
+                 strategy_sum=t.strategy_sum[:used], values_capacity=np.int64(len(t.regret)),
+                 meta=t.meta, rngs=self.rngs)
+        write_atomic(path, buffer.getvalue())
+
+    @classmethod
+    def from_checkpoint(cls, game, path: str | Path) -> MCCFRSolver:
+        """Resume from `save_checkpoint`; refuses a file for another game or version."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {name: data[name] for name in data.files}
+            header = json.loads(str(arrays["header"]))
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+            raise ValueError(f"{path}: not a readable MCCFR checkpoint ({err}); it may be "
+                             "truncated or corrupt") from None
+        if header.get("format") != CHECKPOINT_FORMAT or \
+                header.get("format_version") != CHECKPOINT_VERSION:
+            raise ValueError(f"{path}: format {header.get('format')!r} version "
+                             f"{header.get('format_version')!r}; expected "
+                             f"{CHECKPOINT_FORMAT!r} version {CHECKPOINT_VERSION}")
+        params = {k: v for k, v in game.get_parameters().items()}
+        if header["game"] != params:
+            raise ValueError(f"{path}: checkpoint is for game {header['game']}, not {params}")
+        values = int(arrays["values_capacity"])
+        used = len(arrays["regret"])
+        tables = Tables(arrays["keys"], arrays["offsets"], arrays["num_actions"],
+                        np.zeros(values, np.float32), np.zeros(values, np.float32),
+                        arrays["meta"])
+        tables.regret[:used] = arrays["regret"]
+        tables.strategy_sum[:used] = arrays["strategy_sum"]
+        solver = cls(game, level=header["level"], seed=header["seed"],
+                     threads=header["threads"], tables=tables)
+        solver.rngs = arrays["rngs"].copy()
+        solver.iterations = header["iterations"]
+        solver.seconds = header["seconds"]
+        return solver
 
 
 def strategy_on_tree(solver: MCCFRSolver, tree) -> tuple[np.ndarray, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from conftest import load
 from solver.abstraction import identity_key
@@ -83,3 +84,53 @@ def test_mccfr_converges_on_tiny():
     strategy, missing = strategy_on_tree(solver, tree)
     assert missing == 0
     assert exploitability(tree, strategy) < 0.02
+
+
+def _blocks_tile_the_values(tables) -> bool:
+    """Every key owns a distinct block and the blocks tile [0, values used)."""
+    used = tables.keys != 0
+    order = np.argsort(tables.offsets[used])
+    offsets, sizes = tables.offsets[used][order], tables.num_actions[used][order]
+    return (offsets[0] == 0 and np.array_equal(offsets[1:], offsets[:-1] + sizes[:-1])
+            and tables.meta[0] == offsets[-1] + sizes[-1]
+            and tables.num_keys == used.sum() == len(np.unique(tables.keys[used])))
+
+
+def test_two_threads_share_the_table_safely():
+    game = load(deck="medium")
+    solver = MCCFRSolver(game, seed=2, threads=2, tables=Tables.empty(capacity=16, values=64))
+    solver.run(20_000, batch=5_000)
+    assert solver.iterations == 20_000
+    assert _blocks_tile_the_values(solver.tables)
+
+
+def test_checkpoint_resume_equals_an_uninterrupted_run(tmp_path):
+    game = load(deck="small")
+    straight = MCCFRSolver(game, seed=9)
+    straight.run(5_000, batch=1_000)
+    first = MCCFRSolver(game, seed=9)
+    first.run(3_000, batch=1_000)
+    first.save_checkpoint(tmp_path / "run.npz")
+    del first  # the "killed" run
+    resumed = MCCFRSolver.from_checkpoint(game, tmp_path / "run.npz")
+    assert resumed.iterations == 3_000
+    resumed.run(2_000, batch=1_000)
+    a, b = straight.tables, resumed.tables
+    assert np.array_equal(a.keys, b.keys) and np.array_equal(a.offsets, b.offsets)
+    used = int(a.meta[0])
+    assert np.array_equal(a.regret[:used], b.regret[:used])
+    assert np.array_equal(a.strategy_sum[:used], b.strategy_sum[:used])
+
+
+def test_bad_checkpoints_are_refused(tmp_path):
+    game = load(deck="small")
+    solver = MCCFRSolver(game, seed=1)
+    solver.run(500)
+    path = tmp_path / "run.npz"
+    solver.save_checkpoint(path)
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(path.read_bytes()[:2000])
+    with pytest.raises(ValueError, match="truncated or corrupt"):
+        MCCFRSolver.from_checkpoint(game, truncated)
+    with pytest.raises(ValueError, match="checkpoint is for game"):
+        MCCFRSolver.from_checkpoint(load(deck="small", agenda="jabbas_court"), path)
