@@ -101,21 +101,31 @@ class Tables:
     def num_keys(self) -> int:
         return int(self.meta[META_KEYS])
 
-    def needs_growth(self, margin_keys: int, margin_values: int) -> bool:
-        return (self.num_keys + margin_keys > _MAX_LOAD * len(self.keys)
-                or self.meta[META_SLOTS_USED] + margin_values > len(self.regret))
+    def keys_full(self, margin_keys: int) -> bool:
+        return self.num_keys + margin_keys > _MAX_LOAD * len(self.keys)
 
-    def grown(self) -> Tables:
-        """A copy with twice the key capacity and value space, every key rehashed."""
-        bigger = Tables.empty(2 * len(self.keys), 2 * len(self.regret))
-        used = int(self.meta[META_SLOTS_USED])
-        bigger.regret[:used] = self.regret[:used]
-        bigger.strategy_sum[:used] = self.strategy_sum[:used]
-        _rehash(self.keys, self.offsets, self.num_actions, bigger.keys, bigger.offsets,
-                bigger.num_actions)
-        bigger.meta[:] = self.meta
-        bigger.meta[META_CAPACITY] = len(bigger.keys)
-        return bigger
+    def values_full(self, margin_values: int) -> bool:
+        return self.meta[META_SLOTS_USED] + margin_values > len(self.regret)
+
+    def grown(self, keys: bool = True, values: bool = True) -> Tables:
+        """Twice the key capacity (every key rehashed) and/or twice the value space; the
+        part not grown is shared, not copied."""
+        key_arrays = (self.keys, self.offsets, self.num_actions)
+        if keys:
+            size = 2 * len(self.keys)
+            key_arrays = (np.zeros(size, np.int64), np.full(size, -1, np.int64),
+                          np.zeros(size, np.int8))
+            _rehash(self.keys, self.offsets, self.num_actions, *key_arrays)
+        regret, strategy_sum = self.regret, self.strategy_sum
+        if values:
+            used = int(self.meta[META_SLOTS_USED])
+            regret = np.zeros(2 * len(self.regret), np.float32)
+            strategy_sum = np.zeros(2 * len(self.regret), np.float32)
+            regret[:used] = self.regret[:used]
+            strategy_sum[:used] = self.strategy_sum[:used]
+        meta = self.meta.copy()
+        meta[META_CAPACITY] = len(key_arrays[0])
+        return Tables(*key_arrays, regret, strategy_sum, meta)
 
     def args(self):
         return (self.keys, self.offsets, self.num_actions, self.regret, self.strategy_sum,
@@ -293,8 +303,10 @@ class MCCFRSolver:
 
     def _run_batch(self, iterations: int) -> None:
         margin_keys = 4096 * self.threads  # new keys one iteration per thread may add
-        if self.tables.needs_growth(margin_keys, 16 * margin_keys):
-            self.tables = self.tables.grown()
+        grow_keys = self.tables.keys_full(margin_keys)
+        grow_values = self.tables.values_full(16 * margin_keys)
+        if grow_keys or grow_values:
+            self.tables = self.tables.grown(keys=grow_keys, values=grow_values)
         capacity_keys = int(_MAX_LOAD * len(self.tables.keys)) - margin_keys
         capacity_values = len(self.tables.regret) - 16 * margin_keys
         shares = [iterations // self.threads + (k < iterations % self.threads)
@@ -306,6 +318,7 @@ class MCCFRSolver:
             done[k] = run_iterations(self.root, self.level, shares[k], *self.tables.args(),
                                      self.rngs[k], capacity_keys, capacity_values)
 
+        interrupted = False
         if self.threads == 1:
             work(0)
         else:
@@ -313,9 +326,15 @@ class MCCFRSolver:
             for worker in workers:
                 worker.start()
             for worker in workers:
-                worker.join()
+                while worker.is_alive():
+                    try:  # Ctrl-C: let the batch finish, so the tables stay consistent
+                        worker.join()
+                    except KeyboardInterrupt:
+                        interrupted = True
         self.iterations += sum(done)
         self.seconds += time.perf_counter() - start
+        if interrupted:
+            raise KeyboardInterrupt
 
     def average_strategy(self, s, player: int, n: int) -> np.ndarray | None:
         """The normalised average strategy at engine state s, or None if never visited."""

@@ -1,0 +1,368 @@
+"""External-sampling MCCFR speed and memory: our compiled solver vs OpenSpiel's, side by side.
+
+(1) Our `solver.mccfr.MCCFRSolver` (numba, one thread): iterations/s and nodes touched/s,
+    timed around one `solver.run(k)` call per repeat, k calibrated so that a call takes
+    about --seconds; numba compiles (or loads its cache) in a warm-up run first.
+(2) `pyspiel.ExternalSamplingMCCFRSolver` (C++, calling back into our Python game):
+    iterations/s from `run_iteration()` in a loop. OpenSpiel counts no nodes, so its
+    nodes/s is an ESTIMATE: its iterations/s times our measured nodes per iteration
+    (same algorithm, same game, same perfect-recall information states: the expected
+    nodes per iteration are equal). As a check of that estimate, an untimed pass counts
+    both solvers' nodes iteration by iteration (OpenSpiel's by wrapping the Python
+    state's `_apply_action`) and compares the means within their sampling error.
+(3) The ratio ours / OpenSpiel (target: at least 100x on the same game).
+(4) Memory of our tables after a longer run on the full deck: bytes per key as allocated
+    and as used, and peak RSS growth (ru_maxrss) per million keys. It runs first, so the
+    earlier measurements do not raise the RSS peak it starts from.
+
+Every repeat starts both solvers from empty tables (seeded); the decks and solvers are
+interleaved within each repeat, so machine noise hits them alike.
+
+    python benchmarks/mccfr_speed.py [--seconds 3] [--repeats 5] [--deck full,small]
+        [--players 2] [--memory-seconds 30] [--check-seconds 3] [--seed 1] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import sys
+from pathlib import Path
+
+# Measure this checkout's solver, not whatever tree an editable install points at.
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+import pyspiel
+from _common import (
+    Stopwatch,
+    add_output_args,
+    load_jabba,
+    machine_info,
+    markdown_table,
+    median,
+    write_json_atomic,
+)
+
+from solver import mccfr
+from spiel_game.cards import parse_deck
+
+TARGET_RATIO = 100  # the issue: ours >= 100x OpenSpiel's, same game
+CALIBRATE_FRACTION = 0.1  # calibration runs until a call takes this share of --seconds
+MEMORY_DECK = "full"
+
+
+def new_solver(game, seed: int):
+    return mccfr.MCCFRSolver(game, level=0, seed=seed)
+
+
+def calibrate_ours(game, seconds: float, seed: int) -> int:
+    """Iterations that one run() call on empty tables needs to last about `seconds`."""
+    solver = new_solver(game, seed)
+    k, done, clock = 1, 0, Stopwatch()
+    while True:
+        call = Stopwatch()
+        solver.run(k)
+        done += k
+        if call.elapsed() >= CALIBRATE_FRACTION * seconds:
+            return max(1, round(done / clock.elapsed() * seconds))
+        k *= 2
+
+
+def measure_ours(game, iterations: int, seed: int) -> dict:
+    """One timed run() of `iterations` on a fresh solver."""
+    solver = new_solver(game, seed)
+    nodes0, iterations0 = solver.nodes_touched, solver.iterations
+    clock = Stopwatch()
+    solver.run(iterations)
+    elapsed = clock.elapsed()
+    done = solver.iterations - iterations0
+    nodes = solver.nodes_touched - nodes0
+    return {"iterations": done, "nodes": nodes, "seconds": elapsed,
+            "iterations_per_s": done / elapsed, "nodes_per_s": nodes / elapsed,
+            "nodes_per_iteration": nodes / done, "keys": solver.tables.num_keys}
+
+
+def measure_openspiel(game, seconds: float, seed: int) -> dict:
+    """run_iteration() on a fresh pyspiel solver for about `seconds`."""
+    solver = pyspiel.ExternalSamplingMCCFRSolver(game, seed=seed)
+    done, clock = 0, Stopwatch()
+    while clock.elapsed() < seconds:
+        solver.run_iteration()
+        done += 1
+    elapsed = clock.elapsed()
+    return {"iterations": done, "seconds": elapsed, "iterations_per_s": done / elapsed}
+
+
+def per_iteration_nodes_ours(game, seconds: float, seed: int) -> list[int]:
+    """Untimed: our nodes touched by each iteration (run(1) calls on a fresh solver)."""
+    solver = new_solver(game, seed)
+    counts, clock = [], Stopwatch()
+    while clock.elapsed() < seconds:
+        before = solver.nodes_touched
+        solver.run(1)
+        counts.append(solver.nodes_touched - before)
+    return counts
+
+
+def per_iteration_nodes_openspiel(game, seconds: float, seed: int) -> list[int]:
+    """Untimed: OpenSpiel's nodes per iteration, counted by wrapping the Python state's
+    `_apply_action` (each child it visits is one clone + apply; plus one root per player
+    per iteration). Restores the method afterwards."""
+    state_class = type(game.new_initial_state())
+    original = state_class._apply_action
+    applied = [0]
+
+    def counting_apply(self, action):
+        applied[0] += 1
+        return original(self, action)
+
+    solver = pyspiel.ExternalSamplingMCCFRSolver(game, seed=seed)
+    counts, clock = [], Stopwatch()
+    state_class._apply_action = counting_apply
+    try:
+        while clock.elapsed() < seconds:
+            before = applied[0]
+            solver.run_iteration()
+            counts.append(applied[0] - before + game.num_players())
+    finally:
+        state_class._apply_action = original
+    return counts
+
+
+def mean_and_error(counts: list[int]) -> dict:
+    """Mean and its standard error (sample standard deviation / sqrt(n))."""
+    values = np.asarray(counts, dtype=np.float64)
+    error = values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else float("nan")
+    return {"n": len(values), "mean": float(values.mean()), "standard_error": float(error),
+            "max": float(values.max())}
+
+
+def node_count_check(game, seconds: float, rng: random.Random) -> dict:
+    """Nodes per iteration of both solvers, counted iteration by iteration (untimed), and
+    the z-score of their difference."""
+    theirs = mean_and_error(per_iteration_nodes_openspiel(game, seconds,
+                                                          rng.randrange(1, 2**31 - 1)))
+    ours = mean_and_error(per_iteration_nodes_ours(game, seconds,
+                                                   rng.randrange(1, 2**31 - 1)))
+    z = (theirs["mean"] - ours["mean"]) / np.hypot(theirs["standard_error"],
+                                                   ours["standard_error"])
+    return {"openspiel": theirs, "ours": ours, "ratio": theirs["mean"] / ours["mean"],
+            "z": float(z)}
+
+
+def table_memory(tables) -> dict:
+    """Bytes per key of the hash table: as allocated (every array's nbytes / keys) and as
+    used (per-key slot entries + one regret and one strategy-sum value per action)."""
+    keys = tables.num_keys
+    slot_arrays = (tables.keys, tables.offsets, tables.num_actions)
+    value_arrays = (tables.regret, tables.strategy_sum)
+    values_used = int(tables.num_actions[tables.keys != 0].astype(np.int64).sum())
+    actions_per_key = values_used / keys
+    slot_bytes = sum(a.itemsize for a in slot_arrays)
+    value_bytes = sum(a.itemsize for a in value_arrays)
+    allocated = sum(a.nbytes for a in slot_arrays + value_arrays)
+    return {"keys": keys, "slots": len(tables.keys), "values_allocated": len(tables.regret),
+            "values_used": values_used, "actions_per_key": actions_per_key,
+            "allocated_bytes": allocated, "bytes_per_key_allocated": allocated / keys,
+            "bytes_per_key_used": slot_bytes + value_bytes * actions_per_key}
+
+
+def measure_memory(game, seconds: float, seed: int) -> dict:
+    """Run a fresh solver for about `seconds` (calls of growing size); table bytes per key
+    and the growth of the process's peak RSS per million keys."""
+    peak_before_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    solver = new_solver(game, seed)
+    k, clock = 64, Stopwatch()
+    while clock.elapsed() < seconds:
+        call = Stopwatch()
+        solver.run(k)
+        if call.elapsed() < min(1.0, seconds / 20):
+            k *= 2
+    elapsed = clock.elapsed()
+    peak_after_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = table_memory(solver.tables)
+    growth_mb = (peak_after_kb - peak_before_kb) / 1024
+    result.update({"iterations": solver.iterations, "seconds": elapsed,
+                   "iterations_per_s": solver.iterations / elapsed,
+                   "nodes_per_s": solver.nodes_touched / elapsed,
+                   "peak_rss_before_mb": peak_before_kb / 1024,
+                   "peak_rss_after_mb": peak_after_kb / 1024,
+                   "peak_rss_growth_mb": growth_mb,
+                   "rss_mb_per_million_keys": growth_mb / (result["keys"] / 1e6)})
+    return result
+
+
+def summarize(runs: list[dict], key: str) -> dict:
+    values = [run[key] for run in runs]
+    return {"median": median(values), "min": min(values), "max": max(values)}
+
+
+def spread(summary: dict) -> str:
+    low, high = summary["min"], summary["max"]
+    return f"{low:,.0f} – {high:,.0f}" if low >= 100 else f"{low:.3g} – {high:.3g}"
+
+
+def warm_up(games: dict) -> None:
+    """Compile (or load numba's cache) and touch every code path outside the timings."""
+    for game in games.values():
+        new_solver(game, 1).run(2)
+        pyspiel.ExternalSamplingMCCFRSolver(game, seed=1).run_iteration()
+
+
+def speed_section(games: dict, args, rng: random.Random) -> dict:
+    """Calibrate, then interleave ours and OpenSpiel for every deck in every repeat."""
+    iterations = {deck: calibrate_ours(game, args.seconds, rng.randrange(1, 2**31 - 1))
+                  for deck, game in games.items()}
+    runs = {deck: {"ours": [], "openspiel": []} for deck in games}
+    for _ in range(args.repeats):
+        for deck, game in games.items():
+            runs[deck]["ours"].append(
+                measure_ours(game, iterations[deck], rng.randrange(1, 2**31 - 1)))
+            runs[deck]["openspiel"].append(
+                measure_openspiel(game, args.seconds, rng.randrange(1, 2**31 - 1)))
+    checks = {deck: node_count_check(game, args.check_seconds, rng)
+              for deck, game in games.items()} if args.check_seconds > 0 else {}
+
+    results = {}
+    for deck in games:
+        ours, theirs = runs[deck]["ours"], runs[deck]["openspiel"]
+        # Pooled over repeats: the estimate of nodes per iteration for both solvers.
+        per_iteration = sum(r["nodes"] for r in ours) / sum(r["iterations"] for r in ours)
+        ours_it, theirs_it = summarize(ours, "iterations_per_s"), summarize(
+            theirs, "iterations_per_s")
+        ours_nodes = summarize(ours, "nodes_per_s")
+        theirs_nodes_estimate = theirs_it["median"] * per_iteration
+        results[deck] = {
+            "spec": parse_deck(deck).to_spec(),
+            "ours": {"iterations_per_call": iterations[deck], "iterations_per_s": ours_it,
+                     "nodes_per_s": ours_nodes, "nodes_per_iteration": per_iteration,
+                     "runs": ours},
+            "openspiel": {"iterations_per_s": theirs_it,
+                          "nodes_per_iteration_estimate": per_iteration,
+                          "nodes_per_s_estimate": theirs_nodes_estimate,
+                          "runs": theirs},
+            "node_count_check": checks.get(deck),
+            "ratio_iterations_per_s": ours_it["median"] / theirs_it["median"],
+            "ratio_nodes_per_s": ours_nodes["median"] / theirs_nodes_estimate,
+        }
+    return results
+
+
+def print_speed(results: dict, args) -> None:
+    rows, ratio_rows, check_rows = [], [], []
+    for deck, r in results.items():
+        ours, theirs = r["ours"], r["openspiel"]
+        rows.append([deck, "ours (numba, 1 thread)", ours["iterations_per_s"]["median"],
+                     spread(ours["iterations_per_s"]), ours["nodes_per_iteration"],
+                     ours["nodes_per_s"]["median"], spread(ours["nodes_per_s"])])
+        rows.append([deck, "OpenSpiel C++ on the Python game",
+                     theirs["iterations_per_s"]["median"], spread(theirs["iterations_per_s"]),
+                     f"≈ {theirs['nodes_per_iteration_estimate']:,.1f} (ours)",
+                     f"≈ {theirs['nodes_per_s_estimate']:,.0f}", "-"])
+        met = min(r["ratio_iterations_per_s"], r["ratio_nodes_per_s"]) >= TARGET_RATIO
+        ratio_rows.append([deck, f"{r['ratio_iterations_per_s']:.1f}×",
+                           f"{r['ratio_nodes_per_s']:.1f}×", f"{TARGET_RATIO}×",
+                           "yes" if met else "no"])
+        check = r["node_count_check"]
+        if check:
+            check_rows.append([deck, *count_cells(check["openspiel"]),
+                               *count_cells(check["ours"]), f"{check['ratio']:.2f}",
+                               f"{check['z']:+.1f}"])
+    print(f"### MCCFR speed ({args.players} players, exalted_one), median of "
+          f"{args.repeats} repeats, each from empty tables, ~{args.seconds:g} s per run\n")
+    print(markdown_table(["deck", "solver", "iterations/s", "min – max", "nodes/iteration",
+                          "nodes/s", "nodes/s min – max"], rows))
+    print("\nOpenSpiel does not count nodes: its nodes/iteration and nodes/s are ESTIMATES, "
+          "ours measured\nnodes/iteration (pooled over the repeats) times its iterations/s. "
+          "Same algorithm, game and\nperfect-recall information states, so the expected "
+          "nodes per iteration are equal.\n")
+    print(markdown_table(["deck", "iterations/s ours / OpenSpiel",
+                          "nodes/s ours / OpenSpiel (estimate)", "target", "target met"],
+                         ratio_rows))
+    if not check_rows:
+        return
+    print(f"\nCheck of the estimate (untimed, {args.check_seconds:g} s per solver and deck, "
+          "fresh solvers): nodes\ncounted iteration by iteration. OpenSpiel's by wrapping "
+          "the Python state's `_apply_action`\n(one root per player + one apply per child "
+          "visited); ours from `nodes_touched` after each run(1).\nz = difference of the "
+          "means / its standard error; |z| < 2 is agreement within sampling noise.\n")
+    print(markdown_table(["deck", "OpenSpiel iterations", "OpenSpiel nodes/iteration",
+                          "max", "our iterations", "our nodes/iteration", "max",
+                          "OpenSpiel / ours", "z"], check_rows))
+
+
+def count_cells(counts: dict) -> list:
+    return [counts["n"], f"{counts['mean']:,.1f} ± {counts['standard_error']:,.1f}",
+            counts["max"]]
+
+
+def print_memory(m: dict, players: int) -> None:
+    print(f"\n### Our table memory ({MEMORY_DECK} deck, {players} players, one run of "
+          f"{m['seconds']:.0f} s from empty tables)\n")
+    print(markdown_table(
+        ["iterations", "iterations/s", "keys", "actions/key", "key slots", "value slots",
+         "bytes/key allocated", "bytes/key used", "peak RSS growth (MB)",
+         "MB per million keys"],
+        [[m["iterations"], m["iterations_per_s"], m["keys"], f"{m['actions_per_key']:.2f}",
+          m["slots"], m["values_allocated"], f"{m['bytes_per_key_allocated']:.1f}",
+          f"{m['bytes_per_key_used']:.1f}", f"{m['peak_rss_growth_mb']:,.0f}",
+          f"{m['rss_mb_per_million_keys']:.1f}"]]))
+    print("\nAllocated = nbytes of keys, offsets, num_actions, regret and strategy_sum over "
+          "the keys stored;\nused = key + offset + num_actions entry + (regret + strategy "
+          "sum) × actions per key. The RSS\ngrowth is the rise of ru_maxrss over the run; "
+          "it includes the moment a table doubles, when\nthe old and the new arrays are both "
+          "alive.\nThe peak moves in steps at each doubling, so MB per million keys can vary "
+          "about 2x with\nwhere between two doublings the run stops.")
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0,
+                        help="seconds per measurement (default %(default)s)")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="measurements per solver and deck (default %(default)s)")
+    parser.add_argument("--deck", default="full,small",
+                        help="comma-separated decks (presets or specs; default %(default)s)")
+    parser.add_argument("--players", type=int, default=2,
+                        help="players (default %(default)s)")
+    parser.add_argument("--memory-seconds", type=float, default=30.0,
+                        help="length of the memory run on the full deck; 0 skips it "
+                             "(default %(default)s)")
+    parser.add_argument("--check-seconds", type=float, default=3.0,
+                        help="untimed per-iteration node counts, per solver and deck; 0 "
+                             "skips them (default %(default)s)")
+    add_output_args(parser)
+    args = parser.parse_args(argv)
+    wall = Stopwatch()
+    rng = random.Random(args.seed)
+
+    decks = list(dict.fromkeys(d.strip() for d in args.deck.split(",") if d.strip()))
+    games = {deck: load_jabba(players=args.players, deck=deck) for deck in decks}
+    memory_game = games.get(MEMORY_DECK) or load_jabba(players=args.players, deck=MEMORY_DECK)
+    warm_up({**games, MEMORY_DECK: memory_game})
+
+    memory = None
+    if args.memory_seconds > 0:
+        memory = measure_memory(memory_game, args.memory_seconds, rng.randrange(1, 2**31 - 1))
+    speed = speed_section(games, args, rng)
+
+    print(f"solver: {mccfr.__file__}\n")
+    print("### Decks\n")
+    print(markdown_table(["deck", "spec"], [[d, r["spec"]] for d, r in speed.items()]) + "\n")
+    print_speed(speed, args)
+    if memory:
+        print_memory(memory, args.players)
+    print(f"\nwall time {wall.elapsed():.1f} s")
+
+    result = {"args": vars(args), "machine": machine_info(), "solver_file": mccfr.__file__,
+              "target_ratio": TARGET_RATIO, "speed": speed, "memory": memory,
+              "wall_seconds": wall.elapsed()}
+    if args.out:
+        write_json_atomic(args.out, result)
+    return result
+
+
+if __name__ == "__main__":
+    main()
