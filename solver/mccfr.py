@@ -41,7 +41,10 @@ from spiel_game import layout as L
 from .abstraction import abstract_key
 
 _JIT = dict(cache=True, nogil=True)
-META_SLOTS_USED, META_KEYS, META_CAPACITY = 0, 1, 2
+# The recursive kernel is compiled in each process: cached copies of it were seen to load
+# with an unresolved recursive call (a jump to address 0) in a later process.
+_JIT_RECURSIVE = dict(cache=False, nogil=True)
+META_SLOTS_USED, META_KEYS, META_CAPACITY, META_FULL = 0, 1, 2, 3
 _MAX_LOAD = 0.5
 CHECKPOINT_FORMAT = "jabbas-palace-mccfr-checkpoint"
 CHECKPOINT_VERSION = 1
@@ -85,13 +88,13 @@ class Tables:
     num_actions: np.ndarray  # int8 per slot
     regret: np.ndarray  # float32
     strategy_sum: np.ndarray  # float32
-    meta: np.ndarray  # int64: values used, keys stored, capacity
+    meta: np.ndarray  # int64: values used, keys stored, capacity, full flag
 
     @classmethod
     def empty(cls, capacity: int = 1 << 16, values: int = 1 << 18) -> Tables:
         if capacity & (capacity - 1):
             raise ValueError("capacity must be a power of two")
-        meta = np.zeros(3, dtype=np.int64)
+        meta = np.zeros(4, dtype=np.int64)
         meta[META_CAPACITY] = capacity
         return cls(np.zeros(capacity, np.int64), np.full(capacity, -1, np.int64),
                    np.zeros(capacity, np.int8), np.zeros(values, np.float32),
@@ -156,13 +159,18 @@ def find_slot(keys, key):
 
 
 @njit(**_JIT)
-def _block(keys, offsets, num_actions, meta, key, n):
-    """Offset of key's block of n values, inserting it if new (safe across threads)."""
+def _block(keys, offsets, num_actions, regret, meta, key, n):
+    """Offset of key's block of n values, inserting it if new (safe across threads);
+    -1 when the table is too full to insert (it sets the full flag instead)."""
     mask = len(keys) - 1
     j = key & mask
     while True:
         current = keys[j]
         if current == 0:
+            if (meta[META_KEYS] >= 0.9 * len(keys)
+                    or meta[META_SLOTS_USED] + n + 32 > len(regret)):
+                meta[META_FULL] = 1
+                return -1
             current = _compare_and_swap(keys, j, 0, key)
             if current == 0:  # this thread claimed the slot
                 num_actions[j] = n
@@ -196,27 +204,38 @@ def _next(seed):
     return (seed * 48271) % 2147483647
 
 
-@njit(**_JIT)
-def _traverse(s, p, level, keys, offsets, num_actions, regret, strategy_sum, meta, rng,
-              returns_buf):
-    """Sampled value for traverser p below s (s is consumed); counts nodes in rng[1]."""
-    rng[1] += 1
-    if engine.is_terminal(s):
-        engine.returns(s, returns_buf)
-        return returns_buf[p]
-    if engine.is_chance(s):
-        rng[0] = _next(rng[0])
-        engine.apply_action(s, engine.sample_chance(s, rng[0]))
-        return _traverse(s, p, level, keys, offsets, num_actions, regret, strategy_sum, meta,
-                         rng, returns_buf)
-    actions = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    n = engine.legal_actions(s, actions)
-    actor = engine.current_actor(s)
-    key = abstract_key(s, actor, level)
-    offset = _block(keys, offsets, num_actions, meta, key, n)
-    sigma = np.empty(n, dtype=np.float64)
-    _regret_matching(regret, offset, n, sigma)
-    if actor != p:
+_MAX_DEPTH = 256  # nodes on one path; a round has at most ~120 (layout.MAX_EVENTS)
+_MAX_OPTIONS = 16
+
+
+@njit(**_JIT_RECURSIVE)
+def _traverse(s, depth, p, level, keys, offsets, num_actions, regret, strategy_sum, meta,
+              rng, returns_buf, states, actions, sigmas, values):
+    """Sampled value for traverser p below s (s is consumed); counts nodes in rng[1].
+
+    Work space per depth (states, actions, sigmas, values) is preallocated: no allocation
+    per node. A traverser node at depth d builds each child in states[d + 1] in turn.
+    """
+    while True:  # chance and opponent nodes continue in place
+        rng[1] += 1
+        if engine.is_terminal(s):
+            engine.returns(s, returns_buf)
+            return returns_buf[p]
+        if engine.is_chance(s):
+            rng[0] = _next(rng[0])
+            engine.apply_action(s, engine.sample_chance(s, rng[0]))
+            continue
+        legal = actions[depth]
+        n = engine.legal_actions(s, legal)
+        actor = engine.current_actor(s)
+        offset = _block(keys, offsets, num_actions, regret, meta,
+                        abstract_key(s, actor, level), n)
+        if offset < 0:
+            return 0.0  # table full: abandon this traversal (the caller grows the table)
+        sigma = sigmas[depth]
+        _regret_matching(regret, offset, n, sigma)
+        if actor == p:
+            break
         for i in range(n):
             strategy_sum[offset + i] += sigma[i]
         rng[0] = _next(rng[0])
@@ -225,36 +244,43 @@ def _traverse(s, p, level, keys, offsets, num_actions, regret, strategy_sum, met
         while i < n - 1 and u >= sigma[i]:
             u -= sigma[i]
             i += 1
-        engine.apply_action(s, actions[i])
-        return _traverse(s, p, level, keys, offsets, num_actions, regret, strategy_sum, meta,
-                         rng, returns_buf)
-    values = np.empty(n, dtype=np.float64)
+        engine.apply_action(s, legal[i])
+    used = L.S_EVENTS + s[L.S_EVENT_N] * L.EVENT_SIZE  # the log's tail is never read
+    child = states[depth + 1]
     value = 0.0
     for i in range(n):
-        child = s.copy()
-        engine.apply_action(child, actions[i])
-        values[i] = _traverse(child, p, level, keys, offsets, num_actions, regret,
-                              strategy_sum, meta, rng, returns_buf)
-        value += sigma[i] * values[i]
+        child[:used] = s[:used]
+        engine.apply_action(child, legal[i])
+        values[depth, i] = _traverse(child, depth + 1, p, level, keys, offsets, num_actions,
+                                     regret, strategy_sum, meta, rng, returns_buf, states,
+                                     actions, sigmas, values)
+        value += sigma[i] * values[depth, i]
+    if meta[META_FULL]:
+        return 0.0  # a subtree was abandoned: no update from incomplete values
     for i in range(n):
-        regret[offset + i] += values[i] - value
+        regret[offset + i] += values[depth, i] - value
     return value
 
 
-@njit(**_JIT)
+@njit(**_JIT_RECURSIVE)
 def run_iterations(root, level, iterations, keys, offsets, num_actions, regret,
                    strategy_sum, meta, rng, max_keys, max_values):
     """Up to `iterations` iterations (one traversal per player each); stops early, before
     an iteration, once the table passes max_keys or max_values. Returns iterations done."""
     num_players = root[L.S_NUM_PLAYERS]
     returns_buf = np.zeros(num_players, dtype=np.float64)
+    states = np.zeros((_MAX_DEPTH, len(root)), dtype=root.dtype)
+    actions = np.zeros((_MAX_DEPTH, L.NUM_ACTIONS), dtype=np.int32)
+    sigmas = np.zeros((_MAX_DEPTH, _MAX_OPTIONS), dtype=np.float64)
+    values = np.zeros((_MAX_DEPTH, _MAX_OPTIONS), dtype=np.float64)
     for t in range(iterations):
-        if meta[META_KEYS] > max_keys or meta[META_SLOTS_USED] > max_values:
+        if (meta[META_FULL] or meta[META_KEYS] > max_keys
+                or meta[META_SLOTS_USED] > max_values):
             return t
         for p in range(num_players):
-            s = root.copy()
-            _traverse(s, p, level, keys, offsets, num_actions, regret, strategy_sum, meta,
-                      rng, returns_buf)
+            states[0][:] = root
+            _traverse(states[0], 0, p, level, keys, offsets, num_actions, regret,
+                      strategy_sum, meta, rng, returns_buf, states, actions, sigmas, values)
     return iterations
 
 
@@ -303,10 +329,15 @@ class MCCFRSolver:
 
     def _run_batch(self, iterations: int) -> None:
         margin_keys = 4096 * self.threads  # new keys one iteration per thread may add
-        grow_keys = self.tables.keys_full(margin_keys)
-        grow_values = self.tables.values_full(16 * margin_keys)
+        # A traversal that met a full table was abandoned part-way (its completed subtrees'
+        # updates stand); grow whatever is short and go on.
+        full = bool(self.tables.meta[META_FULL])
+        grow_keys = self.tables.keys_full(margin_keys) or (
+            full and self.tables.num_keys >= 0.45 * len(self.tables.keys))
+        grow_values = self.tables.values_full(16 * margin_keys) or (full and not grow_keys)
         if grow_keys or grow_values:
             self.tables = self.tables.grown(keys=grow_keys, values=grow_values)
+        self.tables.meta[META_FULL] = 0
         capacity_keys = int(_MAX_LOAD * len(self.tables.keys)) - margin_keys
         capacity_values = len(self.tables.regret) - 16 * margin_keys
         shares = [iterations // self.threads + (k < iterations % self.threads)

@@ -39,7 +39,8 @@ def test_identity_key_is_the_information_state():
 def test_hash_table_collisions_and_growth():
     tables = Tables.empty(capacity=8, values=64)
     colliding = [8 * k + 3 for k in range(1, 4)]  # same slot modulo 8
-    offsets = [_block(tables.keys, tables.offsets, tables.num_actions, tables.meta, key, 2)
+    offsets = [_block(tables.keys, tables.offsets, tables.num_actions, tables.regret,
+                      tables.meta, key, 2)
                for key in colliding]
     assert offsets == [0, 2, 4] and tables.num_keys == 3
     slots = [find_slot(tables.keys, key) for key in colliding]
