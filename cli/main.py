@@ -68,29 +68,52 @@ def _default_result_path(deck: str, agenda: str, players: int, algorithm: str) -
 
 @app.command()
 def solve(
-    deck: str = typer.Option("tiny", help="A reduced deck: preset or spec (see README)."),
+    deck: str = typer.Option("tiny", help="full, a reduced preset or a spec (see README)."),
     players: int = typer.Option(2, help="Number of players."),
     agenda: str = typer.Option("exalted_one", help="Agenda."),
     utility: str = typer.Option("margin", help="margin (zero-sum) or tokens."),
-    algorithm: str = typer.Option("cfr+", help="cfr, cfr+ or dcfr."),
+    algorithm: str = typer.Option("cfr+", help="cfr, cfr+, dcfr (exact, whole tree of a "
+                                  "reduced deck) or mccfr (sampled, any deck)."),
     iterations: Optional[int] = typer.Option(1000, help="Iteration budget (0: none)."),
     seconds: Optional[float] = typer.Option(None, help="Time budget in seconds."),
-    target: Optional[float] = typer.Option(None, help="Stop at this exploitability "
-                                           "(2 players) or NashConv (3+)."),
-    lp: bool = typer.Option(True, help="2 players: also solve OpenSpiel's sequence-form "
-                            "LP and compare the game value (small trees only)."),
-    out: Optional[Path] = typer.Option(None, help="Result file (.json or .json.gz); "
-                                       "default results/solve_<deck>_<agenda>_<n>p_<alg>.json.gz"),
+    target: Optional[float] = typer.Option(None, help="Exact algorithms: stop at this "
+                                           "exploitability (2 players) or NashConv (3+)."),
+    lp: bool = typer.Option(True, help="Exact, 2 players: also solve OpenSpiel's "
+                            "sequence-form LP and compare the game value (small trees)."),
+    abstraction: str = typer.Option("identity", help="mccfr: information abstraction "
+                                    "level."),
+    threads: int = typer.Option(2, help="mccfr: worker threads sharing the tables."),
+    seed: int = typer.Option(1, help="mccfr: random seed."),
+    checkpoint: Optional[Path] = typer.Option(None, help="mccfr: checkpoint file (.npz), "
+                                              "written atomically."),
+    checkpoint_every: float = typer.Option(600.0, help="mccfr: seconds between "
+                                           "checkpoints."),
+    resume: bool = typer.Option(False, help="mccfr: continue from --checkpoint."),
+    out: Optional[Path] = typer.Option(None, help="Result file; default under results/."),
 ) -> None:
-    """Solve a reduced deck exactly with CFR, CFR+ or DCFR and save the policy table."""
-    from solver import exact, results
+    """Solve a game: exactly (CFR, CFR+, DCFR on a reduced deck) or by MCCFR."""
     from solver.cfr import ALGORITHMS
+
+    if algorithm not in (*ALGORITHMS, "mccfr"):
+        raise typer.BadParameter(f"algorithm {algorithm!r}: allowed are "
+                                 f"{', '.join(ALGORITHMS)}, mccfr")
+    game = _load_game(players, agenda, deck, utility)
+    if algorithm == "mccfr":
+        _solve_mccfr(game, deck, agenda, players, iterations or None, seconds, abstraction,
+                     threads, seed, checkpoint, checkpoint_every, resume, out)
+        return
+    if deck == "full":
+        raise typer.BadParameter("the full deck's tree is far too large for exact CFR; "
+                                 "use --algorithm mccfr")
+    _solve_exact(game, deck, agenda, players, utility, algorithm, iterations or None,
+                 seconds, target, lp, out)
+
+
+def _solve_exact(game, deck, agenda, players, utility, algorithm, iterations, seconds,
+                 target, lp, out) -> None:
+    from solver import exact, results
     from solver.tree import build_tree
 
-    if algorithm not in ALGORITHMS:
-        raise typer.BadParameter(f"algorithm {algorithm!r}: allowed are "
-                                 f"{', '.join(ALGORITHMS)}")
-    game = _load_game(players, agenda, deck, utility)
     with _status(f"building the game tree of deck {deck!r}"):
         try:
             tree = build_tree(game, max_nodes=30_000_000)
@@ -99,10 +122,10 @@ def solve(
     typer.echo(f"tree: {tree.num_nodes:,} histories, {tree.num_infosets:,} information "
                f"states ({tree.build_seconds:.1f} s)")
     metric = exact.metric_name(players)
-    progress, task = _progress(f"{algorithm}", total=iterations or None)
+    progress, task = _progress(f"{algorithm}", total=iterations)
     with progress:
         outcome = exact.solve(
-            tree, algorithm, iterations=iterations or None, seconds=seconds, target=target,
+            tree, algorithm, iterations=iterations, seconds=seconds, target=target,
             on_iteration=lambda i: progress.update(task, completed=i),
             on_measure=lambda m: (
                 progress.update(task, description=f"{algorithm} {metric} {m.value:.2e}"),
@@ -125,6 +148,61 @@ def solve(
     results.write_json(path, results.policy_record(
         tree, outcome, deck_spec=game.config.deck.to_spec(), lp_value=lp_value))
     typer.echo(f"wrote {path}")
+
+
+EXACT_CURVE_MAX_NODES = 3_000_000
+
+
+def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, threads,
+                 seed, checkpoint, checkpoint_every, resume, out) -> None:
+    from solver import abstraction as abstraction_module
+    from solver.policy_file import export_policy
+    from solver.train import train
+    from solver.tree import build_tree
+
+    if abstraction not in abstraction_module.LEVELS:
+        raise typer.BadParameter(f"abstraction {abstraction!r}: allowed are "
+                                 f"{', '.join(abstraction_module.LEVELS)}")
+    tree = None
+    if deck != "full":
+        try:
+            tree = build_tree(game, max_nodes=EXACT_CURVE_MAX_NODES)
+            typer.echo(f"reduced deck: exploitability measured exactly on its "
+                       f"{tree.num_nodes:,}-history tree")
+        except ValueError:
+            typer.echo("tree too large for exact measurements; training without them")
+    progress, task = _progress("mccfr", total=iterations)
+
+    def report(solver, point) -> None:
+        progress.update(task, completed=solver.iterations,
+                        description=f"mccfr {solver.tables.num_keys:,} keys")
+        if point:
+            extra = "".join(f", {k} {v:.3e}" for k, v in point.items()
+                            if k in ("exploitability", "nash_conv"))
+            progress.console.print(f"iteration {point['iteration']:>10,}: "
+                                   f"{point['keys']:,} keys{extra} ({point['seconds']:.0f} s)")
+
+    try:
+        with progress:
+            outcome = train(game, abstraction_module.LEVELS[abstraction], iterations,
+                            seconds, threads=threads, seed=seed, checkpoint=checkpoint,
+                            checkpoint_every=checkpoint_every, resume=resume, tree=tree,
+                            on_progress=report)
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
+    solver = outcome.solver
+    typer.echo(f"{solver.iterations:,} iterations in {solver.seconds:.0f} s (stopped by "
+               f"{outcome.stopped_by}); {solver.tables.num_keys:,} keys; "
+               f"{solver.nodes_touched / max(solver.seconds, 1e-9):,.0f} nodes/s")
+    safe_deck = deck if deck.isidentifier() else "custom"
+    path = out or Path("results") / f"policy_{safe_deck}_{agenda}_{players}p_{abstraction}.npz"
+    export_policy(solver, path, stopped_by=outcome.stopped_by, curve=outcome.curve)
+    typer.echo(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    if tree is not None:
+        from solver.train import write_curve
+        title = f"MCCFR ({abstraction}) on deck {deck}, {players} players, {agenda}"
+        for written in write_curve(outcome.curve, path.with_suffix(""), title):
+            typer.echo(f"wrote {written}")
 
 
 LP_MAX_INFOSETS = 5_000

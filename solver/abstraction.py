@@ -1,11 +1,39 @@
 """Abstract information-state keys, compiled: what MCCFR's tables are indexed by.
 
-Level `identity` (perfect recall): a 64-bit hash of the acting player's redacted event log
-(spiel_game.events.redact), i.e. of OpenSpiel's information-state string. Two states
-get the same key exactly when that player cannot tell them apart (up to 64-bit hash
-collisions: about n^2 / 2^65 expected among n keys, ~3e-4 at 10^8 keys).
+`abstract_key(s, player, level)` is called by the solver at every decision node (inside
+numba code), so every level is an @njit function of the state array, the acting player
+and the level number; `LEVELS` maps names to level numbers.
 
-Coarser levels (for the full game) are to come with their measured loss.
+Every level is a function of what `player` can see and nothing else: the event log
+redacted for `player` (spiel_game.events: `_PRIVATE_TO_ACTOR`, `_PRIVATE_TO_BOTH`), and
+the public table: who is in the round or protected, the deck size and bottom-queue size,
+the card being resolved and the chosen player (both logged publicly), the set-aside card
+being gone, the agenda. Hidden fields (other hands, the pool, the bottom-queue cards, an
+unseen set-aside card, Leia's returns of another player) are never read;
+tests/test_abstraction.py scrambles them and checks that no key changes.
+
+| level | name | features (details in each function's docstring) |
+|---|---|---|
+| 0 | `identity` | `identity_key`: the redacted log itself (perfect recall) |
+| 1 | `fine` | `fine_key`: `coarse` + each opponent's last played card, 5 Rebel-share buckets |
+| 2 | `coarse` | `coarse_key`: own hand, decision context, per opponent in/out, protected, known card or a bucketed summary of what it can be, knows-mine; deck size and agenda aggregate bucketed |
+
+The card counting behind levels 1-2 is `track`, a compiled replay of the redacted log
+with the rules of the Python reference solver/knowledge.py (a test compares the two):
+cards whose place the player does not know, the opponents' hand cards known for sure,
+which opponents know the player's card, and, beyond knowledge.py, what each hand can
+still be after public misses (a Jabba miss rules out Rebel cards...).
+
+The unseen multiset, which made the prototype abstractions of ../shared/BASELINES.md
+grow without end, is never keyed: only a summary of it per opponent (Rebel share and
+mean number of what the card can be, bucketed; for naming, the set of likeliest
+numbers).
+
+Within one key the legal actions are always the same (the solver stores one block of n
+values per key): every level keys on the phase, the own hand, the card being resolved,
+the choosable players and whether the set-aside card can be chosen, the cards being
+returned (Leia); the nameable numbers depend on the game's deck only (tables are per
+game).
 """
 
 from __future__ import annotations
@@ -14,10 +42,25 @@ import numpy as np
 from numba import njit
 
 from spiel_game import layout as L
+from spiel_game.cards import (
+    COL_EFFECT,
+    COL_NUMBER,
+    COL_PARAM_A,
+    COL_PARAM_B,
+    COL_SIDE,
+    Effect,
+    Side,
+)
+from spiel_game.engine import AG_JABBAS_COURT, AG_RESCUE_MISSION, CARDS
 from spiel_game.events import _PRIVATE_TO_ACTOR, _PRIVATE_TO_BOTH, _TWO_CARD_KINDS
 
 IDENTITY = 0
-LEVELS = {"identity": IDENTITY}
+FINE = 1
+COARSE = 2
+LEVELS = {"identity": IDENTITY, "fine": FINE, "coarse": COARSE}
+# Bump whenever the keys of any level change: tables and policy files store it and are
+# refused by another version (their keys would silently mean something else).
+VERSION = 1
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -28,40 +71,550 @@ _ACTOR_ONLY = _PRIVATE_TO_ACTOR.astype(np.int8)
 _BOTH = _PRIVATE_TO_BOTH.astype(np.int8)
 _TWO_CARDS = _TWO_CARD_KINDS.astype(np.int8)
 
+_REBEL = int(Side.REBEL)
+_PEEK_OR_SET_ASIDE = int(Effect.PEEK_OR_SET_ASIDE)
+_ELIMINATE_IF_SIDE = int(Effect.ELIMINATE_IF_SIDE)
+_AG_JABBAS_COURT = AG_JABBAS_COURT
+_AG_RESCUE_MISSION = AG_RESCUE_MISSION
+
 
 @njit(cache=True, inline="always")
 def _mix(h, value):
     return (h ^ np.uint64(value + 3)) * _FNV_PRIME  # value >= -2
 
 
+@njit(cache=True, inline="always")
+def _finish(h):
+    key = np.int64(h >> np.uint64(1))  # non-negative int64
+    return key if key != 0 else np.int64(1)  # never 0 (0 marks an empty table slot)
+
+
+@njit(cache=True, inline="always")
+def _redacted(s, i, player):
+    """Event i as `player` sees it: (kind, actor, other, card, extra)."""
+    base = L.S_EVENTS + i * L.EVENT_SIZE
+    kind = s[base + L.EV_KIND]
+    actor = s[base + L.EV_ACTOR]
+    other = s[base + L.EV_OTHER]
+    card = s[base + L.EV_CARD]
+    extra = s[base + L.EV_EXTRA]
+    unseen = ((_ACTOR_ONLY[kind] == 1 and actor != player)
+              or (_BOTH[kind] == 1 and actor != player and other != player))
+    if unseen:
+        if card >= 0:
+            card = _HIDDEN
+        if _TWO_CARDS[kind] == 1 and extra >= 0:
+            extra = _HIDDEN
+    return kind, actor, other, card, extra
+
+
 @njit(cache=True)
 def identity_key(s, player):
-    """Hash of (player, the log as `player` sees it); never 0 (0 marks an empty slot)."""
+    """Level 0, `identity`: hash of (player, the log as `player` sees it).
+
+    Perfect recall: two states get the same key exactly when `player` cannot tell them
+    apart (OpenSpiel's information-state string), up to 64-bit hash collisions (about
+    n^2 / 2^65 expected among n keys, ~3e-4 at 10^8 keys).
+    """
     h = _mix(_FNV_OFFSET, player)
     for i in range(s[L.S_EVENT_N]):
-        base = L.S_EVENTS + i * L.EVENT_SIZE
-        kind = s[base + L.EV_KIND]
-        actor = s[base + L.EV_ACTOR]
-        other = s[base + L.EV_OTHER]
-        card = s[base + L.EV_CARD]
-        extra = s[base + L.EV_EXTRA]
-        unseen = ((_ACTOR_ONLY[kind] == 1 and actor != player)
-                  or (_BOTH[kind] == 1 and actor != player and other != player))
-        if unseen:
-            if card >= 0:
-                card = _HIDDEN
-            if _TWO_CARDS[kind] == 1 and extra >= 0:
-                extra = _HIDDEN
+        kind, actor, other, card, extra = _redacted(s, i, player)
         h = _mix(h, kind)
         h = _mix(h, actor)
         h = _mix(h, other)
         h = _mix(h, card)
         h = _mix(h, extra)
-    key = np.int64(h >> np.uint64(1))  # non-negative int64
-    return key if key != 0 else np.int64(1)
+    return _finish(h)
+
+
+# Card counting from the redacted log ----------------------------------------------------
+# `track` fills one int32 vector; these are its fields.
+
+_K = 4  # known cards kept per seat (a hand has at most 3)
+T_UNSEEN = 0  # MAX_CHARS: cards whose place `player` does not know (deck, set-aside, hands)
+T_KNOWN = T_UNSEEN + L.MAX_CHARS  # MAX_PLAYERS: an opponent's single hand card if known
+T_KNOWS_MINE = T_KNOWN + L.MAX_PLAYERS  # MAX_PLAYERS: the card of mine q knows I hold
+T_LAST_PLAY = T_KNOWS_MINE + L.MAX_PLAYERS  # MAX_PLAYERS: last card each seat played
+T_HAND_N = T_LAST_PLAY + L.MAX_PLAYERS
+T_HAND = T_HAND_N + 1  # MAX_HAND, sorted
+T_RETURNING_N = T_HAND + L.MAX_HAND
+T_RETURNING = T_RETURNING_N + 1  # 2, sorted: own Leia cards between keep and return
+T_SET_ASIDE = T_RETURNING + 2  # the set-aside card if `player` saw it, else -1
+T_MY_BOTTOM = T_SET_ASIDE + 1  # own returned cards still in the bottom queue
+T_PALACE_SUM = T_MY_BOTTOM + 1  # MAX_PLAYERS: Palace numbers in each play area
+T_REBEL_COUNT = T_PALACE_SUM + L.MAX_PLAYERS  # MAX_PLAYERS: Rebel cards in each area
+T_ALLOWED = T_REBEL_COUNT + L.MAX_PLAYERS  # MAX_PLAYERS: characters a hand can still be
+T_SIZE = T_ALLOWED + L.MAX_PLAYERS
+
+_ALL = (1 << L.MAX_CHARS) - 1
+_NUMBER_MASK = np.zeros(L.NUM_NUMBERS, dtype=np.int64)  # characters with each number
+_SIDE_MASK = np.zeros((2, L.NUM_NUMBERS + 1), dtype=np.int64)  # side, number <= k
+for _c in range(L.MAX_CHARS):
+    _NUMBER_MASK[CARDS[_c, COL_NUMBER]] |= 1 << _c
+    for _k in range(CARDS[_c, COL_NUMBER], L.NUM_NUMBERS + 1):
+        _SIDE_MASK[CARDS[_c, COL_SIDE], _k] |= 1 << _c
+
+
+@njit(cache=True, inline="always")
+def _remove(known, known_n, p, c):
+    """Drop one copy of c from p's known cards, if there."""
+    base = p * _K
+    for i in range(known_n[p]):
+        if known[base + i] == c:
+            known[base + i] = known[base + known_n[p] - 1]
+            known_n[p] -= 1
+            return
+
+
+@njit(cache=True, inline="always")
+def _append(known, known_n, p, c):
+    if known_n[p] < _K:
+        known[p * _K + known_n[p]] = c
+        known_n[p] += 1
+
+
+@njit(cache=True)
+def track(s, player, out):
+    """Replay the log as `player` sees it into `out` (int32, T_SIZE); see solver/knowledge.py.
+
+    An opponent's card is known for sure after a look at it, a Mercenary comparison, a
+    Lando trade with known cards, or when they draw a card `player` returned with Leia or
+    the set-aside card `player` saw; it is forgotten when they play that character, keep
+    with Leia, are robbed by Boba Fett or go out. An opponent q knows `player`'s card after
+    looking at it (Salacious Crumb, R2-D2, Lando, Mercenary), after a trade with `player`,
+    and when `player` draws a card q returned or the set-aside card q saw; forgotten when
+    `player` plays that character, keeps with Leia or is robbed.
+
+    Misses narrow a hand down (R10: a miss is information): `T_ALLOWED` holds, per seat, the
+    characters their (older) card can still be: a Jabba miss rules out Rebel cards, a Luke
+    miss Palace cards, a Chewbacca miss Palace cards <= 4, a Guard or C-3PO miss (or a
+    counter-guess miss) the named number. The constraint is kept while they play a card
+    it rules out (that card must be the one they drew) and dropped when they play a card
+    it allows, trade, keep with Leia or lose their hand. Rancor survivals and Mercenary
+    ties between two other players are not used.
+    """
+    n = s[L.S_NUM_PLAYERS]
+    known = np.full(L.MAX_PLAYERS * _K, -1, dtype=np.int32)  # per seat, incl. own hand
+    known_n = np.zeros(L.MAX_PLAYERS, dtype=np.int32)
+    hand_n = np.zeros(L.MAX_PLAYERS, dtype=np.int32)
+    placed = np.zeros(L.MAX_CHARS, dtype=np.int32)  # face up and in play areas
+    # The bottom queue as a ring (the engine keeps at most MAX_QUEUE cards there): cards
+    # in draw order, HIDDEN unless `player` returned them, and who returned them.
+    queue = np.full(L.MAX_QUEUE, -1, dtype=np.int32)
+    owner = np.full(L.MAX_QUEUE, -1, dtype=np.int32)
+    q_head = 0
+    q_tail = 0
+    returning = np.full(3, -1, dtype=np.int32)
+    returning_n = 0
+    set_aside = -1
+    set_aside_taken = 0
+    set_aside_seen_by = 0  # bit mask of players who looked at it (a public fact)
+    allowed = np.full(L.MAX_PLAYERS, _ALL, dtype=np.int64)
+    pending = -1  # the card being resolved
+    named_at = -1  # the player a number was just named at
+    named = -1
+    for j in range(T_SIZE):
+        out[j] = 0
+    for q in range(L.MAX_PLAYERS):
+        out[T_KNOWS_MINE + q] = -1
+        out[T_LAST_PLAY + q] = -1
+    for i in range(s[L.S_EVENT_N]):
+        kind, actor, other, card, extra = _redacted(s, i, player)
+        if kind == L.E_FACE_UP:
+            placed[card] += 1
+        elif kind == L.E_DRAW:
+            if extra == L.SRC_BOTTOM:
+                top = queue[q_head % L.MAX_QUEUE]
+                who = owner[q_head % L.MAX_QUEUE]
+                q_head += 1
+                if card == _HIDDEN:
+                    card = top
+                if actor == player and who >= 0 and who != player:
+                    out[T_KNOWS_MINE + who] = card  # they put it there
+            elif extra == L.SRC_SET_ASIDE:
+                set_aside_taken = 1
+                if card == _HIDDEN and set_aside >= 0:
+                    card = set_aside
+                if actor == player:
+                    for q in range(n):
+                        if q != player and (set_aside_seen_by >> q) & 1:
+                            out[T_KNOWS_MINE + q] = card
+            hand_n[actor] += 1
+            if card >= 0:
+                _append(known, known_n, actor, card)
+        elif kind == L.E_PLAY or kind == L.E_OUT:
+            if kind == L.E_PLAY:
+                pending = card
+                named_at = -1
+                if (allowed[actor] >> card) & 1:
+                    allowed[actor] = _ALL  # maybe the constrained card: forget
+            else:
+                allowed[actor] = _ALL
+            hand_n[actor] -= 1
+            _remove(known, known_n, actor, card)
+            placed[card] += 1
+            if kind == L.E_PLAY:
+                out[T_LAST_PLAY + actor] = card
+            if actor == player:
+                for q in range(n):
+                    if out[T_KNOWS_MINE + q] == card:
+                        out[T_KNOWS_MINE + q] = -1
+            if CARDS[card, COL_SIDE] == _REBEL:
+                out[T_REBEL_COUNT + actor] += 1
+            else:
+                out[T_PALACE_SUM + actor] += CARDS[card, COL_NUMBER]
+        elif kind == L.E_NAME:
+            named_at = other
+            named = extra
+        elif kind == L.E_MISS:
+            if named_at == actor:  # Guard, C-3PO or the counter-guess missed
+                allowed[actor] &= ~_NUMBER_MASK[named]
+            elif pending >= 0 and CARDS[pending, COL_EFFECT] == _ELIMINATE_IF_SIDE:
+                limit = min(CARDS[pending, COL_PARAM_B], L.NUM_NUMBERS)
+                allowed[actor] &= ~_SIDE_MASK[CARDS[pending, COL_PARAM_A], limit]
+            named_at = -1
+        elif kind == L.E_SEE:
+            if card >= 0:
+                known_n[other] = 1
+                known[other * _K] = card
+            if other == player:  # actor looked at my single card
+                out[T_KNOWS_MINE + actor] = known[player * _K]
+        elif kind == L.E_SEE_SET_ASIDE:
+            set_aside_seen_by |= 1 << actor
+            if card >= 0:
+                set_aside = card
+        elif kind == L.E_TRADE:
+            if card >= 0:  # player is one of the two: actor gave CARD, got EXTRA
+                known_n[actor] = 1
+                known[actor * _K] = extra
+                known_n[other] = 1
+                known[other * _K] = card
+                partner = other if actor == player else actor
+                for q in range(n):
+                    out[T_KNOWS_MINE + q] = -1
+                out[T_KNOWS_MINE + partner] = known[player * _K]
+                allowed[actor] = _ALL
+                allowed[other] = _ALL
+            else:  # two one-card hands swap: what was known moves with them
+                allowed[actor], allowed[other] = allowed[other], allowed[actor]
+                ka, kb = known[actor * _K], known[other * _K]
+                na, nb = known_n[actor], known_n[other]
+                known[actor * _K], known[other * _K] = kb, ka
+                known_n[actor], known_n[other] = nb, na
+        elif kind == L.E_STEAL:
+            allowed[other] = _ALL
+            known_n[other] = 0
+            hand_n[other] = 0
+            placed[card] += 1
+            if other == player:
+                for q in range(n):
+                    out[T_KNOWS_MINE + q] = -1
+            if CARDS[card, COL_SIDE] == _REBEL:
+                out[T_REBEL_COUNT + actor] += 1
+            else:
+                out[T_PALACE_SUM + actor] += CARDS[card, COL_NUMBER]
+        elif kind == L.E_KEEP:
+            allowed[actor] = _ALL
+            if card >= 0:  # own Leia: the other cards are on their way to the bottom
+                returning_n = 0
+                dropped = 0
+                for j in range(known_n[actor]):
+                    c = known[actor * _K + j]
+                    if c == card and dropped == 0:
+                        dropped = 1
+                    else:
+                        returning[returning_n] = c
+                        returning_n += 1
+                known_n[actor] = 1
+                known[actor * _K] = card
+                for q in range(n):
+                    out[T_KNOWS_MINE + q] = -1
+            else:
+                known_n[actor] = 0
+            hand_n[actor] = 1
+        elif kind == L.E_RETURN:
+            if other >= 1:
+                queue[q_tail % L.MAX_QUEUE] = card if card >= 0 else _HIDDEN
+                owner[q_tail % L.MAX_QUEUE] = actor
+                q_tail += 1
+            if other >= 2:
+                queue[q_tail % L.MAX_QUEUE] = extra if extra >= 0 else _HIDDEN
+                owner[q_tail % L.MAX_QUEUE] = actor
+                q_tail += 1
+            returning_n = 0
+    # Unseen = the deck minus every card whose place `player` knows (knowledge.py).
+    for c in range(L.MAX_CHARS):
+        out[T_UNSEEN + c] = s[L.S_DECK_COUNTS + c] - placed[c]
+    for q in range(n):
+        for j in range(known_n[q]):
+            out[T_UNSEEN + known[q * _K + j]] -= 1
+    for j in range(returning_n):
+        out[T_UNSEEN + returning[j]] -= 1
+    my_bottom = 0
+    for j in range(q_head, q_tail):
+        c = queue[j % L.MAX_QUEUE]
+        if c >= 0:
+            out[T_UNSEEN + c] -= 1
+            my_bottom += 1
+    if set_aside >= 0 and set_aside_taken == 0:
+        out[T_UNSEEN + set_aside] -= 1
+    out[T_MY_BOTTOM] = my_bottom
+    out[T_SET_ASIDE] = set_aside if set_aside_taken == 0 else -1
+    for q in range(n):
+        out[T_KNOWN + q] = -1
+        if q != player and hand_n[q] == 1 and known_n[q] == 1:
+            out[T_KNOWN + q] = known[q * _K]
+    for q in range(n, L.MAX_PLAYERS):
+        out[T_KNOWN + q] = -1
+    for q in range(L.MAX_PLAYERS):
+        out[T_ALLOWED + q] = allowed[q]
+    # Own hand, sorted.
+    m = known_n[player]
+    out[T_HAND_N] = m
+    for j in range(m):
+        out[T_HAND + j] = known[player * _K + j]
+    for j in range(1, m):
+        k = j
+        while k > 0 and out[T_HAND + k - 1] > out[T_HAND + k]:
+            out[T_HAND + k - 1], out[T_HAND + k] = out[T_HAND + k], out[T_HAND + k - 1]
+            k -= 1
+    out[T_RETURNING_N] = returning_n
+    if returning_n == 2 and returning[0] > returning[1]:
+        returning[0], returning[1] = returning[1], returning[0]
+    for j in range(2):
+        out[T_RETURNING + j] = returning[j] if j < returning_n else -1
+
+
+# Buckets ---------------------------------------------------------------------------------
+
+@njit(cache=True, inline="always")
+def _bucket(value, edges):
+    """Number of edges <= value (edges ascending)."""
+    b = 0
+    for e in edges:
+        if value >= e:
+            b += 1
+    return b
+
+
+# Deck size: the last turns matter most (R11: the deck end decides the agenda).
+_DECK_EDGES = np.array([1, 2, 3, 4, 7], dtype=np.int64)  # 0 / 1 / 2 / 3 / 4-6 / 7+
+_DECK_EDGES_SHORT = np.array([1, 3], dtype=np.int64)  # 0 / 1-2 / 3+
+# What an unknown card can be: Rebel share in percent, mean number x10.
+_REBEL_EDGES_COARSE = np.array([25, 45], dtype=np.int64)  # <25% / <45% / more
+_REBEL_EDGES_FINE = np.array([1, 25, 45, 100], dtype=np.int64)  # 0 / <25 / <45 / <100 / 100
+_MEAN_EDGES = np.array([28, 35, 42], dtype=np.int64)  # <2.8 / <3.5 / <4.2 / more
+# Jabba's Court, own minus best opponent's Palace sum: <=-5 / -4..-1 / 0 / 1..4 / >=5.
+_COURT_EDGES = np.array([-4, 0, 1, 5], dtype=np.int64)
+_RESCUE_CLIP = 2  # Rescue Mission, Rebel-count difference clipped to -2..2
+
+
+@njit(cache=True)
+def _context(h, s, player, t, n):
+    """Seat, phase, own hand, and what fixes the legal actions: the card being resolved,
+    the choosable players (and the set-aside card), the chosen or choosing player, the
+    cards being returned."""
+    phase = s[L.S_PHASE]
+    h = _mix(h, player)
+    h = _mix(h, phase)
+    for j in range(t[T_HAND_N]):
+        h = _mix(h, t[T_HAND + j])
+    h = _mix(h, -1)
+    if phase != L.PH_PLAY:
+        h = _mix(h, s[L.S_PENDING_CARD])
+    if phase == L.PH_TARGET:
+        mask = 0
+        for j in range(1, n):
+            q = (player + j) % n
+            if s[L.S_IN_ROUND + q] == 1 and s[L.S_PROTECTED + q] == 0:
+                mask |= 1 << j
+        if (CARDS[s[L.S_PENDING_CARD], COL_EFFECT] == _PEEK_OR_SET_ASIDE
+                and s[L.S_SET_ASIDE_GONE] == 0):
+            mask |= 1
+        h = _mix(h, mask)
+    elif phase == L.PH_NAME or phase == L.PH_TRADE or phase == L.PH_COUNTER:
+        h = _mix(h, (_other(s) - player) % n)
+    elif phase == L.PH_ORDER:
+        h = _mix(h, t[T_RETURNING])
+        h = _mix(h, t[T_RETURNING + 1])
+    return h
+
+
+@njit(cache=True)
+def _other(s):
+    """The opponent a 'name', 'counter' or 'trade' decision is about."""
+    if s[L.S_PHASE] == L.PH_COUNTER:
+        return s[L.S_TURN_PLAYER]  # C-3PO's player, whom the counter-guess is about
+    return s[L.S_PENDING_TARGET]
+
+
+@njit(cache=True)
+def _agenda(h, s, player, t, n):
+    """Jabba's Court: own Palace sum minus the best opponent's; Rescue Mission: Rebel-count
+    difference (both from the public play areas). Nothing for the hand-card agendas."""
+    agenda = s[L.S_AGENDA]
+    if agenda != _AG_JABBAS_COURT and agenda != _AG_RESCUE_MISSION:
+        return h
+    field = T_PALACE_SUM if agenda == _AG_JABBAS_COURT else T_REBEL_COUNT
+    best = -1000
+    for q in range(n):
+        if q != player and s[L.S_IN_ROUND + q] == 1:
+            best = max(best, t[field + q])
+    diff = t[field + player] - best if best > -1000 else 0
+    if agenda == _AG_JABBAS_COURT:
+        return _mix(h, _bucket(diff, _COURT_EDGES))
+    return _mix(h, min(max(diff, -_RESCUE_CLIP), _RESCUE_CLIP) + 10)
+
+
+@njit(cache=True)
+def _hand_counts(t, q, counts):
+    """What `player` counts for q's card: the unseen cards it can still be (misses rule
+    some out); all unseen cards if the constraints left none (they cannot)."""
+    total = 0
+    for c in range(L.MAX_CHARS):
+        counts[c] = t[T_UNSEEN + c] if (t[T_ALLOWED + q] >> c) & 1 else 0
+        total += counts[c]
+    if total == 0:
+        for c in range(L.MAX_CHARS):
+            counts[c] = t[T_UNSEEN + c]
+
+
+@njit(cache=True)
+def _mix_summary(h, counts, fine):
+    """Rebel share and mean number of what an opponent's card can be, bucketed."""
+    total = 0
+    rebels = 0
+    numbers = 0
+    for c in range(L.MAX_CHARS):
+        total += counts[c]
+        if CARDS[c, COL_SIDE] == _REBEL:
+            rebels += counts[c]
+        numbers += counts[c] * CARDS[c, COL_NUMBER]
+    total = max(total, 1)
+    rebel = (100 * rebels) // total
+    h = _mix(h, _bucket(rebel, _REBEL_EDGES_FINE if fine else _REBEL_EDGES_COARSE))
+    return _mix(h, _bucket((10 * numbers) // total, _MEAN_EDGES))
+
+
+@njit(cache=True)
+def _likeliest_numbers(counts):
+    """Bit mask of the likeliest numbers of what a card can be (Guard's best names)."""
+    by_number = np.zeros(L.NUM_NUMBERS, dtype=np.int32)
+    for c in range(L.MAX_CHARS):
+        by_number[CARDS[c, COL_NUMBER]] += counts[c]
+    best = by_number.max()
+    mask = 0
+    for k in range(L.NUM_NUMBERS):
+        if by_number[k] == best:
+            mask |= 1 << k
+    return mask
+
+
+@njit(cache=True)
+def _bucketed_key(s, player, fine):
+    """`coarse_key` (fine == 0) and `fine_key` (fine == 1); see their docstrings."""
+    n = s[L.S_NUM_PLAYERS]
+    t = np.empty(T_SIZE, dtype=np.int32)
+    track(s, player, t)
+    counts = np.empty(L.MAX_CHARS, dtype=np.int32)
+    phase = s[L.S_PHASE]
+    h = _mix(_FNV_OFFSET, 100 + (FINE if fine else COARSE))
+    h = _context(h, s, player, t, n)
+    deck = s[L.S_UNKNOWN_DECK] + s[L.S_QUEUE_LEN]
+    if phase == L.PH_PLAY or phase == L.PH_TARGET:
+        for j in range(1, n):
+            q = (player + j) % n
+            if s[L.S_IN_ROUND + q] == 0:
+                h = _mix(h, -1)
+                continue
+            h = _mix(h, s[L.S_PROTECTED + q])
+            h = _mix(h, t[T_KNOWN + q])
+            h = _mix(h, 1 if t[T_KNOWS_MINE + q] >= 0 else 0)
+            if fine:
+                h = _mix(h, t[T_LAST_PLAY + q])
+            if t[T_KNOWN + q] < 0:
+                _hand_counts(t, q, counts)
+                h = _mix_summary(h, counts, fine)
+        h = _mix(h, _bucket(deck, _DECK_EDGES))
+        h = _agenda(h, s, player, t, n)
+    elif phase == L.PH_NAME or phase == L.PH_COUNTER:
+        q = _other(s)
+        if t[T_KNOWN + q] >= 0:
+            h = _mix(h, t[T_KNOWN + q])
+        else:
+            _hand_counts(t, q, counts)
+            h = _mix(h, 100 + _likeliest_numbers(counts))
+            if fine:
+                h = _mix(h, t[T_LAST_PLAY + q])
+    elif phase == L.PH_KEEP:
+        for j in range(1, n):  # (keeping resets what the others know of my hand)
+            q = (player + j) % n
+            if s[L.S_IN_ROUND + q] == 0:
+                h = _mix(h, -1)
+            elif t[T_KNOWN + q] >= 0:
+                h = _mix(h, t[T_KNOWN + q])
+            else:
+                _hand_counts(t, q, counts)
+                h = _mix_summary(h, counts, fine)
+        h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
+    elif phase == L.PH_ORDER:
+        h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
+    elif phase == L.PH_TRADE:
+        h = _mix(h, t[T_KNOWN + _other(s)])
+        h = _mix(h, _bucket(deck, _DECK_EDGES))
+        h = _agenda(h, s, player, t, n)
+    return _finish(h)
+
+
+@njit(cache=True)
+def coarse_key(s, player):
+    """Level 2, `coarse`: card counting in a few buckets; saturates on the full deck.
+
+    Every key holds the seat, the phase and the own hand (sorted). Then, by phase:
+    - 'play' and 'target' (R2-D2, or a choice among 2+ opponents): for 'target' the card
+      being resolved, which opponents can be chosen and whether the set-aside card can;
+      per opponent in seat order after the player: out, or in with (protected, the hand
+      card if known for sure, whether they know my card, and if their card is unknown:
+      the Rebel share (<25%, <45%, more) and the mean number (<2.8, <3.5, <4.2, more)
+      of the cards it can be); the deck size in 0 / 1 / 2 / 3 / 4-6 / 7+; the agenda
+      aggregate (below).
+    - 'name' (Guard, C-3PO) and 'counter' (C-3PO's target names back): the card being
+      resolved, the other player (relative seat), their card if known for sure, else the
+      set of the likeliest numbers for it.
+    - 'keep' (Leia, 2-3 cards in hand): per opponent out, or their card if known for
+      sure, else its Rebel share and mean number as for 'play'; deck 0 / 1-2 / 3+.
+    - 'order' (Leia's two returned cards): the two cards; deck 0 / 1-2 / 3+.
+    - 'trade' (Lando, after the look): the opponent's card (just seen); deck as for
+      'play'; the agenda aggregate.
+    "The cards it can be": the unseen cards (card counting from the player's redacted
+    log, `track`) minus those that public misses rule out (a Jabba miss rules out Rebel
+    cards, a Guard miss the named number...). Agenda aggregate: Jabba's Court own-minus-
+    best-opponent Palace sum in <=-5 / -4..-1 / 0 / 1..4 / >=5; Rescue Mission Rebel-count
+    difference clipped to -2..2; nothing for the hand-card agendas (Exalted One, My Kind
+    of Scum).
+    """
+    return _bucketed_key(s, player, 0)
+
+
+@njit(cache=True)
+def fine_key(s, player):
+    """Level 1, `fine`: `coarse` plus what the opponents' plays say; about 4x its keys.
+
+    The features of `coarse`, and:
+    - 'play' and 'target': per opponent still in, the last card they played;
+    - 'name' and 'counter', when the other player's card is unknown: the last card they
+      played (in Love Letter games what one plays says what one kept);
+    - the Rebel share of what an unknown card can be in 5 buckets, 0 (e.g. after a Jabba
+      miss: Jabba cannot hit) / <25% / <45% / <100% / 100%, instead of 3.
+    """
+    return _bucketed_key(s, player, 1)
 
 
 @njit(cache=True)
 def abstract_key(s, player, level):
-    """The key of the acting player's information state at `level`."""
+    """The key of `player`'s information state at `level` (LEVELS); 0 never occurs."""
+    if level == FINE:
+        return fine_key(s, player)
+    if level == COARSE:
+        return coarse_key(s, player)
     return identity_key(s, player)

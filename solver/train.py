@@ -97,3 +97,40 @@ def train(game, level: int, iterations: int | None, seconds: float | None, *,
     if checkpoint:
         solver.save_checkpoint(checkpoint)
     return TrainOutcome(solver, stopped_by, curve)
+
+
+def write_curve(curve: list[dict], stem: Path, title: str) -> list[Path]:
+    """The convergence curve as CSV and PNG (exact metric against iterations)."""
+    import csv
+    import io
+
+    from .results import write_atomic
+
+    metric = next((k for k in ("exploitability", "nash_conv") if k in curve[0]), None)
+    if metric is None:
+        return []
+    text = io.StringIO()
+    writer = csv.writer(text)
+    writer.writerow(["iteration", "seconds", "keys", metric])
+    for point in curve:
+        writer.writerow([point["iteration"], point["seconds"], point["keys"],
+                         f"{point[metric]:.6g}"])
+    csv_path, png_path = stem.with_suffix(".csv"), stem.with_suffix(".png")
+    write_atomic(csv_path, text.getvalue().encode())
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    ax.loglog([p["iteration"] for p in curve], [p[metric] for p in curve], marker=".")
+    ax.set_xlabel("MCCFR iterations")
+    ax.set_ylabel(f"exact {metric} (tokens / round)")
+    ax.set_title(title)
+    ax.grid(True, which="major", alpha=0.3)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    write_atomic(png_path, buffer.getvalue())
+    return [csv_path, png_path]

@@ -135,3 +135,43 @@ def test_bad_checkpoints_are_refused(tmp_path):
         MCCFRSolver.from_checkpoint(game, truncated)
     with pytest.raises(ValueError, match="checkpoint is for game"):
         MCCFRSolver.from_checkpoint(load(deck="small", agenda="jabbas_court"), path)
+
+
+def test_policy_file_round_trip_and_refusals(tmp_path):
+    from solver import policy_file
+    game = load(deck="small")
+    solver = MCCFRSolver(game, seed=4)
+    solver.run(2_000)
+    path = tmp_path / "policy.npz"
+    header = policy_file.export_policy(solver, path)
+    policy = policy_file.load_policy(path, game)
+    assert len(policy) == solver.tables.num_keys == header["keys"]
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.legal_actions()[0])
+    legal = state.legal_actions()
+    exact = solver.average_strategy(state._s, state.current_player(), len(legal))
+    loaded = policy.lookup(state._s, state.current_player(), len(legal))
+    assert np.allclose(loaded, exact, atol=1 / 255)  # 8-bit quantisation
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(path.read_bytes()[:300])
+    with pytest.raises(ValueError, match="truncated or corrupt"):
+        policy_file.load_policy(truncated)
+    with pytest.raises(ValueError, match="policy is for game"):
+        policy_file.load_policy(path, load(deck="small", agenda="rescue_mission"))
+    import json
+    with np.load(path) as data:
+        arrays = {name: data[name] for name in data.files}
+    header = json.loads(str(arrays["header"]))
+    header["abstraction"]["version"] += 1
+    arrays["header"] = np.array(json.dumps(header))
+    np.savez(tmp_path / "other_version.npz", **arrays)
+    with pytest.raises(ValueError, match="Re-solve with this code"):
+        policy_file.load_policy(tmp_path / "other_version.npz")
+    arrays["probs"] = arrays["probs"].copy()
+    arrays["probs"][0] ^= 1
+    header["abstraction"]["version"] -= 1
+    arrays["header"] = np.array(json.dumps(header))
+    np.savez(tmp_path / "corrupt.npz", **arrays)
+    with pytest.raises(ValueError, match="checksum mismatch"):
+        policy_file.load_policy(tmp_path / "corrupt.npz")

@@ -1,0 +1,482 @@
+"""Information abstractions for MCCFR: table size, saturation and loss, level by level.
+
+For every level of `solver.abstraction.LEVELS`:
+
+(a) Growth on the full deck (2 players; --agendas, default Exalted One and Jabba's Court):
+    `MCCFRSolver(game, level, seed)` runs in small chunks up to --iterations (or until
+    --time-limit seconds or --max-keys keys); distinct keys are reported at log-spaced
+    iteration counts. Saturation: the share of key visits (decision nodes) that created a
+    new key over the last tenth of the run, i.e. new keys in that tenth / decision visits
+    in it. The solver counts all nodes it touches (`nodes_touched`), not decisions: the
+    decision share of touched nodes is measured after the run by a read-only replica of
+    the solver's traversal (same sampling, same tables, nothing written), and the visits
+    in the last tenth are its nodes times that share. The replica also reports the share
+    of its decision visits whose key is not in the table (an upper bound on the same
+    rate: a missing key met twice counts twice). Requirement for a shippable level: < 1%.
+(b) Bytes per key: the tables' arrays as allocated (hash slots at most half full, value
+    arrays doubled with them) and as used (17 bytes per slot at 50% load, plus two
+    float32 per action).
+(c) Self-play on the full deck with the table's average strategy (chance sampled with
+    engine.sample_chance): the share of decisions whose key is in the table (requirement
+    >= 99% for the shipped level; missing keys are played uniformly), and that every key
+    found has as many actions as the decision (one block of n values per key).
+(d) Loss on reduced decks ("small", "medium"; 2 players, Exalted One): MCCFR at the level
+    for --reduced-iterations iterations (--reduced-seeds seeds, the same for every level;
+    mean, min and max reported: MCCFR's own noise is a few 1e-3), then the exact
+    exploitability of `strategy_on_tree(solver, tree)` in the TRUE reduced game, next to
+    the identity level's value for the same iterations and DCFR on the exact tree
+    (--dcfr-iterations) as the ~0 reference.
+
+Before anything else a guard checks that the compiled solver uses the current keys: numba
+caches `solver/mccfr.py` by its own source only, so after an edit of abstraction.py a
+stale cache would silently keep the old keys (delete solver/__pycache__/mccfr.* then).
+
+Jobs run in --jobs worker processes (default 2), each single-threaded and seeded, so a
+run is deterministic except for its timings and time-limited cut-offs.
+
+    python benchmarks/abstraction_study.py [--iterations 60000] [--time-limit 240]
+        [--max-keys 6000000] [--reduced-iterations 400000] [--reduced-seeds 3]
+        [--dcfr-iterations 300] [--selfplay-rounds 200000]
+        [--levels identity,fine,coarse] [--agendas exalted_one,jabbas_court]
+        [--jobs 2] [--seed 1] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import math
+import multiprocessing
+import sys
+from pathlib import Path
+
+# Measure this checkout's solver, not whatever tree an editable install points at.
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np
+from _common import (
+    Stopwatch,
+    add_output_args,
+    load_jabba,
+    machine_info,
+    markdown_table,
+    write_json_atomic,
+)
+from numba import njit
+
+from solver import abstraction
+from solver.abstraction import LEVELS, abstract_key
+from solver.mccfr import META_SLOTS_USED, MCCFRSolver, find_slot, strategy_on_tree
+from spiel_game import engine
+from spiel_game import layout as L
+
+REQUIRED_NEW_SHARE = 0.01  # < 1% of key visits create a key over the last tenth
+REQUIRED_HIT_RATE = 0.99  # >= 99% of self-play decisions find their key
+REDUCED_DECKS = ("small", "medium")
+REDUCED_AGENDA = "exalted_one"
+_JIT = {"cache": True, "nogil": True}
+
+
+# Compiled helpers --------------------------------------------------------------------------
+
+@njit(**_JIT)
+def _next(seed):
+    return (seed * 48271) % 2147483647
+
+
+@njit(**_JIT)
+def _probe(s, p, level, keys, offsets, regret, rng, counts):
+    """A read-only copy of solver.mccfr._traverse: same sampling from the current regrets,
+    nothing written. counts: [nodes, decisions, decisions whose key is missing]."""
+    counts[0] += 1
+    if engine.is_terminal(s):
+        return
+    if engine.is_chance(s):
+        rng[0] = _next(rng[0])
+        engine.apply_action(s, engine.sample_chance(s, rng[0]))
+        _probe(s, p, level, keys, offsets, regret, rng, counts)
+        return
+    counts[1] += 1
+    actions = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    n = engine.legal_actions(s, actions)
+    actor = engine.current_actor(s)
+    j = find_slot(keys, abstract_key(s, actor, level))
+    sigma = np.full(n, 1.0 / n)
+    if keys[j] == 0:
+        counts[2] += 1
+    else:
+        total = 0.0
+        for i in range(n):
+            total += max(regret[offsets[j] + i], 0.0)
+        if total > 0:
+            for i in range(n):
+                sigma[i] = max(regret[offsets[j] + i], 0.0) / total
+    if actor != p:
+        rng[0] = _next(rng[0])
+        u = (rng[0] - 1) / 2147483646.0
+        i = 0
+        while i < n - 1 and u >= sigma[i]:
+            u -= sigma[i]
+            i += 1
+        engine.apply_action(s, actions[i])
+        _probe(s, p, level, keys, offsets, regret, rng, counts)
+        return
+    for i in range(n):
+        child = s.copy()
+        engine.apply_action(child, actions[i])
+        _probe(child, p, level, keys, offsets, regret, rng, counts)
+
+
+@njit(**_JIT)
+def _probe_iterations(root, level, iterations, keys, offsets, regret, seed):
+    counts = np.zeros(3, dtype=np.int64)
+    rng = np.array([max(1, seed % 2147483647)], dtype=np.int64)
+    for _ in range(iterations):
+        for p in range(root[L.S_NUM_PLAYERS]):
+            _probe(root.copy(), p, level, keys, offsets, regret, rng, counts)
+    return counts
+
+
+@njit(**_JIT)
+def _self_play(root, level, rounds, seed, keys, offsets, num_actions, strategy_sum):
+    """Rounds with the table's average strategy (uniform where a key is missing).
+    Returns [decisions, keys found, keys found with another action count]."""
+    out = np.zeros(3, dtype=np.int64)
+    buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    seed = max(1, seed % 2147483647)
+    for _ in range(rounds):
+        s = root.copy()
+        while not engine.is_terminal(s):
+            seed = _next(seed)
+            if engine.is_chance(s):
+                engine.apply_action(s, engine.sample_chance(s, seed))
+                continue
+            n = engine.legal_actions(s, buf)
+            actor = engine.current_actor(s)
+            j = find_slot(keys, abstract_key(s, actor, level))
+            out[0] += 1
+            u = (seed - 1) / 2147483646.0
+            pick = min(int(u * n), n - 1)
+            if keys[j] != 0:
+                out[1] += 1
+                if num_actions[j] != n:
+                    out[2] += 1
+                else:
+                    total = 0.0
+                    for i in range(n):
+                        total += strategy_sum[offsets[j] + i]
+                    if total > 0:
+                        x = u * total
+                        pick = 0
+                        while pick < n - 1 and x >= strategy_sum[offsets[j] + pick]:
+                            x -= strategy_sum[offsets[j] + pick]
+                            pick += 1
+            engine.apply_action(s, buf[pick])
+    return out
+
+
+# Guard: the compiled solver must use the current abstraction -----------------------------
+
+def check_solver_keys(levels: dict[str, int]) -> None:
+    """Every key the compiled solver stores on 'tiny' must be one the current
+    abstract_key gives some decision node of the tiny tree; else numba's cache of
+    solver/mccfr.py predates the last edit of solver/abstraction.py."""
+    from solver.tree import build_tree, infoset_states
+
+    game = load_jabba(deck="tiny")
+    tree = build_tree(game)
+    for name, level in levels.items():
+        expected = set()
+        for index, state in infoset_states(tree):
+            expected.add(int(abstract_key(state._s, int(tree.infoset_player[index]), level)))
+        solver = MCCFRSolver(game, level=level, seed=3)
+        solver.run(300)
+        stored = set(solver.tables.keys[solver.tables.keys != 0].tolist())
+        if not stored <= expected:
+            sys.exit(f"level {name}: the compiled solver stores keys that the current "
+                     "abstract_key does not give: numba's cache of solver/mccfr.py is "
+                     "stale (it does not see edits of solver/abstraction.py). Delete "
+                     "solver/__pycache__/mccfr.* and run again.")
+
+
+# Jobs (run in worker processes) ------------------------------------------------------------
+
+def checkpoints(total: int) -> list[int]:
+    """Log-spaced 1-2-5 iteration counts up to total, plus total itself."""
+    points = []
+    k = 0
+    while True:
+        for m in (1, 2, 5):
+            x = m * 10 ** k
+            if x >= total:
+                return sorted(set(points + [total]))
+            if x >= 100:
+                points.append(x)
+        k += 1
+
+
+def table_bytes(tables) -> dict:
+    keys = max(1, tables.num_keys)
+    allocated = (tables.keys.nbytes + tables.offsets.nbytes + tables.num_actions.nbytes
+                 + tables.regret.nbytes + tables.strategy_sum.nbytes)
+    values_used = int(tables.meta[META_SLOTS_USED])
+    slot_bytes = (tables.keys.itemsize + tables.offsets.itemsize
+                  + tables.num_actions.itemsize)
+    used = 2 * keys * slot_bytes + values_used * 8  # slots at 50% load, 2 x float32/action
+    return {"allocated_bytes": int(allocated), "allocated_bytes_per_key": allocated / keys,
+            "used_bytes_per_key": used / keys, "actions_per_key": values_used / keys}
+
+
+def growth_job(agenda: str, level_name: str, iterations: int, seconds: float,
+               max_keys: int, seed: int, selfplay_rounds: int) -> dict:
+    game = load_jabba(players=2, agenda=agenda)
+    level = LEVELS[level_name]
+    solver = MCCFRSolver(game, level=level, seed=seed)
+    chunk = max(20, iterations // 200)
+    points = checkpoints(iterations)
+    history = [(0, 0, 0, 0.0)]  # (iterations, keys, nodes touched, seconds)
+    clock = Stopwatch()
+    stopped_by = "iterations"
+    while solver.iterations < iterations:
+        next_point = min(p for p in points if p > solver.iterations)
+        solver.run(min(chunk, next_point - solver.iterations))
+        history.append((solver.iterations, solver.tables.num_keys, solver.nodes_touched,
+                        clock.elapsed()))
+        if solver.iterations >= iterations:
+            break
+        if clock.elapsed() > seconds:
+            stopped_by = "time limit"
+            break
+        if solver.tables.num_keys > max_keys:
+            stopped_by = "key limit"
+            break
+    run_seconds = clock.elapsed()
+    done = solver.iterations
+    at_points = [{"iterations": it, "keys": k} for it, k, _, _ in history if it in points]
+    if not at_points or at_points[-1]["iterations"] != done:
+        at_points.append({"iterations": done, "keys": solver.tables.num_keys})
+    # The last tenth: from the latest record at or before 90% of the iterations done.
+    start = max((h for h in history if h[0] <= 0.9 * done), key=lambda h: h[0])
+    end = history[-1]
+    t = solver.tables
+    probe_iterations = max(50, min(2000, done // 20))
+    probe = _probe_iterations(solver.root, level, probe_iterations, t.keys, t.offsets,
+                              t.regret, seed + 99)
+    decision_share = probe[1] / probe[0]
+    new_keys = end[1] - start[1]
+    visits = (end[2] - start[2]) * decision_share
+    # log-log slope of keys against iterations over the last tenth
+    slope = (math.log(end[1] / start[1]) / math.log(end[0] / start[0])
+             if start[0] > 0 and start[1] > 0 and end[0] > start[0] else None)
+    play = _self_play(solver.root, level, selfplay_rounds, seed + 7, t.keys, t.offsets,
+                      t.num_actions, t.strategy_sum)
+    return {
+        "agenda": agenda, "level": level_name, "iterations": done, "stopped_by": stopped_by,
+        "seconds": run_seconds, "keys": t.num_keys, "nodes_touched": solver.nodes_touched,
+        "iterations_per_s": done / run_seconds, "nodes_per_s": solver.nodes_touched / run_seconds,
+        "growth": at_points,
+        "history": [list(h) for h in history],
+        "last_tenth": {"from_iteration": start[0], "to_iteration": end[0],
+                       "new_keys": int(new_keys), "decision_visits": visits,
+                       "new_share": new_keys / visits if visits else None,
+                       "new_per_node": new_keys / max(1, end[2] - start[2]),
+                       "loglog_slope": slope},
+        "probe": {"iterations": probe_iterations, "nodes": int(probe[0]),
+                  "decisions": int(probe[1]), "missing": int(probe[2]),
+                  "decision_share": decision_share,
+                  "missing_share": probe[2] / max(1, probe[1])},
+        "bytes": table_bytes(t),
+        "self_play": {"rounds": selfplay_rounds, "decisions": int(play[0]),
+                      "hits": int(play[1]), "hit_rate": play[1] / max(1, play[0]),
+                      "action_count_mismatches": int(play[2])},
+    }
+
+
+def reduced_job(deck: str, level_name: str, iterations: int, seed: int) -> dict:
+    from solver.best_response import exploitability
+    from solver.tree import build_tree
+
+    game = load_jabba(players=2, agenda=REDUCED_AGENDA, deck=deck)
+    tree = build_tree(game)
+    clock = Stopwatch()
+    solver = MCCFRSolver(game, level=LEVELS[level_name], seed=seed)
+    solver.run(iterations)
+    run_seconds = clock.elapsed()
+    strategy, missing = strategy_on_tree(solver, tree)
+    return {"deck": deck, "level": level_name, "iterations": iterations, "seed": seed,
+            "keys": solver.tables.num_keys, "infosets": tree.num_infosets,
+            "missing_infosets": missing, "exploitability": exploitability(tree, strategy),
+            "seconds": run_seconds}
+
+
+def merge_seeds(runs: list[dict]) -> list[dict]:
+    """One row per (deck, level): exploitability mean, min and max over the seeds."""
+    rows = {}
+    for r in runs:
+        rows.setdefault((r["deck"], r["level"]), []).append(r)
+    merged = []
+    for group in rows.values():
+        values = [r["exploitability"] for r in group]
+        merged.append({**group[0], "seeds": [r["seed"] for r in group if "seed" in r],
+                       "exploitability": float(np.mean(values)),
+                       "exploitability_min": min(values), "exploitability_max": max(values),
+                       "runs": group})
+    return merged
+
+
+def dcfr_job(deck: str, iterations: int) -> dict:
+    from solver.exact import solve
+    from solver.tree import build_tree
+
+    tree = build_tree(load_jabba(players=2, agenda=REDUCED_AGENDA, deck=deck))
+    outcome = solve(tree, "dcfr", iterations=iterations)
+    return {"deck": deck, "level": "exact tree, DCFR", "iterations": outcome.iterations,
+            "keys": tree.num_infosets, "infosets": tree.num_infosets, "missing_infosets": 0,
+            "exploitability": outcome.value, "seconds": outcome.seconds}
+
+
+# Report ------------------------------------------------------------------------------------
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{100 * x:.3g}%"
+
+
+def _loss(x: float) -> str:
+    return f"{x:.4f}" if x >= 1e-3 else f"{x:.1e}"
+
+
+def report(results: dict) -> str:
+    args = results["args"]
+    lines = [f"# Abstraction study ({results['seconds']:.0f} s wall)", "",
+             f"Command: `{results['command']}`", ""]
+    lines += ["## Levels", ""]
+    rows = [[name, str(level), (getattr(abstraction, f"{name}_key").__doc__ or "")
+             .strip().splitlines()[0]] for name, level in LEVELS.items()
+            if name in args["levels"]]
+    lines += [markdown_table(["level", "id", "summary"], rows), ""]
+
+    growth = results["growth"]
+    all_points = sorted({p["iterations"] for g in growth for p in g["growth"]})
+    lines += ["## (a) Distinct keys against MCCFR iterations (full deck, 2 players)", ""]
+    rows = []
+    for g in growth:
+        by_it = {p["iterations"]: p["keys"] for p in g["growth"]}
+        rows.append([g["agenda"], g["level"]] + [by_it.get(i, "") for i in all_points])
+    lines += [markdown_table(["agenda", "level"] + [f"{i:,} it." for i in all_points], rows),
+              ""]
+    lines += ["## (a-c) Saturation, memory, self-play", ""]
+    rows = []
+    for g in growth:
+        lt, sp, b = g["last_tenth"], g["self_play"], g["bytes"]
+        saturated = lt["new_share"] is not None and lt["new_share"] < REQUIRED_NEW_SHARE
+        rows.append([
+            g["agenda"], g["level"], f"{g['iterations']:,} ({g['stopped_by']})",
+            f"{g['seconds']:.0f}", g["keys"], _pct(lt["new_share"]),
+            _pct(g["probe"]["missing_share"]),
+            "-" if lt["loglog_slope"] is None else f"{lt['loglog_slope']:.2f}",
+            "yes" if saturated else "no",
+            f"{b['allocated_bytes_per_key']:.0f} / {b['used_bytes_per_key']:.0f}",
+            f"{b['allocated_bytes'] / 2**20:.0f}",
+            _pct(sp["hit_rate"]), sp["action_count_mismatches"]])
+    lines += [markdown_table(
+        ["agenda", "level", "iterations (stop)", "s", "keys", "new keys / visits, last tenth",
+         "missing at end (probe)", "log-log slope, last tenth", "< 1%",
+         "bytes/key alloc / used", "table MiB", "self-play hit rate", "n mismatches"],
+        rows), ""]
+    if not results["reduced"]:
+        return "\n".join(lines)
+    lines += ["## (d) Loss on reduced decks (2 players, exalted_one, exact exploitability)",
+              ""]
+    rows = [[r["deck"], r["level"], r["iterations"], len(r.get("seeds") or [1]), r["keys"],
+             r["infosets"], r["missing_infosets"], _loss(r["exploitability"]),
+             f"{_loss(r['exploitability_min'])} - {_loss(r['exploitability_max'])}",
+             f"{r['seconds']:.1f}"]
+            for r in results["reduced"]]
+    lines += [markdown_table(["deck", "level", "iterations", "seeds", "keys",
+                              "tree infosets", "infosets without key",
+                              "exploitability (mean)", "min - max", "s (one run)"], rows), ""]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--iterations", type=int, default=60_000,
+                        help="full-deck MCCFR iterations per level and agenda")
+    parser.add_argument("--time-limit", type=float, default=240.0,
+                        help="seconds per full-deck run (levels that never saturate stop)")
+    parser.add_argument("--max-keys", type=int, default=6_000_000,
+                        help="stop a full-deck run past this many keys (memory)")
+    parser.add_argument("--reduced-iterations", type=int, default=400_000,
+                        help="MCCFR iterations on each reduced deck")
+    parser.add_argument("--reduced-seeds", type=int, default=3,
+                        help="MCCFR seeds per level on each reduced deck (seed, seed+1...)")
+    parser.add_argument("--dcfr-iterations", type=int, default=300,
+                        help="DCFR iterations on the exact reduced trees (reference)")
+    parser.add_argument("--selfplay-rounds", type=int, default=200_000)
+    parser.add_argument("--levels", default=",".join(LEVELS))
+    parser.add_argument("--agendas", default="exalted_one,jabbas_court")
+    parser.add_argument("--decks", default=",".join(REDUCED_DECKS))
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    add_output_args(parser)
+    args = parser.parse_args(argv)
+    levels = [x for x in args.levels.split(",") if x]
+    for name in levels:
+        if name not in LEVELS:
+            parser.error(f"unknown level {name!r}; choose from {', '.join(LEVELS)}")
+    agendas = [x for x in args.agendas.split(",") if x]
+    decks = [x for x in args.decks.split(",") if x]
+    clock = Stopwatch()
+
+    # Compile (or load numba's caches) once here, so that workers only load them.
+    check_solver_keys({name: LEVELS[name] for name in levels})
+    warm = load_jabba()
+    root = warm.initial_array.copy()
+    root[L.S_LOGGING] = 1
+    t = MCCFRSolver(warm, seed=1).tables
+    _probe_iterations(root, 0, 1, t.keys, t.offsets, t.regret, 1)
+    _self_play(root, 0, 1, 1, t.keys, t.offsets, t.num_actions, t.strategy_sum)
+    print(f"compiled and checked in {clock.elapsed():.0f} s", file=sys.stderr)
+
+    jobs = []  # longest first
+    for level in levels:
+        for agenda in agendas:
+            jobs.append(("growth", (agenda, level, args.iterations, args.time_limit,
+                                    args.max_keys, args.seed, args.selfplay_rounds)))
+    for deck in reversed(decks):
+        jobs.append(("dcfr", (deck, args.dcfr_iterations)))
+        for level in levels:
+            for k in range(args.reduced_seeds):
+                jobs.append(("reduced", (deck, level, args.reduced_iterations, args.seed + k)))
+    functions = {"growth": growth_job, "reduced": reduced_job, "dcfr": dcfr_job}
+    results = {"growth": [], "reduced": [], "dcfr": []}
+    context = multiprocessing.get_context("fork")
+    with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=context) as pool:
+        futures = {pool.submit(functions[kind], *job_args): (kind, job_args)
+                   for kind, job_args in jobs}
+        for future in concurrent.futures.as_completed(futures):
+            kind, job_args = futures[future]
+            result = future.result()
+            results[kind].append(result)
+            print(f"[{clock.elapsed():5.0f} s] {kind} {job_args[:2]} done", file=sys.stderr)
+    order = {name: i for i, name in enumerate(LEVELS)}
+    results["growth"].sort(key=lambda g: (agendas.index(g["agenda"]), order[g["level"]]))
+    for r in results["dcfr"]:
+        r["exploitability_min"] = r["exploitability_max"] = r["exploitability"]
+    results["reduced"] = sorted(
+        merge_seeds(results["reduced"]) + results["dcfr"],
+        key=lambda r: (decks.index(r["deck"]), order.get(r["level"], len(order))))
+    del results["dcfr"]
+    results.update({
+        "args": {**vars(args), "levels": levels, "agendas": agendas, "decks": decks},
+        "command": "python benchmarks/abstraction_study.py " + " ".join(
+            sys.argv[1:] if argv is None else argv),
+        "seconds": clock.elapsed(), "machine": machine_info(),
+        "requirements": {"new_share_last_tenth": REQUIRED_NEW_SHARE,
+                         "self_play_hit_rate": REQUIRED_HIT_RATE}})
+    print(report(results))
+    if args.out:
+        write_json_atomic(args.out, results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""Shipped policies: compact, self-describing .npz files of an MCCFR average strategy.
+
+Layout (numpy .npz, no pickles): `header` (JSON: game parameters, abstraction level and
+version, iterations, wall time, seed, code version, checksum), `keys` (sorted int64
+abstract keys), `offsets` (uint32 start of each key's probabilities), `num_actions`
+(uint8) and `probs` (uint8: probability x 255, rounded; each row renormalised on load).
+About 14 bytes per key. Loading checks the format, the checksum, the game parameters
+and the abstraction version, and refuses the file with a clear message otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from . import abstraction
+from .mccfr import META_SLOTS_USED, MCCFRSolver
+from .results import code_version, write_atomic
+
+FORMAT = "jabbas-palace-table-policy"
+FORMAT_VERSION = 1
+_ARRAYS = ("keys", "offsets", "num_actions", "probs")
+
+
+def _checksum(arrays: dict[str, np.ndarray]) -> str:
+    digest = hashlib.sha256()
+    for name in _ARRAYS:
+        digest.update(np.ascontiguousarray(arrays[name]).tobytes())
+    return digest.hexdigest()
+
+
+def export_policy(solver: MCCFRSolver, path: str | Path, **extra) -> dict:
+    """Write the solver's average strategy, quantised to 8 bits; returns the header."""
+    t = solver.tables
+    used = t.keys != 0
+    order = np.argsort(t.keys[used])
+    keys = t.keys[used][order]
+    src_offsets = t.offsets[used][order]
+    num_actions = t.num_actions[used][order].astype(np.uint8)
+    sums = t.strategy_sum[:int(t.meta[META_SLOTS_USED])].astype(np.float64)
+    offsets = np.zeros(len(keys), dtype=np.uint32)
+    offsets[1:] = np.cumsum(num_actions[:-1], dtype=np.uint64)
+    probs = np.zeros(int(num_actions.sum()), dtype=np.uint8)
+    for i, (src, n) in enumerate(zip(src_offsets.tolist(), num_actions.tolist())):
+        block = sums[src:src + n]
+        total = block.sum()
+        p = block / total if total > 0 else np.full(n, 1.0 / n)
+        probs[offsets[i]:offsets[i] + n] = np.round(p * 255)
+    arrays = {"keys": keys, "offsets": offsets, "num_actions": num_actions, "probs": probs}
+    header = {
+        "format": FORMAT, "format_version": FORMAT_VERSION,
+        "game": {k: v for k, v in solver.game.get_parameters().items()},
+        "algorithm": "external-sampling MCCFR",
+        "abstraction": {"level": _level_name(solver.level),
+                        "version": abstraction.VERSION},
+        "iterations": solver.iterations, "seconds": round(solver.seconds, 1),
+        "seed": solver.seed, "threads": solver.threads, "keys": len(keys),
+        "quantisation": "uint8, probability x 255 rounded, rows renormalised on load",
+        "code_version": code_version(), "checksum_sha256": _checksum(arrays), **extra}
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, header=np.array(json.dumps(header)), **arrays)
+    write_atomic(path, buffer.getvalue())
+    return header
+
+
+def _level_name(level: int) -> str:
+    return {v: k for k, v in abstraction.LEVELS.items()}[level]
+
+
+class TablePolicy:
+    """A loaded policy: probabilities by abstract key, for engine states."""
+
+    def __init__(self, header: dict, arrays: dict[str, np.ndarray]):
+        self.header = header
+        self.level = abstraction.LEVELS[header["abstraction"]["level"]]
+        self.keys = arrays["keys"]
+        self.offsets = arrays["offsets"].astype(np.int64)
+        self.num_actions = arrays["num_actions"].astype(np.int64)
+        self.probs = arrays["probs"].astype(np.float64) / 255.0
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def lookup(self, s, player: int, n: int) -> np.ndarray | None:
+        """Probabilities of the n legal actions at engine state s, or None if absent."""
+        key = abstraction.abstract_key(s, player, self.level)
+        i = int(np.searchsorted(self.keys, key))
+        if i == len(self.keys) or self.keys[i] != key:
+            return None
+        if self.num_actions[i] != n:
+            raise ValueError(f"policy row has {self.num_actions[i]} actions where the "
+                             f"game offers {n}: the file does not match this game")
+        row = self.probs[self.offsets[i]:self.offsets[i] + n]
+        total = row.sum()
+        return row / total if total > 0 else np.full(n, 1.0 / n)
+
+
+def load_policy(path: str | Path, game=None) -> TablePolicy:
+    """Load and verify a policy file; with `game`, also check it was made for that game."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in _ARRAYS}
+            header = json.loads(str(data["header"]))
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{path}: not a readable policy file ({err}); it may be truncated "
+                         "or corrupt") from None
+    if header.get("format") != FORMAT or header.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{path}: format {header.get('format')!r} version "
+                         f"{header.get('format_version')!r}, expected {FORMAT!r} version "
+                         f"{FORMAT_VERSION}")
+    if _checksum(arrays) != header.get("checksum_sha256"):
+        raise ValueError(f"{path}: checksum mismatch: the file is corrupt")
+    made_with = header["abstraction"]
+    if made_with["level"] not in abstraction.LEVELS or \
+            made_with["version"] != abstraction.VERSION:
+        raise ValueError(f"{path}: made with abstraction {made_with['level']!r} version "
+                         f"{made_with['version']}; this code has version "
+                         f"{abstraction.VERSION} with levels {sorted(abstraction.LEVELS)}. "
+                         "Re-solve with this code.")
+    if game is not None:
+        params = {k: v for k, v in game.get_parameters().items()}
+        if header["game"] != params:
+            raise ValueError(f"{path}: policy is for game {header['game']}, not {params}")
+    return TablePolicy(header, arrays)
