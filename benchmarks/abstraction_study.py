@@ -66,7 +66,8 @@ from numba import njit
 
 from solver import abstraction
 from solver.abstraction import LEVELS, abstract_key
-from solver.mccfr import META_SLOTS_USED, MCCFRSolver, find_slot, strategy_on_tree
+from solver.mccfr import (META_SLOTS_USED, MCCFRSolver, find_slot, sample_index,
+                          strategy_on_tree)
 from spiel_game import engine
 from spiel_game import layout as L
 
@@ -112,13 +113,7 @@ def _probe(s, p, level, keys, offsets, regret, rng, counts):
             for i in range(n):
                 sigma[i] = max(regret[offsets[j] + i], 0.0) / total
     if actor != p:
-        rng[0] = _next(rng[0])
-        u = (rng[0] - 1) / 2147483646.0
-        i = 0
-        while i < n - 1 and u >= sigma[i]:
-            u -= sigma[i]
-            i += 1
-        engine.apply_action(s, actions[i])
+        engine.apply_action(s, actions[sample_index(sigma, n, rng)])
         _probe(s, p, level, keys, offsets, regret, rng, counts)
         return
     for i in range(n):

@@ -204,6 +204,18 @@ def _next(seed):
     return (seed * 48271) % 2147483647
 
 
+@njit(**_JIT)
+def sample_index(sigma, n, rng):
+    """An index in [0, n) drawn with probabilities sigma, advancing the seed in rng[0]."""
+    rng[0] = _next(rng[0])
+    u = (rng[0] - 1) / 2147483646.0
+    i = 0
+    while i < n - 1 and u >= sigma[i]:
+        u -= sigma[i]
+        i += 1
+    return i
+
+
 _MAX_DEPTH = 256  # nodes on one path; a round has at most ~120 (layout.MAX_EVENTS)
 _MAX_OPTIONS = 16
 
@@ -238,13 +250,7 @@ def _traverse(s, depth, p, level, keys, offsets, num_actions, regret, strategy_s
             break
         for i in range(n):
             strategy_sum[offset + i] += sigma[i]
-        rng[0] = _next(rng[0])
-        u = (rng[0] - 1) / 2147483646.0
-        i = 0
-        while i < n - 1 and u >= sigma[i]:
-            u -= sigma[i]
-            i += 1
-        engine.apply_action(s, legal[i])
+        engine.apply_action(s, legal[sample_index(sigma, n, rng)])
     used = L.S_EVENTS + s[L.S_EVENT_N] * L.EVENT_SIZE  # the log's tail is never read
     child = states[depth + 1]
     value = 0.0
