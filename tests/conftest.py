@@ -39,6 +39,18 @@ def replay(game: pyspiel.Game, actions) -> pyspiel.State:
     return state
 
 
+def tree_decision_states(game: pyspiel.Game):
+    """(state, acting player) at every decision node of the whole tree: small games only."""
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if not state.is_chance_node():
+            yield state, state.current_player()
+        stack.extend(state.child(a) for a in state.legal_actions())
+
+
 @pytest.fixture
 def rng() -> random.Random:
     return random.Random(20261129)

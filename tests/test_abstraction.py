@@ -16,7 +16,7 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
-from conftest import load, random_action, replay
+from conftest import load, random_action, replay, tree_decision_states
 
 from solver import abstraction as A
 from solver.knowledge import knowledge
@@ -37,16 +37,6 @@ def _decision_states(game, rounds, rng):
             state.apply_action(random_action(state, rng))
 
 
-def _tree_states(game):
-    """(state, acting player) at every decision node of the whole tree."""
-    stack = [game.new_initial_state()]
-    while stack:
-        state = stack.pop()
-        if state.is_terminal():
-            continue
-        if not state.is_chance_node():
-            yield state, state.current_player()
-        stack.extend(state.child(a) for a in state.legal_actions())
 
 
 def _keys(s, player):
@@ -58,7 +48,7 @@ def small_nodes():
     """Every decision node of the small tree: (infostring, keys per level, legal)."""
     game = load(deck="small")
     return [(state.information_state_string(p), _keys(state._s, p),
-             tuple(state.legal_actions())) for state, p in _tree_states(game)]
+             tuple(state.legal_actions())) for state, p in tree_decision_states(game)]
 
 
 def test_levels_are_named_and_identity_is_level_0():
@@ -260,7 +250,7 @@ def test_compiled_solver_uses_the_current_keys():
     from solver.mccfr import MCCFRSolver
 
     game = load(deck="tiny")
-    nodes = list(_tree_states(game))
+    nodes = list(tree_decision_states(game))
     for level in LEVELS:
         expected = {int(A.abstract_key(state._s, p, level)) for state, p in nodes}
         solver = MCCFRSolver(game, level=level, seed=1)

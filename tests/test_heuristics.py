@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import AGENDAS, load, random_action, random_history
+from conftest import AGENDAS, load, random_action, random_history, tree_decision_states
 from scripting import (BIB, BOBA, C3PO, CHEWIE, CRUMB, GUARD, HAN, JABBA, LANDO, LEIA, LUKE,
                        MERC, NO_TRADE, R2D2, RANCOR, TRADE, act, chance, deck_of, keep, name,
                        on_top, setup, target, turn)
@@ -108,25 +108,13 @@ def _assert_equal_within_information_sets(game, states) -> int:
     return sum(1 for n in sizes.values() if n > 1)
 
 
-def _all_decision_states(game):
-    stack = [game.new_initial_state()]
-    while stack:
-        state = stack.pop()
-        if state.is_terminal():
-            continue
-        if not state.is_chance_node():
-            yield state
-        for action in state.legal_actions():
-            stack.append(state.child(action))
-
-
 @pytest.mark.parametrize("players", [2, 3])
 def test_no_peeking_on_every_node_of_the_tiny_game(players):
     """Every pair of nodes of the tiny tree sharing an information state gets the same
     knowledge and the same action probabilities from every heuristic."""
     for agenda in ("exalted_one", "my_kind_of_scum"):
         game = load(players=players, deck="tiny", agenda=agenda)
-        states = list(_all_decision_states(game))
+        states = [state for state, _ in tree_decision_states(game)]
         assert _assert_equal_within_information_sets(game, states) > 20
 
 

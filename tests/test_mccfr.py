@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import load
+from conftest import load, tree_decision_states
 from solver.abstraction import identity_key
 from solver.best_response import exploitability
 from solver.mccfr import MCCFRSolver, Tables, _block, find_slot, strategy_on_tree
@@ -20,19 +20,11 @@ def test_identity_key_is_the_information_state():
         keys[identity_key(state._s, int(tree.infoset_player[index]))] = index
     assert len(keys) == tree.num_infosets
     # Walk again through pyspiel and check every node maps to its own infoset's key.
-    game = tree.game
-    stack = [game.new_initial_state()]
     strings = {s: i for i, s in enumerate(tree.infoset_strings)}
     checked = 0
-    while stack:
-        state = stack.pop()
-        if state.is_terminal():
-            continue
-        if not state.is_chance_node():
-            p = state.current_player()
-            assert keys[identity_key(state._s, p)] == strings[state.information_state_string(p)]
-            checked += 1
-        stack.extend(state.child(a) for a in state.legal_actions())
+    for state, p in tree_decision_states(tree.game):
+        assert keys[identity_key(state._s, p)] == strings[state.information_state_string(p)]
+        checked += 1
     assert checked == int((tree.kind == DECISION).sum())
 
 
