@@ -25,11 +25,14 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 def code_version() -> str:
-    """The git commit of this checkout (with '+dirty' for local changes), else 'unknown'."""
+    """The git commit of this checkout ('+dirty' if the code has local changes), else
+    'unknown'."""
     try:
         commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=_ROOT,
                                 capture_output=True, text=True, timeout=5, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+        # Only code counts: regenerating a file in results/ does not make the code dirty.
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                "spiel_game", "solver", "cli", "pyproject.toml"],
                                cwd=_ROOT, capture_output=True, text=True, timeout=5)
         return commit.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
