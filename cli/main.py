@@ -30,7 +30,7 @@ def play(
     players: int = typer.Option(2, help="Number of players, 2 to 6."),
     agenda: str = typer.Option("exalted_one", help="exalted_one, my_kind_of_scum, "
                                "jabbas_court or rescue_mission."),
-    deck: str = typer.Option("full", help="full, tiny, small or a spec such as "
+    deck: str = typer.Option("full", help="full, tiny, small, medium or a spec such as "
                              "'guard:2+jabba+han+faceup:0'."),
     utility: str = typer.Option("margin", help="margin (zero-sum) or tokens."),
     seed: int = typer.Option(0, help="Seed for the random choices and shuffle."),

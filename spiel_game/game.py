@@ -7,7 +7,7 @@ A thin wrapper: every rule is in engine.py. Parameters:
 | players | 2 to 6                                                   | 2             |
 | agenda  | exalted_one, my_kind_of_scum, jabbas_court, rescue_mission | exalted_one |
 | utility | margin (zero-sum: t_i - mean of others), tokens          | margin        |
-| deck    | full, tiny, small, or a spec like "guard:2+jabba+han+faceup:0" | full    |
+| deck    | full, tiny, small, medium, or a spec like "guard:2+jabba+han+faceup:0" | full |
 
 Chance outcomes are character ids (cards.py). States serialize as their action history,
 one id per line.
