@@ -7,13 +7,19 @@ import json
 import os
 import platform
 import statistics
-import tempfile
+import sys
 import time
+from pathlib import Path
 
-import pyspiel
+# Measure this checkout, not whatever tree an editable install points at. Every script
+# imports this module (directly or through _tree) before the project's packages.
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 
-import spiel_game  # noqa: F401  (registers "jabbas_palace")
-from spiel_game import engine
+import pyspiel  # noqa: E402
+
+import spiel_game  # noqa: E402,F401  (registers "jabbas_palace")
+from solver.results import write_atomic  # noqa: E402
+from spiel_game import engine  # noqa: E402
 
 AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
 
@@ -89,14 +95,5 @@ def _version(module: str) -> str:
 
 
 def write_json_atomic(path: str, data: dict) -> None:
-    """Write `data` as JSON to a temp file beside `path`, then rename it into place."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """Write `data` as JSON, atomically (solver.results.write_atomic)."""
+    write_atomic(path, (json.dumps(data, indent=2) + "\n").encode())

@@ -5,6 +5,7 @@ offers at least two options (the engine settles single-option nodes itself), a c
 node branches over its distinct outcomes (character ids), and a terminal is a leaf.
 """
 
+import _common  # noqa: F401  (puts this checkout first on sys.path)
 import numpy as np
 from numba import njit
 

@@ -48,10 +48,6 @@ import concurrent.futures
 import math
 import multiprocessing
 import sys
-from pathlib import Path
-
-# Measure this checkout's solver, not whatever tree an editable install points at.
-sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 from _common import (
@@ -81,11 +77,6 @@ _JIT = {"cache": True, "nogil": True}
 # Compiled helpers --------------------------------------------------------------------------
 
 @njit(**_JIT)
-def _next(seed):
-    return (seed * 48271) % 2147483647
-
-
-@njit(**_JIT)
 def _probe(s, p, level, keys, offsets, regret, rng, counts):
     """A read-only copy of solver.mccfr._traverse: same sampling from the current regrets,
     nothing written. counts: [nodes, decisions, decisions whose key is missing]."""
@@ -93,7 +84,7 @@ def _probe(s, p, level, keys, offsets, regret, rng, counts):
     if engine.is_terminal(s):
         return
     if engine.is_chance(s):
-        rng[0] = _next(rng[0])
+        rng[0] = engine.next_random(rng[0])
         engine.apply_action(s, engine.sample_chance(s, rng[0]))
         _probe(s, p, level, keys, offsets, regret, rng, counts)
         return
@@ -142,7 +133,7 @@ def _self_play(root, level, rounds, seed, keys, offsets, num_actions, strategy_s
     for _ in range(rounds):
         s = root.copy()
         while not engine.is_terminal(s):
-            seed = _next(seed)
+            seed = engine.next_random(seed)
             if engine.is_chance(s):
                 engine.apply_action(s, engine.sample_chance(s, seed))
                 continue

@@ -27,11 +27,7 @@ from __future__ import annotations
 import argparse
 import random
 import resource
-import sys
-from pathlib import Path
 
-# Measure this checkout's solver, not whatever tree an editable install points at.
-sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 import pyspiel

@@ -61,9 +61,11 @@ def play(
                    f"{state.information_state_string(viewer)}")
 
 
-def _default_result_path(deck: str, agenda: str, players: int, algorithm: str) -> Path:
+def _default_result_path(kind: str, deck: str, agenda: str, players: int, detail: str,
+                         suffix: str) -> Path:
+    """results/<kind>_<deck>_<agenda>_<n>p_<detail><suffix>; a deck spec reads 'custom'."""
     safe_deck = deck if deck.isidentifier() else "custom"
-    return Path("results") / f"solve_{safe_deck}_{agenda}_{players}p_{algorithm}.json.gz"
+    return Path("results") / f"{kind}_{safe_deck}_{agenda}_{players}p_{detail}{suffix}"
 
 
 @app.command()
@@ -144,7 +146,7 @@ def _solve_exact(game, deck, agenda, players, utility, algorithm, iterations, se
                        f"CFR average strategy: {cfr_value:+.6f} "
                        f"(|diff| {abs(lp_value - cfr_value):.1e}, bounded by "
                        f"exploitability x 2 = {2 * outcome.value:.1e})")
-    path = out or _default_result_path(deck, agenda, players, algorithm)
+    path = out or _default_result_path("solve", deck, agenda, players, algorithm, ".json.gz")
     results.write_json(path, results.policy_record(
         tree, outcome, deck_spec=game.config.deck.to_spec(), lp_value=lp_value))
     typer.echo(f"wrote {path}")
@@ -194,8 +196,7 @@ def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, 
     typer.echo(f"{solver.iterations:,} iterations in {solver.seconds:.0f} s (stopped by "
                f"{outcome.stopped_by}); {solver.tables.num_keys:,} keys; "
                f"{solver.nodes_touched / max(solver.seconds, 1e-9):,.0f} nodes/s")
-    safe_deck = deck if deck.isidentifier() else "custom"
-    path = out or Path("results") / f"policy_{safe_deck}_{agenda}_{players}p_{abstraction}.npz"
+    path = out or _default_result_path("policy", deck, agenda, players, abstraction, ".npz")
     export_policy(solver, path, stopped_by=outcome.stopped_by, curve=outcome.curve)
     typer.echo(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     if tree is not None:

@@ -163,9 +163,9 @@ class CFRSolver:
         a = self.arrays
         self.iterations += 1
         t = self.iterations
-        if self.algorithm == "dcfr":
-            _discount(self.regret, self.strategy_sum, float(t - 1) if t > 1 else 0.0,
-                      DCFR_ALPHA, DCFR_BETA, DCFR_GAMMA) if t > 1 else None
+        if self.algorithm == "dcfr" and t > 1:  # discount what iterations 1..t-1 summed
+            _discount(self.regret, self.strategy_sum, float(t - 1), DCFR_ALPHA, DCFR_BETA,
+                      DCFR_GAMMA)
         weight = float(t) if self.algorithm == "cfr+" else 1.0
         for p in range(a.num_players):
             reach_sweep(a.kind, a.player, a.infoset, a.child_start, a.num_children,

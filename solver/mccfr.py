@@ -200,14 +200,9 @@ def _regret_matching(regret, offset, n, out):
 
 
 @njit(**_JIT)
-def _next(seed):
-    return (seed * 48271) % 2147483647
-
-
-@njit(**_JIT)
 def sample_index(sigma, n, rng):
     """An index in [0, n) drawn with probabilities sigma, advancing the seed in rng[0]."""
-    rng[0] = _next(rng[0])
+    rng[0] = engine.next_random(rng[0])
     u = (rng[0] - 1) / 2147483646.0
     i = 0
     while i < n - 1 and u >= sigma[i]:
@@ -234,7 +229,7 @@ def _traverse(s, depth, p, level, keys, offsets, num_actions, regret, strategy_s
             engine.returns(s, returns_buf)
             return returns_buf[p]
         if engine.is_chance(s):
-            rng[0] = _next(rng[0])
+            rng[0] = engine.next_random(rng[0])
             engine.apply_action(s, engine.sample_chance(s, rng[0]))
             continue
         legal = actions[depth]

@@ -24,7 +24,7 @@ DECISION, CHANCE, TERMINAL = 0, 1, 2
 
 @dataclasses.dataclass(frozen=True)
 class GameTree:
-    """Flat arrays; node i's edges are edge_* [child_start[i] : child_start[i] + num_children[i]]."""
+    """Flat arrays; node i's edges are edge_*[child_start[i]:][:num_children[i]]."""
 
     game: pyspiel.Game
     kind: np.ndarray  # int8 per node: DECISION, CHANCE or TERMINAL
