@@ -286,5 +286,9 @@ def rules(card: str = typer.Argument(..., help="A card (e.g. 'c3po', 'boba') or 
                f"cop{'y' if c.copies == 1 else 'ies'}): {c.text}")
 
 
+from cli import hint as _hint  # noqa: E402  (the commands register on `app`)
+
+_hint.register(app)
+
 if __name__ == "__main__":
     app()

@@ -1,0 +1,135 @@
+"""Strategy tables for study: a policy file as CSV or JSON Lines rows.
+
+A table key is a hash of abstract features, so a row cannot be read back from the key
+alone. `export_rows` plays `rounds` seeded self-play rounds with the policy and, for each
+key met, describes the first information state that reached it (what its player knew:
+hand, play areas, known cards, deck) and counts the visits. Keys never met in the sample
+are left out unless `all_keys` (then with an empty description and 0 visits).
+
+Columns (COLUMNS): key (the abstract key, int64), level (abstraction level), seat and
+decision (phase) of the player to act, information_state (readable description of an
+example state with this key), action (in words), action_id, probability (the table's,
+8-bit), visits (decisions at this key in the sample, all actions together).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+
+import numpy as np
+
+from spiel_game import engine
+from spiel_game import layout as L
+from spiel_game.actions import decision_to_string
+from spiel_game.cards import CHARACTERS
+
+from .knowledge import knowledge
+from .results import write_atomic
+
+COLUMNS = ("key", "level", "seat", "decision", "information_state", "action", "action_id",
+           "probability", "visits")
+
+
+def _names(cards) -> str:
+    return "+".join(CHARACTERS[c].name for c in cards) or "-"
+
+
+def describe_information(state, player: int) -> str:
+    """What `player` knows at `state`, in one line (only from their redacted log)."""
+    k = knowledge(state, player)
+    parts = [f"hand {_names(k.hand)}"]
+    for q in range(k.num_players):
+        if q == player:
+            continue
+        status = "out" if not k.in_round[q] else ("protected" if k.protected[q] else "in")
+        known = k.known_hands.get(q)
+        text = f"p{q} {status} area {_names(k.play_areas[q])}"
+        if known is not None:
+            text += f" holds {CHARACTERS[known].name}"
+        parts.append(text)
+    parts.append(f"my area {_names(k.play_areas[player])}")
+    parts.append(f"deck {k.deck_size}")
+    s = state._s
+    if s[L.S_PHASE] in (L.PH_TARGET, L.PH_NAME, L.PH_COUNTER):
+        parts.append(f"resolving {CHARACTERS[int(s[L.S_PENDING_CARD])].name}")
+    return "; ".join(parts)
+
+
+def export_rows(game, policy, rounds: int = 2000, seed: int = 0, all_keys: bool = False,
+                progress=None) -> list[dict]:
+    """Rows (COLUMNS) of `policy` (a TablePolicy for `game`), from seeded self-play."""
+    from . import abstraction
+
+    level_name = policy.header["abstraction"]["level"]
+    rng = random.Random(seed)
+    seen: dict[int, dict] = {}
+    buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    for r in range(rounds):
+        state = game.new_initial_state()
+        s = state._s
+        while not engine.is_terminal(s):
+            if engine.is_chance(s):
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, probs)[0])
+                continue
+            player = int(engine.current_actor(s))
+            n = engine.legal_actions(s, buf)
+            legal = buf[:n].tolist()
+            key = int(abstraction.abstract_key(s, player, policy.level))
+            probs = policy.lookup(s, player, n)
+            entry = seen.get(key)
+            if entry is None and probs is not None:
+                entry = seen[key] = {
+                    "seat": player, "decision": L.PHASE_NAMES[s[L.S_PHASE]],
+                    "information_state": describe_information(state, player),
+                    "legal": legal, "visits": 0}
+            if entry is not None:
+                entry["visits"] += 1
+            p = probs if probs is not None else np.full(n, 1.0 / n)
+            state.apply_action(rng.choices(legal, p)[0])
+        if progress:
+            progress(r + 1)
+    rows = []
+    index = {int(k): i for i, k in enumerate(policy.keys.tolist())} if all_keys else None
+    for key, entry in sorted(seen.items(), key=lambda kv: (-kv[1]["visits"], kv[0])):
+        i = int(np.searchsorted(policy.keys, key))
+        _append_rows(rows, policy, i, key, level_name, entry)
+    if all_keys:
+        for key, i in index.items():
+            if key not in seen:
+                _append_rows(rows, policy, i, key, level_name, None)
+    return rows
+
+
+def _append_rows(rows, policy, i, key, level_name, entry):
+    n = int(policy.num_actions[i])
+    block = policy.probs[policy.offsets[i]:policy.offsets[i] + n]
+    total = block.sum()
+    block = block / total if total > 0 else np.full(n, 1.0 / n)
+    for j in range(n):
+        action = entry["legal"][j] if entry else None
+        rows.append({
+            "key": key, "level": level_name,
+            "seat": entry["seat"] if entry else "", "decision": entry["decision"] if entry else "",
+            "information_state": entry["information_state"] if entry else "",
+            "action": decision_to_string(action) if entry else f"legal action #{j}",
+            "action_id": action if entry else "", "probability": round(float(block[j]), 4),
+            "visits": entry["visits"] if entry else 0})
+
+
+def write_rows(rows: list[dict], path, fmt: str, header: dict) -> None:
+    """CSV (with the policy header as leading '#' lines) or JSON Lines (header first)."""
+    out = io.StringIO()
+    if fmt == "csv":
+        out.write(f"# {json.dumps(header)}\n")
+        writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    else:
+        out.write(json.dumps({"header": header}) + "\n")
+        for row in rows:
+            out.write(json.dumps(row) + "\n")
+    write_atomic(path, out.getvalue().encode())

@@ -1,0 +1,405 @@
+"""The hint engine: what to play in a described situation, with EVs and beliefs.
+
+`hint(situation)` answers for the start of the player's turn (2 cards in hand):
+
+1. Worlds: the hidden cards filled in (solver/situation.py): every history that gives
+   the log, weighted by Bayes with the policy's own action probabilities, or, from a
+   summary, the unseen cards dealt at random (card counting).
+2. Policy: the shipped table for the game (results/policy_full_<agenda>_<n>p_<level>.npz)
+   gives the probability of each legal play at the player's abstract information
+   state. If that key is missing it backs off to a coarser table for the same game when
+   one is there, and otherwise re-solves: it picks by a rollout search over the worlds
+   within a time budget. The answer says which (`policy.source`).
+3. Values: each play's expected token margin, from rollouts in which everybody follows
+   the table (a coarser table, then uniform, where a key is missing; the answer reports
+   how often), with common random numbers across plays and a 95% interval.
+4. The full action: after the card, the target and the number, each by the same rule.
+
+The JSON form (`to_json`) is versioned: SCHEMA, SCHEMA_VERSION; fields in the README.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from spiel_game import engine
+from spiel_game import layout as L
+from spiel_game.actions import decision_to_string
+from spiel_game.cards import CHARACTERS
+
+from . import abstraction
+from .policy_file import TablePolicy, load_policy
+from .situation import Situation, SituationError, log_worlds, summary_worlds
+
+SCHEMA = "jabbas-palace-hint"
+SCHEMA_VERSION = 1
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+_JIT = dict(cache=True, nogil=True)
+
+
+# Compiled table play --------------------------------------------------------------------
+
+@njit(**_JIT)
+def table_probs(s, player, level, keys, offsets, num_actions, probs, n, out):
+    """Fill out[:n] with the table's probabilities at s; False if the key is missing."""
+    if level < 0 or len(keys) == 0:
+        return False
+    key = abstraction.abstract_key(s, player, level)
+    i = np.searchsorted(keys, key)
+    if i == len(keys) or keys[i] != key or num_actions[i] != n:
+        return False
+    total = 0.0
+    for j in range(n):
+        out[j] = probs[offsets[i] + j]
+        total += out[j]
+    if total <= 0.0:
+        for j in range(n):
+            out[j] = 1.0 / n
+    else:
+        for j in range(n):
+            out[j] /= total
+    return True
+
+
+@njit(**_JIT)
+def _policy_action(s, legal, n, level_a, keys_a, off_a, na_a, pr_a, level_b, keys_b, off_b,
+                   na_b, pr_b, sigma, rng, counts):
+    """Sample the actor's action: table a, else table b, else uniform; counts[0..2]."""
+    actor = engine.current_actor(s)
+    if table_probs(s, actor, level_a, keys_a, off_a, na_a, pr_a, n, sigma):
+        counts[0] += 1
+    elif table_probs(s, actor, level_b, keys_b, off_b, na_b, pr_b, n, sigma):
+        counts[1] += 1
+    else:
+        counts[2] += 1
+        for j in range(n):
+            sigma[j] = 1.0 / n
+    rng[0] = engine.next_random(rng[0])
+    u = (rng[0] - 1) / 2147483646.0
+    i = 0
+    while i < n - 1 and u >= sigma[i]:
+        u -= sigma[i]
+        i += 1
+    return legal[i]
+
+
+@njit(**_JIT)
+def rollout_values(worlds, picks, actions, me, seed, level_a, keys_a, off_a, na_a, pr_a,
+                   level_b, keys_b, off_b, na_b, pr_b, counts):
+    """values[a, r]: my return after action a in world picks[r], then everybody following
+    the tables to the end; rollout r uses the same random numbers for every a."""
+    num_players = worlds[0, L.S_NUM_PLAYERS]
+    values = np.zeros((len(actions), len(picks)))
+    out = np.zeros(num_players)
+    legal = np.zeros(L.NUM_ACTIONS, dtype=np.int32)
+    sigma = np.zeros(L.NUM_ACTIONS)
+    rng = np.zeros(1, dtype=np.int64)
+    for r in range(len(picks)):
+        for a in range(len(actions)):
+            s = worlds[picks[r]].copy()
+            engine.apply_action(s, actions[a])
+            rng[0] = max(1, (seed * 1000003 + r * 7919) % 2147483647)
+            while not engine.is_terminal(s):
+                if engine.is_chance(s):
+                    rng[0] = engine.next_random(rng[0])
+                    engine.apply_action(s, engine.sample_chance(s, rng[0]))
+                    continue
+                n = engine.legal_actions(s, legal)
+                engine.apply_action(s, _policy_action(
+                    s, legal, n, level_a, keys_a, off_a, na_a, pr_a, level_b, keys_b,
+                    off_b, na_b, pr_b, sigma, rng, counts))
+            engine.returns(s, out)
+            values[a, r] = out[me]
+    return values
+
+
+# Policies -------------------------------------------------------------------------------
+
+class PolicySet:
+    """The table(s) for one game, finest level first; empty when none ships."""
+
+    def __init__(self, tables: list[tuple[Path, TablePolicy]]):
+        self.tables = sorted(tables, key=lambda t: _fineness(t[1].level))
+        empty = (-1, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                 np.zeros(0, np.float64))
+        args = [(t.level, t.keys, t.offsets, t.num_actions, t.probs) for _, t in self.tables]
+        self.compiled_args = tuple(x for pair in (args + [empty, empty])[:2] for x in pair)
+
+    def lookup(self, s, player: int, n: int):
+        """(probabilities, level name) from the finest table that has the key, or None."""
+        for _, table in self.tables:
+            probs = table.lookup(s, player, n)
+            if probs is not None:
+                return probs, table.header["abstraction"]["level"]
+        return None
+
+    def describe(self) -> list[dict]:
+        return [{"file": _display_path(path), "level": t.header["abstraction"]["level"],
+                 "iterations": t.header["iterations"], "keys": len(t)}
+                for path, t in self.tables]
+
+
+def _fineness(level: int) -> int:
+    return [abstraction.IDENTITY, abstraction.FINE, abstraction.COARSE].index(level)
+
+
+def _display_path(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def shipped_policy_paths(game) -> list[Path]:
+    """The shipped tables made for exactly this game."""
+    cfg = game.config
+    if cfg.deck.to_spec() != _full_spec():
+        return []
+    agenda = game.get_parameters()["agenda"]
+    return sorted(RESULTS.glob(f"policy_full_{agenda}_{cfg.num_players}p_*.npz"))
+
+
+def _full_spec() -> str:
+    from spiel_game.cards import parse_deck
+    return parse_deck("full").to_spec()
+
+
+def load_policies(game, paths: list[Path] | None = None) -> PolicySet:
+    """Load and check tables (the shipped ones by default); refuses mismatches."""
+    paths = shipped_policy_paths(game) if paths is None else [Path(p) for p in paths]
+    return PolicySet([(p, load_policy(p, game)) for p in paths])
+
+
+# The hint -------------------------------------------------------------------------------
+
+def _legal(s) -> list[int]:
+    buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    n = engine.legal_actions(s, buf)
+    return buf[:n].tolist()
+
+
+def _rollouts(states, weights, actions, me, policies, seconds, seed, min_rollouts=64,
+              max_rollouts=20000):
+    """Rollout values (actions x rollouts) within about `seconds`, worlds drawn by weight."""
+    rng = np.random.default_rng(seed)
+    stacked = np.ascontiguousarray(np.stack(states))
+    p = np.asarray(weights, dtype=np.float64)
+    p = p / p.sum()
+    counts = np.zeros(3, dtype=np.int64)
+    acts = np.asarray(actions, dtype=np.int32)
+    # Compile (or load from the cache) before the clock starts.
+    rollout_values(stacked, np.zeros(0, np.int64), acts, me, seed, *policies.compiled_args,
+                   np.zeros(3, dtype=np.int64))
+    chunks, done, batch = [], 0, 32
+    start = time.perf_counter()
+    while done < max_rollouts:
+        picks = rng.choice(len(stacked), size=batch, p=p).astype(np.int64)
+        chunks.append(rollout_values(stacked, picks, acts, me, seed + done,
+                                     *policies.compiled_args, counts))
+        done += batch
+        elapsed = time.perf_counter() - start
+        if done >= min_rollouts and elapsed >= seconds:
+            break
+        batch = min(4 * batch, max(32, int(done * (seconds - elapsed) / max(elapsed, 1e-6))),
+                    max_rollouts - done)
+        if batch <= 0:
+            break
+    return np.concatenate(chunks, axis=1), counts, time.perf_counter() - start
+
+
+def _summary_stats(values: np.ndarray) -> list[dict]:
+    r = values.shape[1]
+    out = []
+    best = int(np.argmax(values.mean(axis=1)))
+    for a in range(values.shape[0]):
+        mean = float(values[a].mean())
+        se = float(values[a].std(ddof=1) / math.sqrt(r)) if r > 1 else float("inf")
+        diff = values[a] - values[best]
+        se_diff = float(diff.std(ddof=1) / math.sqrt(r)) if r > 1 else float("inf")
+        out.append({"ev": mean, "ev_ci95": 1.96 * se,
+                    "vs_best": float(diff.mean()), "vs_best_ci95": 1.96 * se_diff})
+    return out
+
+
+def _posterior_summary(sit: Situation, game, states, weights) -> list[dict]:
+    """Per opponent: probability of each card in their hand, over the worlds."""
+    n, me = sit.players, sit.seat
+    result = []
+    for q in range(n):
+        if q == me:
+            continue
+        s0 = states[0]
+        if s0[L.S_IN_ROUND + q] == 0:
+            result.append({"seat": q, "status": "out", "hand": []})
+            continue
+        mass = np.zeros(L.MAX_CHARS)
+        for s, w in zip(states, weights):
+            for k in range(int(s[L.S_HAND_N + q])):
+                mass[s[L.S_HAND + q * L.MAX_HAND + k]] += w
+        mass /= mass.sum()
+        cards = [{"card": CHARACTERS[c].name, "probability": float(mass[c])}
+                 for c in np.argsort(-mass, kind="stable") if mass[c] > 0]
+        result.append({"seat": q, "status": "protected" if s0[L.S_PROTECTED + q] else "in",
+                       "hand": cards})
+    return result
+
+
+def _card_counting(sit: Situation, states, unseen) -> list[dict]:
+    """Per opponent: their card if known, else the unseen cards' shares (exact)."""
+    total = sum(unseen.values())
+    result = []
+    for q in range(sit.players):
+        if q == sit.seat:
+            continue
+        s0 = states[0]
+        if s0[L.S_IN_ROUND + q] == 0:
+            result.append({"seat": q, "status": "out", "hand": []})
+            continue
+        if q in sit.saw:
+            cards = [{"card": CHARACTERS[sit.saw[q]].name, "probability": 1.0}]
+        else:
+            cards = [{"card": CHARACTERS[c].name, "probability": k / total}
+                     for c, k in sorted(unseen.items(), key=lambda ck: (-ck[1], ck[0]))]
+        result.append({"seat": q, "status": "protected" if s0[L.S_PROTECTED + q] else "in",
+                       "hand": cards})
+    return result
+
+
+def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float = 0.25,
+         resolve_seconds: float = 2.0, seed: int = 0, worlds: int = 512) -> dict:
+    """The answer for `sit` as a JSON-ready dict (schema SCHEMA, SCHEMA_VERSION)."""
+    start = time.perf_counter()
+    policies = load_policies(game) if policies is None else policies
+    me = sit.seat
+    if sit.log is not None:
+        weighted, replay = log_worlds(sit, game, policies if policies.tables else None,
+                                      seed=seed)
+        states = [s for s, _ in weighted]
+        weights = [w for _, w in weighted]
+        source = "log"
+        posterior_basis = ("Bayes over every history that gives the log, with the "
+                           "policy's probabilities for the opponents' decisions"
+                           if policies.tables else
+                           "every history that gives the log, weighted by the odds")
+    else:
+        states, unseen = summary_worlds(sit, game, worlds, np.random.default_rng(seed))
+        weights = [1.0] * len(states)
+        replay = None
+        source = "summary"
+        posterior_basis = "card counting: the unseen cards, known cards fixed"
+    s0 = states[0]
+    legal = _legal(s0)
+    found = policies.lookup(s0, me, len(legal))
+    if found is not None:
+        probs, level = found
+        finest = policies.tables[0][1].header["abstraction"]["level"]
+        how = "table" if level == finest else f"backed off to the {level} table"
+        budget = seconds
+    else:
+        probs, level = None, None
+        how = ("re-solved: no table has this situation's key; plays chosen by a rollout "
+               "search over the worlds" if policies.tables else
+               "re-solved: no policy ships for this game; plays chosen by a rollout search "
+               "(uniform play in the rollouts)")
+        budget = resolve_seconds
+    values, counts, rollout_seconds = _rollouts(states, weights, legal, me, policies, budget,
+                                                seed)
+    stats = _summary_stats(values)
+    means = values.mean(axis=1)
+    if probs is not None:
+        # The policy's likeliest play; near-ties (within 0.05) go to the better value.
+        near = np.flatnonzero(probs >= probs.max() - 0.05)
+        best = int(near[np.argmax(means[near])])
+    else:
+        best = int(np.argmax(means))
+    plays = []
+    for i, a in enumerate(legal):
+        plays.append({"action": decision_to_string(a), "action_id": a,
+                      "card": CHARACTERS[a - L.PLAY].name,
+                      "probability": None if probs is None else float(probs[i]),
+                      **stats[i]})
+    steps, follow_how = _follow_up(states, weights, legal[best], me, policies, seconds, seed)
+    rollout_decisions = int(counts.sum())
+    answer = {
+        "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
+        "situation": {"players": sit.players, "agenda": sit.agenda, "seat": me,
+                      "hand": [CHARACTERS[int(c)].name for c in sorted(
+                          s0[L.S_HAND + me * L.MAX_HAND:L.S_HAND + me * L.MAX_HAND + 2])],
+                      "deck": int(engine.deck_size(s0)), "described_by": source},
+        "policy": {"source": "table" if how == "table" else
+                   ("backoff" if found is not None else "re-solve"),
+                   "detail": how, "level": level, "tables": policies.describe()},
+        "recommendation": {
+            "action": ", ".join([plays[best]["action"]] + [s["chosen"] for s in steps]),
+            "card": plays[best]["card"], "steps": steps},
+        "plays": plays,
+        "opponents": (_posterior_summary(sit, game, states, weights) if sit.log is not None
+                      else _card_counting(sit, states, unseen)),
+        "posterior": {"basis": posterior_basis, "worlds": len(states),
+                      **({"complete": replay["complete"]} if replay else {})},
+        "rollouts": {"count": int(values.shape[1]), "seconds": round(rollout_seconds, 3),
+                     "decisions": rollout_decisions,
+                     "from_table": counts[0] / max(rollout_decisions, 1),
+                     "from_coarser_table": counts[1] / max(rollout_decisions, 1),
+                     "uniform": counts[2] / max(rollout_decisions, 1),
+                     "follow_up": follow_how},
+        "seconds": round(time.perf_counter() - start, 3),
+    }
+    return answer
+
+
+def _follow_up(states, weights, play, me, policies, seconds, seed):
+    """The rest of the full action after `play`: target, number... by the same rule."""
+    steps, how = [], []
+    current = [s.copy() for s in states]
+    for s in current:
+        engine.apply_action(s, play)
+    while True:
+        alive = [(s, w) for s, w in zip(current, weights) if not engine.is_terminal(s)
+                 and not engine.is_chance(s) and engine.current_actor(s) == me
+                 and s[L.S_PHASE] in (L.PH_TARGET, L.PH_NAME)]
+        if not alive:
+            return steps, how
+        s0 = alive[0][0]
+        legal = _legal(s0)
+        found = policies.lookup(s0, me, len(legal))
+        options = []
+        if found is not None:
+            probs = found[0]
+            best = int(np.argmax(probs))
+            how.append(f"{L.PHASE_NAMES[s0[L.S_PHASE]]}: table ({found[1]})")
+        else:
+            values, _, _ = _rollouts([s for s, _ in alive], [w for _, w in alive], legal, me,
+                                     policies, seconds, seed)
+            probs = None
+            means = values.mean(axis=1)
+            best = int(np.argmax(means))
+            how.append(f"{L.PHASE_NAMES[s0[L.S_PHASE]]}: re-solved by rollouts")
+        for i, a in enumerate(legal):
+            options.append({"action": decision_to_string(a), "action_id": a,
+                            "probability": None if probs is None else float(probs[i])})
+        steps.append({"decision": L.PHASE_NAMES[s0[L.S_PHASE]],
+                      "chosen": decision_to_string(legal[best]), "options": options})
+        current = []
+        weights = []
+        for s, w in alive:
+            engine.apply_action(s, legal[best])
+            current.append(s)
+            weights.append(w)
+
+
+def check_game(sit: Situation):
+    """The OpenSpiel game for a situation; SituationError for bad parameters."""
+    import pyspiel
+
+    import spiel_game  # noqa: F401
+
+    try:
+        return pyspiel.load_game("jabbas_palace", sit.game_params())
+    except (ValueError, pyspiel.SpielError) as err:
+        raise SituationError(str(err)) from None
