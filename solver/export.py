@@ -41,6 +41,8 @@ def describe_information(state, player: int) -> str:
     """What `player` knows at `state`, in one line (only from their redacted log)."""
     k = knowledge(state, player)
     parts = [f"hand {_names(k.hand)}"]
+    if k.face_up:
+        parts.append(f"face-up {_names(k.face_up)}")
     for q in range(k.num_players):
         if q == player:
             continue

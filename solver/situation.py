@@ -502,6 +502,7 @@ def _write_world(sit, game, turns, hands, opp_returns, deck_left) -> np.ndarray:
 # Reading an event log ------------------------------------------------------------------
 
 ANY = -9  # a field the log line does not state
+TREMBLE = 1e-3  # least probability given to an opponent's logged decision
 _CARD = r"(?P<{}>[\w\-' .?]+?)"
 _LINE_PATTERNS = [
     (L.E_FACE_UP, r"face-?up " + _CARD.format("c")),
@@ -616,7 +617,7 @@ def _omissible(event: Event, me: int) -> bool:
 class _LogReplay:
     """Every history the engine allows that shows `me` exactly this log (depth first)."""
 
-    def __init__(self, sit: Situation, game, policy=None, max_nodes: int = 100_000,
+    def __init__(self, sit: Situation, game, policy=None, max_nodes: int = 30_000,
                  seed: int = 0):
         self.sit, self.game, self.policy = sit, game, policy
         self.me = sit.seat
@@ -727,7 +728,9 @@ class _LogReplay:
             probs = found[0] if found is not None else None
             if probs is None:
                 self.policy_misses += 1
-        factors = [1.0 if probs is None else float(probs[legal.index(a)])
+        # Real players stray from any policy: a floor keeps a play the table never makes
+        # possible (Bayes with a trembling hand) instead of ruling its worlds out.
+        factors = [1.0 if probs is None else max(float(probs[legal.index(a)]), TREMBLE)
                    for a in candidates]
         for a, factor in zip(*self._ordered(candidates, factors)):
             if factor <= 0.0:

@@ -200,3 +200,44 @@ def test_unknown_key_backs_off_to_a_re_solve_and_says_so():
     assert a["policy"]["source"] == "re-solve"
     assert all(p["probability"] is None for p in a["plays"])
     assert a["recommendation"]["card"] == "Jabba the Hutt"
+
+
+# The command line -----------------------------------------------------------------------
+
+def _run(*args):
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_cli_hint_from_flags_and_from_a_toml_file(tmp_path):
+    flags = ["hint", "--seat", 1, "--hand", "jabba,bib", "--face-up", "crumb,bib,merc",
+             "--area", "0=han,guard", "--area", "1=r2", "--saw", "0=luke", "--seconds", 0.05]
+    result = _run(*flags)
+    assert result.exit_code == 0, result.output
+    assert "Recommended: play Jabba the Hutt" in result.output
+    situation = tmp_path / "situation.toml"
+    situation.write_text('players = 2\nagenda = "exalted_one"\nseat = 1\n'
+                         'hand = ["jabba", "bib"]\nface_up = ["crumb", "bib", "merc"]\n'
+                         '[areas]\n0 = ["han", "guard"]\n1 = ["r2"]\n[saw]\n0 = "luke"\n')
+    result = _run("hint", "--situation", situation, "--json", "--seconds", 0.05)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["recommendation"]["card"] == "Jabba the Hutt"
+
+
+def test_cli_hint_refuses_bad_input_with_exit_code_2():
+    result = _run("hint", "--hand", "jabba,guard,luke")
+    assert result.exit_code == 2 and "hand has 3" in result.output
+    result = _run("hint", "--hand", "jabba,lukas")
+    assert result.exit_code == 2 and "Did you mean Luke Skywalker" in result.output
+
+
+def test_cli_export_writes_a_strategy_table(tmp_path):
+    out = tmp_path / "table.csv"
+    result = _run("export", "--rounds", 20, "--out", out)
+    assert result.exit_code == 0, result.output
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("# {") and lines[1].split(",") == list(
+        __import__("solver.export").export.COLUMNS)
+    assert len(lines) > 20

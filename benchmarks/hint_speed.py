@@ -1,0 +1,86 @@
+"""How fast a hint answers: warm (in-process) and a repeat command-line call (cold).
+
+Targets (issue #5): a hint for a situation in the table under 300 ms warm; a repeat
+`jabba hint` call under 2.5 s. The situations are random rounds' own play decisions,
+described by their event logs and, for the same rounds, by their summaries; each agenda's
+shipped 2-player table. Medians over the situations; --out writes the figures.
+
+    python benchmarks/hint_speed.py [--situations 20] [--cli-calls 3] [--out figures.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import time
+
+from _common import AGENDAS, add_output_args, load_jabba, machine_info, median, \
+    markdown_table, write_json_atomic
+
+from solver import hint as H
+from solver.situation import from_mapping
+from spiel_game import layout as L
+from spiel_game.events import describe, events
+
+
+def random_log(game, rng: random.Random) -> tuple[int, list[str]] | None:
+    """A random round stopped at a play decision: (seat, that seat's event log)."""
+    state, stops = game.new_initial_state(), []
+    while not state.is_terminal():
+        p = state.current_player()
+        if p >= 0 and state._s[L.S_PHASE] == L.PH_PLAY:
+            stops.append((p, [describe(e) for e in events(state._s, p)]))
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(outcomes, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return rng.choice(stops) if stops else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--situations", type=int, default=20, help="per agenda")
+    parser.add_argument("--cli-calls", type=int, default=3)
+    add_output_args(parser)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    rows, figures = [], {"machine": machine_info(), "agendas": {}}
+    for agenda in AGENDAS:
+        game = load_jabba(2, agenda)
+        policies = H.load_policies(game)
+        times, in_table = [], 0
+        H.hint(from_mapping({"players": 2, "agenda": agenda, "seat": 0,
+                             "log": random_log(game, random.Random(0))[1]}),
+               game, policies)  # warm up (compile or load kernels)
+        for _ in range(args.situations):
+            seat, log = random_log(game, rng)
+            sit = from_mapping({"players": 2, "agenda": agenda, "seat": seat, "log": log})
+            start = time.perf_counter()
+            answer = H.hint(sit, game, policies, seed=rng.randrange(1 << 30))
+            times.append(time.perf_counter() - start)
+            in_table += answer["policy"]["source"] == "table"
+        figures["agendas"][agenda] = {"warm_median_s": median(times), "warm_max_s": max(times),
+                                      "in_table": in_table, "situations": args.situations}
+        rows.append([agenda, f"{median(times) * 1000:.0f} ms", f"{max(times) * 1000:.0f} ms",
+                     f"{in_table}/{args.situations}"])
+    command = ["jabba", "hint", "--hand", "jabba,guard", "--face-up", "crumb,bib,merc",
+               "--area", "0=han", "--seat", "1", "--json"]
+    cold = []
+    for _ in range(args.cli_calls + 1):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        cold.append(time.perf_counter() - start)
+    figures["cli_repeat_median_s"] = median(cold[1:])
+    print(markdown_table(["agenda (2 players)", "warm median", "warm max", "in the table"],
+                         rows))
+    print(f"\nrepeat CLI call (`{' '.join(command)}`): median {median(cold[1:]):.2f} s "
+          f"over {args.cli_calls} (first call {cold[0]:.2f} s)")
+    if args.out:
+        write_json_atomic(args.out, figures)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
