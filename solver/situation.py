@@ -404,10 +404,11 @@ def _write_world(sit, game, turns, hands, opp_returns, deck_left) -> np.ndarray:
         event(L.E_DRAW, p, -1, next_need(p), L.SRC_DEAL)
     returns_left = list(opp_returns)
     turn_count = 0
+    gone = set()
     for p, i in turns:
         if i is None:  # p is out by now
-            c = sit.areas[p][-1].card
-            event(L.E_OUT, p, -1, c, -1)
+            event(L.E_OUT, p, -1, sit.areas[p][-1].card, -1)
+            gone.add(p)
             continue
         turn_count += 1
         played = sit.areas[p][i].card
@@ -437,6 +438,8 @@ def _write_world(sit, game, turns, hands, opp_returns, deck_left) -> np.ndarray:
                          if a.card == R2_D2 and a.how == "played"):
             event(L.E_TARGET_SET_ASIDE, p)
             event(L.E_SEE_SET_ASIDE, p, -1, sit.set_aside, -1)
+    for p in sorted(sit.out - gone):  # out since their last turn
+        event(L.E_OUT, p, -1, sit.areas[p][-1].card, -1)
     for q, c in sit.saw.items():
         event(L.E_SEE, me, q, c, -1)
     for q, c in sit.seen_by.items():
@@ -805,14 +808,40 @@ def log_worlds(sit: Situation, game, policy=None, seed: int = 0
     of them unless the search passes its step budget ("complete": False)."""
     replay = _LogReplay(sit, game, policy, seed=seed)
     worlds = replay.run()
-    s = worlds[0][0]
-    me = sit.seat
-    hand = sorted(int(x) for x in s[L.S_HAND + me * L.MAX_HAND:
-                                    L.S_HAND + me * L.MAX_HAND + s[L.S_HAND_N + me]])
-    if sit.hand and sorted(sit.hand) != hand:
-        names = ", ".join(CHARACTERS[c].name for c in hand)
-        raise SituationError(f"the log gives you {names}, but hand says "
-                             + ", ".join(CHARACTERS[c].name for c in sit.hand))
+    _check_summary_against(sit, worlds[0][0])
     return worlds, {"histories": len(worlds), "replay_steps": replay.nodes,
                     "complete": not replay.truncated,
                     "opponent_decisions_without_policy": replay.policy_misses}
+
+
+def _check_summary_against(sit: Situation, s: np.ndarray) -> None:
+    """Summary fields given along with a log must agree with what the log rebuilt."""
+    me = sit.seat
+
+    def names(cards):
+        return ", ".join(CHARACTERS[c].name for c in cards) or "nothing"
+
+    def differ(field, summary, rebuilt):
+        raise SituationError(f"{field} says {summary}, but the log gives {rebuilt}")
+
+    hand = sorted(int(x) for x in s[L.S_HAND + me * L.MAX_HAND:
+                                    L.S_HAND + me * L.MAX_HAND + s[L.S_HAND_N + me]])
+    if sit.hand and sorted(sit.hand) != hand:
+        differ("hand", names(sit.hand), names(hand))
+    if sit.face_up and sorted(sit.face_up) != sorted(
+            int(x) for x in s[L.S_FACE_UP:L.S_FACE_UP + s[L.S_FACE_UP_N]]):
+        differ("face_up", names(sorted(sit.face_up)), names(sorted(
+            int(x) for x in s[L.S_FACE_UP:L.S_FACE_UP + s[L.S_FACE_UP_N]])))
+    for p, area in enumerate(sit.areas):
+        rebuilt = [int(x) for x in s[L.S_AREA + p * L.MAX_AREA:
+                                     L.S_AREA + p * L.MAX_AREA + s[L.S_AREA_N + p]]]
+        if area and [a.card for a in area] != rebuilt:
+            differ(f"areas[{p}]", names([a.card for a in area]), names(rebuilt))
+    out = {p for p in range(sit.players) if s[L.S_IN_ROUND + p] == 0}
+    if sit.out and set(sit.out) != out:
+        differ("out", sorted(sit.out), sorted(out))
+    protected = {p for p in range(sit.players) if s[L.S_PROTECTED + p] == 1}
+    if sit.protected and set(sit.protected) != protected:
+        differ("protected", sorted(sit.protected), sorted(protected))
+    if sit.deck is not None and sit.deck != engine.deck_size(s):
+        differ("deck", sit.deck, int(engine.deck_size(s)))

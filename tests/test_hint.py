@@ -12,7 +12,9 @@ import pytest
 import spiel_game  # noqa: F401
 from solver import hint as H
 from solver.situation import SituationError, from_mapping, log_worlds, summary_worlds
+from solver.knowledge import knowledge
 from spiel_game import layout as L
+from spiel_game.cards import CHARACTERS
 from spiel_game.events import describe, events, log_array, redact
 
 FAST = dict(seconds=0.05, resolve_seconds=0.3, seed=1)
@@ -89,6 +91,10 @@ def test_keep_han_solo_when_he_is_the_only_way_to_score():
                                        "p0 gets Luke (deck)", "p1 plays Guard"]},
      "cannot happen under the rules"),
     ({"players": 2, "seat": 0, "log": ["p0 dances"]}, "is not an event"),
+    ({"players": 2, "seat": 1, "areas": {0: ["guard"]}, "log": [
+        "face-up Mercenary", "face-up Salacious Crumb", "face-up Bib Fortuna",
+        "p0 gets ? (deal)", "p1 gets Jabba the Hutt (deal)", "p0 gets ? (deck)",
+        "p0 plays Han Solo", "p1 gets Bib Fortuna (deck)"]}, "the log gives Han Solo"),
 ])
 def test_impossible_situations_are_refused_with_the_reason(data, message):
     with pytest.raises(SituationError, match=message):
@@ -136,6 +142,55 @@ def test_log_replay_finds_worlds_of_exactly_this_information_state(players):
         assert sum(w for _, w in worlds) == pytest.approx(1.0)
         checked += 1
     assert checked >= 8
+
+
+def _summary_of(state, me: int) -> tuple[dict, object]:
+    """The summary a player would give of `state` (only what they know), and that
+    knowledge (solver/knowledge.py)."""
+    k = knowledge(state, me)
+    n = k.num_players
+    areas = [[] for _ in range(n)]
+    name = lambda c: CHARACTERS[c].aliases[0]  # noqa: E731
+    for e in state.events(me):
+        if e.kind in (L.E_PLAY, L.E_OUT):
+            areas[e.actor].append(name(e.card))
+        elif e.kind == L.E_STEAL:
+            areas[e.actor].append(f"took:{name(e.card)}@{e.other}")
+    data = {"players": n, "seat": me, "hand": [name(c) for c in k.hand],
+            "face_up": [name(c) for c in k.face_up], "areas": dict(enumerate(areas)),
+            "out": [p for p in range(n) if not k.in_round[p]],
+            "protected": [p for p in range(n) if k.protected[p]],
+            "saw": {q: name(c) for q, c in k.known_hands.items()}, "deck": k.deck_size}
+    if k.set_aside is not None:
+        data["set_aside"] = name(k.set_aside)
+    if k.bottom and all(c >= 0 for c in k.bottom):
+        data["bottom"] = [name(c) for c in k.bottom]
+    return data, k
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_summary_of_a_real_round_rebuilds_what_the_player_knew(players):
+    """Summaries of random rounds are accepted (no false refusals) and their worlds give
+    the player the same card counting as the real round: hand, play areas, who is in or
+    protected, deck size, unseen cards, known cards."""
+    game = pyspiel.load_game("jabbas_palace", {"players": players})
+    checked = 0
+    for seed in range(40):
+        me = seed % players
+        state = _random_prefix(game, seed, me)
+        if state is None:
+            continue
+        data, k = _summary_of(state, me)
+        worlds, _ = summary_worlds(from_mapping(data), game, 2, np.random.default_rng(seed))
+        for world in worlds:
+            rebuilt = game.new_initial_state()
+            rebuilt._s = world
+            k2 = knowledge(rebuilt, me)
+            for field in ("hand", "play_areas", "in_round", "protected", "deck_size",
+                          "unseen_counts", "known_cards"):
+                assert getattr(k2, field) == getattr(k, field), (seed, field)
+        checked += 1
+    assert checked >= 30
 
 
 def test_log_and_summary_give_the_same_recommendation():
