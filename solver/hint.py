@@ -33,6 +33,7 @@ from spiel_game.actions import decision_to_string
 from spiel_game.cards import CHARACTERS
 
 from . import abstraction
+from .mccfr import sample_index
 from .policy_file import TablePolicy, load_policy
 from .situation import Situation, SituationError, log_worlds, summary_worlds
 
@@ -79,13 +80,7 @@ def _policy_action(s, legal, n, level_a, keys_a, off_a, na_a, pr_a, level_b, key
         counts[2] += 1
         for j in range(n):
             sigma[j] = 1.0 / n
-    rng[0] = engine.next_random(rng[0])
-    u = (rng[0] - 1) / 2147483646.0
-    i = 0
-    while i < n - 1 and u >= sigma[i]:
-        u -= sigma[i]
-        i += 1
-    return legal[i]
+    return legal[sample_index(sigma, n, rng)]
 
 
 @njit(**_JIT)
