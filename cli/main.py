@@ -286,9 +286,11 @@ def rules(card: str = typer.Argument(..., help="A card (e.g. 'c3po', 'boba') or 
                f"cop{'y' if c.copies == 1 else 'ies'}): {c.text}")
 
 
-from cli import hint as _hint  # noqa: E402  (the commands register on `app`)
+from cli import evaluate as _evaluate  # noqa: E402  (these commands register on `app`)
+from cli import hint as _hint  # noqa: E402
 
 _hint.register(app)
+_evaluate.register(app)
 
 if __name__ == "__main__":
     app()

@@ -1,0 +1,268 @@
+"""`jabba tournament`, `jabba lbr`, `jabba evaluate`: evidence of strength on the full game.
+
+Thin: parse and validate, call solver.tournament / solver.lbr / solver.evaluation, render.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+DEFAULT_POLICIES = "table,agenda_expert,card_counter,keep_higher,keep_lower,uniform"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the evaluation commands to the `jabba` app."""
+    app.command()(tournament)
+    app.command()(lbr)
+    app.command()(evaluate)
+
+
+def _game(players: int, agenda: str, deck: str):
+    import pyspiel
+
+    from solver.evaluation import load_game
+
+    try:
+        return load_game(players, agenda, deck)
+    except (ValueError, pyspiel.SpielError) as err:
+        raise typer.BadParameter(str(err)) from None
+
+
+def _bank(policies: list[str], game, deck: str, agenda: str, players: int):
+    from solver.compiled_policies import build_bank
+    from solver.evaluation import resolve_policies
+
+    try:
+        labels, specs = resolve_policies(policies, deck, agenda, players)
+        return build_bank(specs, game, labels)
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
+
+
+def _progress():
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn)
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=Console(stderr=True))
+
+
+def _tracker(progress):
+    """on_progress(label, done, total) updating one task per label."""
+    tasks = {}
+
+    def update(label: str, done: int, total: int) -> None:
+        if label not in tasks:
+            tasks[label] = progress.add_task(label, total=total or None)
+        progress.update(tasks[label], completed=done)
+    return update
+
+
+def tournament(
+    players: int = typer.Option(2, help="Number of players, 2 to 6."),
+    agenda: str = typer.Option("exalted_one", help="Agenda."),
+    deck: str = typer.Option("full", help="full, a reduced preset or a spec."),
+    policies: str = typer.Option(DEFAULT_POLICIES, help="Comma-separated: 'table' (the "
+                                 "shipped table policy of this game), heuristics, or "
+                                 "policy files (.npz). Default: all, 'table' if shipped."),
+    deals: int = typer.Option(20_000, help="Duplicate deals per cell (each played once "
+                              "per seating)."),
+    matches: int = typer.Option(1_000, help="Matches to the token goal per cell (each "
+                                "played once per seating)."),
+    seed: int = typer.Option(1, help="Seed of the deals and of every random choice."),
+    diagonal: bool = typer.Option(True, help="Also play each policy against itself."),
+    out: Optional[Path] = typer.Option(None, help="Write <out>.json, .csv and .md "
+                                       "(atomically)."),
+) -> None:
+    """Play policies against each other: duplicate deals, margins and match-win rates
+    with 95% intervals."""
+    from solver import evaluation, results
+    from solver.tournament import play_cross_table
+
+    if deals < 0 or matches < 0 or deals + matches == 0:
+        raise typer.BadParameter("deals and matches must not be negative, and not both 0")
+    game = _game(players, agenda, deck)
+    names = [p.strip() for p in policies.split(",") if p.strip()]
+    if policies == DEFAULT_POLICIES and evaluation.shipped_table(deck, agenda,
+                                                                 players) is None:
+        names.remove(evaluation.TABLE)
+    if len(names) < 1:
+        raise typer.BadParameter("give at least one policy")
+    bank = _bank(names, game, deck, agenda, players)
+    with _progress() as progress:
+        table = play_cross_table(game, bank, deals, matches, seed, diagonal,
+                                 on_progress=_tracker(progress))
+    rows = evaluation.crosstable_rows(table, bank, agenda)
+    record = {"what": "tournament (duplicate deals)", "command": "jabba tournament",
+              "game": {k: v for k, v in game.get_parameters().items()},
+              "policies": dict(zip(bank.names, bank.specs)), "deals": deals,
+              "matches": matches, "seed": seed, "interrupted": table.interrupted,
+              "seconds": round(sum(r.seconds for r in table.cells.values()), 1),
+              "code_version": results.code_version(), "rows": rows}
+    _print_crosstable(rows, players, agenda)
+    rounds = sum(r.rounds for r in table.cells.values())
+    seconds = sum(r.seconds for r in table.cells.values())
+    typer.echo(f"{rounds:,} rounds and {sum(len(r.wins) for r in table.cells.values()):,} "
+               f"matches in {seconds:.1f} s" + (" (interrupted)" if table.interrupted else ""))
+    for name, spec in zip(bank.names, bank.specs):
+        miss = table.miss_rate(name)
+        if not math.isnan(miss):  # a table policy
+            typer.echo(f"{name} ({spec}): {100 * miss:.2f}% of its decisions missing from "
+                       "the table (played uniformly)")
+    if out:
+        record["command"] = (f"jabba tournament --players {players} --agenda {agenda} "
+                             f"--deck {deck} --policies {policies} --deals {deals} "
+                             f"--matches {matches} --seed {seed}")
+        results.write_json(out.with_suffix(".json"), record)
+        results.write_atomic(out.with_suffix(".csv"),
+                             evaluation.crosstable_csv(rows).encode())
+        results.write_atomic(out.with_suffix(".md"), evaluation.crosstable_markdown(
+            {**record, "seconds": seconds}).encode())
+        typer.echo(f"wrote {out.with_suffix('.json')}, .csv, .md")
+
+
+def _print_crosstable(rows: list[dict], players: int, agenda: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from solver.evaluation import crosstable_cells, format_ci
+
+    policies, cells = crosstable_cells(rows, players, agenda)
+    for what, percent, title in (("margin", False, "mean margin per round (row v column)"),
+                                 ("win_rate", True, "match-win rate (row v column)")):
+        if all(cell[what] is None for cell in cells.values()):
+            continue  # no matches played
+        table = Table(title=f"{agenda}, {players} players: {title}")
+        table.add_column("")
+        for name in policies:
+            table.add_column(name, justify="right")
+        for a in policies:
+            table.add_row(a, *[format_ci(cells[(a, b)][what], percent=percent)
+                               if (a, b) in cells else "—" for b in policies])
+        Console().print(table)
+
+
+def lbr(
+    policy: str = typer.Option(..., help="'table' (the shipped table policy of this game), "
+                               "a heuristic, or a policy file (.npz)."),
+    players: int = typer.Option(2, help="Number of players."),
+    agenda: str = typer.Option("exalted_one", help="Agenda."),
+    deck: str = typer.Option("full", help="full, a reduced preset or a spec."),
+    deals: int = typer.Option(2_000, help="Duplicate deals (LBR plays each in every seat)."),
+    rollouts: int = typer.Option(64, help="Rollouts per action at each LBR decision."),
+    continuation: Optional[str] = typer.Option(None, help="Policy everybody follows in "
+                                               "the rollouts (default: the policy)."),
+    max_particles: int = typer.Option(4096, help="Cap on the belief's particles."),
+    seed: int = typer.Option(1, help="Seed of the deals and of every random choice."),
+    exact: bool = typer.Option(False, help="Reduced decks: also compute LBR's value and "
+                               "the exploitability exactly on the whole tree."),
+    out: Optional[Path] = typer.Option(None, help="Write the result as JSON (atomically)."),
+) -> None:
+    """A lower bound on a policy's exploitability: a local best response plays it."""
+    from solver import results
+    from solver.lbr import exact_lbr_value, run_lbr
+
+    if deals <= 0 or rollouts <= 0 or max_particles <= 0:
+        raise typer.BadParameter("deals, rollouts and max-particles must be positive")
+    if exact and deck == "full":
+        raise typer.BadParameter("--exact needs a reduced deck: the full game's tree is far "
+                                 "too large")
+    game = _game(players, agenda, deck)
+    names = [policy] + ([continuation] if continuation and continuation != policy else [])
+    bank = _bank(names, game, deck, agenda, players)
+    cont = 1 if len(names) > 1 else 0  # the continuation's index in the bank
+    with _progress() as progress:
+        update = _tracker(progress)
+        result = run_lbr(game, bank, 0, deals, seed, rollouts, cont, max_particles,
+                         on_progress=lambda done, total: update("LBR deals", done, total))
+    bound = result.lower_bound()
+    metric = result.metric
+    typer.echo(f"LBR against {bank.names[0]} ({bank.specs[0]}), {result.deals:,} deals x "
+               f"{players} seats in {result.seconds:.1f} s"
+               + (" (interrupted)" if result.interrupted else ""))
+    for seat, e in enumerate(result.per_seat()):
+        typer.echo(f"  LBR in seat {seat}: margin {e} tokens per round")
+    typer.echo(f"{metric} >= {bound.mean:.4f} tokens per round (95% interval "
+               f"{bound.low:.4f} to {bound.high:.4f})")
+    b = result.belief_stats
+    typer.echo(f"belief: {b['decisions']:,} decisions, up to {b['most_particles']:,} "
+               f"particles, cap reached {b['truncated']:,} times, lost {b['lost']}")
+    record = {"what": f"local best response lower bound on {metric}", "command": "jabba lbr",
+              "game": {k: v for k, v in game.get_parameters().items()},
+              "policy": bank.names[0], "spec": bank.specs[0], "deals": result.deals,
+              "rollouts": rollouts, "continuation": result.continuation,
+              "max_particles": max_particles, "seed": seed, metric: bound.to_dict(),
+              "per_seat": [e.to_dict() for e in result.per_seat()], "belief": b,
+              "seconds": round(result.seconds, 1), "interrupted": result.interrupted,
+              "code_version": results.code_version()}
+    if exact:
+        from solver.tree import build_tree
+
+        try:
+            tree = build_tree(game, max_nodes=3_000_000)
+        except ValueError as err:
+            raise typer.BadParameter(str(err)) from None
+        comparison = exact_lbr_value(tree, bank, 0, seed, rollouts, cont, max_particles)
+        typer.echo(f"exact on the tree: {metric} {comparison.exact:.4f}; LBR's exact value "
+                   f"{comparison.lbr:.4f} ({comparison.tightness:.0%} of it)")
+        record["exact"] = {metric: comparison.exact, "lbr": comparison.lbr,
+                           "tightness": comparison.tightness}
+    if out:
+        results.write_json(out, record)
+        typer.echo(f"wrote {out}")
+
+
+def evaluate(
+    parts: str = typer.Option("all", help="Comma-separated: crosstable, lbr, validation, "
+                              "or 'all'."),
+    agendas: str = typer.Option("all", help="Comma-separated agendas, or 'all'."),
+    players: str = typer.Option("2,3", help="Player counts: 2 and/or 3."),
+    scale: float = typer.Option(1.0, help="Multiply every sample size (e.g. 0.05 for a "
+                                "quick look)."),
+    seed: int = typer.Option(1, help="Seed of every part."),
+    validation_decks: str = typer.Option("small,medium", help="Reduced decks of the "
+                                         "validation (the first also with 3 players)."),
+    out_dir: Path = typer.Option(Path("results"), help="Folder for the evaluation_* files."),
+) -> None:
+    """The evaluation report: cross-tables, LBR lower bounds on the full game, and their
+    validation on reduced decks (results/evaluation_report.md)."""
+    import shlex
+
+    from solver import evaluation
+
+    chosen = list(evaluation.PARTS) if parts == "all" else [p.strip() for p in
+                                                            parts.split(",")]
+    unknown = [p for p in chosen if p not in evaluation.PARTS]
+    if unknown:
+        raise typer.BadParameter(f"unknown part(s) {unknown}; allowed: "
+                                 f"{', '.join(evaluation.PARTS)} or 'all'")
+    if scale <= 0:
+        raise typer.BadParameter("scale must be positive")
+    decks = tuple(d.strip() for d in validation_decks.split(",") if d.strip())
+    if not decks or "full" in decks:
+        raise typer.BadParameter("validation decks must be reduced decks, e.g. small,medium")
+    try:
+        settings = evaluation.parse_settings(agendas, players, seed=seed,
+                                             validation_decks=decks)
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
+    if scale != 1:
+        settings = settings.scaled(scale)
+    options = [f"--{name} {shlex.quote(str(value))}" for name, value, default in (
+        ("agendas", agendas, "all"), ("players", players, "2,3"), ("scale", scale, 1.0),
+        ("seed", seed, 1), ("validation-decks", validation_decks, "small,medium"),
+        ("out-dir", out_dir, Path("results"))) if value != default]
+    for part in chosen:
+        command = " ".join(["jabba evaluate --parts", part, *options])
+        with _progress() as progress:
+            paths = evaluation.run_part(part, settings, out_dir, command,
+                                        log=progress.console.print,
+                                        progress=_tracker(progress))
+        for path in paths:
+            typer.echo(f"wrote {path}")
+    typer.echo(f"wrote {evaluation.write_report(out_dir)}")

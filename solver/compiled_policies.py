@@ -1,0 +1,465 @@
+"""Policies as compiled functions of the engine state: uniform, the heuristics, tables.
+
+Tournaments and local best responses ask a policy for its action probabilities millions
+of times, inside numba code. `policy_probs(s, player, policy, bank, legal, n, out)` does
+that for every policy of a `PolicyBank`:
+
+- the heuristics of solver/heuristics.py (`uniform`, `keep_higher`, `keep_lower`,
+  `card_counter`, `agenda_expert`), re-implemented over the compiled card counting of
+  solver/abstraction.py (`track`, which a test holds equal to solver/knowledge.py). They
+  compute the same floating-point scores in the same order and break ties the same way
+  (scores rounded to 9 decimals), so they give exactly the Python policies' probabilities
+  (tests/test_tournament.py checks this at every decision of random rounds);
+- shipped table policies (solver/policy_file.py): the abstract key of the state, a binary
+  search in the policy's sorted keys, the 8-bit row renormalised. A key missing from the
+  table falls back to uniform over the legal actions and is counted as a miss.
+
+A bank is a tuple of arrays (numba takes it as one argument); see `PolicyBank.arrays`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from spiel_game import layout as L
+from spiel_game.cards import (COL_EFFECT, COL_NUMBER, COL_PARAM_A, COL_PARAM_B, COL_SIDE,
+                              COL_TOKEN_IF_HELD, Effect, Side)
+from spiel_game.engine import AG_JABBAS_COURT, AG_MY_KIND_OF_SCUM, AG_RESCUE_MISSION, CARDS
+
+from .abstraction import T_HAND, T_KNOWN, T_SET_ASIDE, T_SIZE, T_UNSEEN, abstract_key, track
+from .heuristics import HEURISTICS
+
+UNIFORM, KEEP_HIGHER, KEEP_LOWER, CARD_COUNTER, AGENDA_EXPERT, TABLE = range(6)
+HEURISTIC_KINDS = {"uniform": UNIFORM, "keep_higher": KEEP_HIGHER, "keep_lower": KEEP_LOWER,
+                   "card_counter": CARD_COUNTER, "agenda_expert": AGENDA_EXPERT}
+assert set(HEURISTIC_KINDS) == set(HEURISTICS), "every heuristic needs a compiled twin"
+
+# policy_probs' answer: where the probabilities came from.
+FROM_RULE, FROM_TABLE, TABLE_MISS = 0, 1, 2
+
+_JIT = dict(cache=True, nogil=True)
+_EPS = 1e-9  # heuristics.py's _EPS
+_NUMBER = CARDS[:, COL_NUMBER].copy()
+_SIDE = CARDS[:, COL_SIDE].copy()
+_EFFECT = CARDS[:, COL_EFFECT].copy()
+_PARAM_A = CARDS[:, COL_PARAM_A].copy()
+_PARAM_B = CARDS[:, COL_PARAM_B].copy()
+_TOKEN_IF_HELD = CARDS[:, COL_TOKEN_IF_HELD].copy()
+_REBEL = int(Side.REBEL)
+_GUESS, _GUESS_COUNTER = int(Effect.GUESS), int(Effect.GUESS_COUNTER)
+_PEEK, _PEEK_OR_SET_ASIDE = int(Effect.PEEK), int(Effect.PEEK_OR_SET_ASIDE)
+_COMPARE, _ELIMINATE_IF_SIDE = int(Effect.COMPARE), int(Effect.ELIMINATE_IF_SIDE)
+_ELIMINATE_LOWEST = int(Effect.ELIMINATE_LOWEST)
+_LOOK_MAY_TRADE, _STEAL_HAND = int(Effect.LOOK_MAY_TRADE), int(Effect.STEAL_HAND)
+# Tests of a card for `_chance_that`.
+_T_NUMBER_BETWEEN, _T_NUMBER_ABOVE, _T_NUMBER_BELOW, _T_SIDE_UP_TO, _T_REBEL = range(5)
+
+
+# Card counting: knowledge.hand_probabilities and friends --------------------------------
+
+@njit(**_JIT)
+def _hand_probabilities(t, q, out):
+    """out[c]: probability that opponent q holds c (known card, else unseen counts)."""
+    known = t[T_KNOWN + q]
+    if known >= 0:
+        for c in range(L.MAX_CHARS):
+            out[c] = 0.0
+        out[known] = 1.0
+        return
+    total = 0
+    for c in range(L.MAX_CHARS):
+        total += t[T_UNSEEN + c]
+    for c in range(L.MAX_CHARS):
+        out[c] = t[T_UNSEEN + c] / total
+
+
+@njit(**_JIT)
+def _passes(test, c, a, b):
+    if test == _T_NUMBER_BETWEEN:
+        return a < _NUMBER[c] < b
+    if test == _T_NUMBER_ABOVE:
+        return _NUMBER[c] > a
+    if test == _T_NUMBER_BELOW:
+        return _NUMBER[c] < a
+    if test == _T_SIDE_UP_TO:
+        return _SIDE[c] == a and _NUMBER[c] <= b
+    return _SIDE[c] == _REBEL
+
+
+@njit(**_JIT)
+def _chance_that(t, q, test, a, b, probs):
+    """Probability that q's card passes the test (summed in card order, as in Python)."""
+    _hand_probabilities(t, q, probs)
+    total = 0.0
+    for c in range(L.MAX_CHARS):
+        if probs[c] > 0 and _passes(test, c, a, b):
+            total += probs[c]
+    return total
+
+
+@njit(**_JIT)
+def _number_chances(t, q, probs, out):
+    _hand_probabilities(t, q, probs)
+    for k in range(L.NUM_NUMBERS):
+        out[k] = 0.0
+    for c in range(L.MAX_CHARS):
+        if probs[c] > 0:
+            out[_NUMBER[c]] += probs[c]
+
+
+@njit(**_JIT)
+def _expected(t, q, palace_points_only, probs):
+    """Expected number (or Jabba's Court Palace points) of q's card."""
+    _hand_probabilities(t, q, probs)
+    total = 0.0
+    for c in range(L.MAX_CHARS):
+        if probs[c] > 0:
+            points = 0 if palace_points_only and _SIDE[c] == _REBEL else _NUMBER[c]
+            total += probs[c] * points
+    return total
+
+
+@njit(**_JIT)
+def _hit_chance(t, card, q, kept, probs, numbers):
+    effect = _EFFECT[card]
+    if effect == _GUESS or effect == _GUESS_COUNTER:
+        _number_chances(t, q, probs, numbers)
+        return numbers.max()
+    if effect == _ELIMINATE_IF_SIDE:
+        return _chance_that(t, q, _T_SIDE_UP_TO, _PARAM_A[card], _PARAM_B[card], probs)
+    if effect == _COMPARE:
+        return _chance_that(t, q, _T_NUMBER_BELOW, _NUMBER[kept], 0, probs)
+    return 0.0
+
+
+@njit(**_JIT)
+def _choosable(s, player, q):
+    return q != player and s[L.S_IN_ROUND + q] == 1 and s[L.S_PROTECTED + q] == 0
+
+
+@njit(**_JIT)
+def _surely_knocks_self_out(s, t, player, card, kept, probs):
+    n = _NUMBER[kept]
+    effect = _EFFECT[card]
+    if effect == _ELIMINATE_LOWEST:
+        if n <= 0:
+            return False
+        for q in range(s[L.S_NUM_PLAYERS]):
+            if (q != player and s[L.S_IN_ROUND + q] == 1
+                    and _chance_that(t, q, _T_NUMBER_BETWEEN, 0, n, probs) >= _EPS):
+                return False
+        return True
+    if effect == _COMPARE:
+        any_target = False
+        for q in range(s[L.S_NUM_PLAYERS]):
+            if _choosable(s, player, q):
+                any_target = True
+                if _chance_that(t, q, _T_NUMBER_ABOVE, n, 0, probs) <= 1 - _EPS:
+                    return False
+        return any_target
+    return False
+
+
+@njit(**_JIT)
+def _surely_knocks_out_someone(s, t, player, card, kept, probs, numbers):
+    for q in range(s[L.S_NUM_PLAYERS]):
+        if _choosable(s, player, q) and _hit_chance(t, card, q, kept, probs,
+                                                    numbers) > 1 - _EPS:
+            return True
+    return False
+
+
+@njit(**_JIT)
+def _keep_value(s, t, player, card, agenda_aware):
+    """(primary, secondary) of holding `card` at the end: its number; for AgendaExpert in
+    My Kind of Scum, minus how many cards that may end in an opponent's hand beat it
+    within its side, then its number."""
+    if not agenda_aware or s[L.S_AGENDA] != AG_MY_KIND_OF_SCUM:
+        return float(_NUMBER[card]), 0.0
+    beaten_by = 0
+    rebel = _SIDE[card] == _REBEL
+    for c in range(L.MAX_CHARS):
+        if (_SIDE[c] == _REBEL) == rebel and _NUMBER[c] > _NUMBER[card]:
+            beaten_by += t[T_UNSEEN + c]
+            for q in range(s[L.S_NUM_PLAYERS]):
+                if q != player and s[L.S_IN_ROUND + q] == 1 and t[T_KNOWN + q] == c:
+                    beaten_by += 1
+    return float(-beaten_by), float(_NUMBER[card])
+
+
+@njit(**_JIT)
+def _opponents_in(s, player):
+    count = 0
+    for q in range(s[L.S_NUM_PLAYERS]):
+        if q != player and s[L.S_IN_ROUND + q] == 1:
+            count += 1
+    return count
+
+
+# Choosing among options -----------------------------------------------------------------
+
+@njit(**_JIT)
+def _rounded(x):
+    """heuristics._rounded: scores compare after rounding to 9 decimals."""
+    return np.rint(x * 1e9)
+
+
+@njit(**_JIT)
+def _keep_best(mask, primary, secondary, n):
+    """Narrow `mask` to the options with the highest (primary, secondary) score."""
+    best_a = -np.inf
+    best_b = -np.inf
+    for i in range(n):
+        if mask[i]:
+            a, b = _rounded(primary[i]), _rounded(secondary[i])
+            if a > best_a or (a == best_a and b > best_b):
+                best_a, best_b = a, b
+    for i in range(n):
+        if mask[i] and (_rounded(primary[i]) != best_a or _rounded(secondary[i]) != best_b):
+            mask[i] = False
+
+
+@njit(**_JIT)
+def _prefer(mask, wanted, n):
+    """heuristics.prefer: keep the wanted options if there are any."""
+    found = False
+    for i in range(n):
+        if mask[i] and wanted[i]:
+            found = True
+    if found:
+        for i in range(n):
+            mask[i] = mask[i] and wanted[i]
+
+
+@njit(**_JIT)
+def _heuristic_mask(s, player, kind, legal, n, mask):
+    """The actions a heuristic plays (uniformly); see heuristics.py for each rule."""
+    for i in range(n):
+        mask[i] = True
+    phase = s[L.S_PHASE]
+    if kind == UNIFORM or (kind != CARD_COUNTER and kind != AGENDA_EXPERT
+                           and phase != L.PH_PLAY):
+        return
+    primary = np.zeros(n)
+    secondary = np.zeros(n)
+    if kind == KEEP_HIGHER or kind == KEEP_LOWER:
+        for i in range(n):
+            primary[i] = -_NUMBER[legal[i]] if kind == KEEP_HIGHER else _NUMBER[legal[i]]
+        _keep_best(mask, primary, secondary, n)
+        return
+    agenda_aware = kind == AGENDA_EXPERT
+    t = np.empty(T_SIZE, dtype=np.int32)
+    track(s, player, t)
+    probs = np.empty(L.MAX_CHARS)
+    numbers = np.empty(L.NUM_NUMBERS)
+    wanted = np.zeros(n, dtype=np.bool_)
+    agenda = s[L.S_AGENDA]
+    if phase == L.PH_PLAY:
+        kept = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            kept[i] = t[T_HAND + 1] if t[T_HAND] == legal[i] else t[T_HAND]
+        for i in range(n):
+            wanted[i] = not _surely_knocks_self_out(s, t, player, legal[i], kept[i], probs)
+        _prefer(mask, wanted, n)
+        for i in range(n):
+            wanted[i] = _TOKEN_IF_HELD[legal[i]] == 0
+        _prefer(mask, wanted, n)
+        for i in range(n):
+            wanted[i] = _surely_knocks_out_someone(s, t, player, legal[i], kept[i], probs,
+                                                   numbers)
+        _prefer(mask, wanted, n)
+        deck = s[L.S_UNKNOWN_DECK] + s[L.S_QUEUE_LEN]
+        last_round_of_turns = deck <= _opponents_in(s, player) + 1
+        for i in range(n):
+            played = legal[i]
+            if agenda_aware and last_round_of_turns and agenda == AG_JABBAS_COURT:
+                primary[i] = 0 if _SIDE[played] == _REBEL else _NUMBER[played]
+                secondary[i] = _NUMBER[kept[i]]
+            elif agenda_aware and last_round_of_turns and agenda == AG_RESCUE_MISSION:
+                primary[i] = 1 if _SIDE[played] == _REBEL else 0
+                secondary[i] = _NUMBER[kept[i]]
+            else:
+                primary[i], secondary[i] = _keep_value(s, t, player, kept[i], agenda_aware)
+    elif phase == L.PH_TARGET:
+        card = s[L.S_PENDING_CARD]
+        own = t[T_HAND]
+        effect = _EFFECT[card]
+        for i in range(n):
+            if legal[i] == L.TARGET_SET_ASIDE:
+                primary[i] = 1 if t[T_SET_ASIDE] < 0 else 0
+                continue
+            q = legal[i] - L.TARGET
+            if effect == _PEEK or effect == _PEEK_OR_SET_ASIDE:
+                primary[i] = 0 if t[T_KNOWN + q] >= 0 else 2
+            elif effect == _COMPARE:
+                primary[i] = (_hit_chance(t, card, q, own, probs, numbers)
+                              - _chance_that(t, q, _T_NUMBER_ABOVE, _NUMBER[own], 0, probs))
+            elif effect == _LOOK_MAY_TRADE:
+                primary[i] = _expected(t, q, False, probs)
+            elif effect == _STEAL_HAND:
+                if agenda_aware and agenda == AG_JABBAS_COURT:
+                    primary[i] = _expected(t, q, True, probs)
+                elif agenda_aware and agenda == AG_RESCUE_MISSION:
+                    primary[i] = _chance_that(t, q, _T_REBEL, 0, 0, probs)
+                else:
+                    primary[i] = _expected(t, q, False, probs)
+            else:
+                primary[i] = _hit_chance(t, card, q, own, probs, numbers)
+    elif phase == L.PH_NAME or phase == L.PH_COUNTER:
+        holder = s[L.S_PENDING_TARGET] if phase == L.PH_NAME else s[L.S_TURN_PLAYER]
+        _number_chances(t, holder, probs, numbers)
+        for i in range(n):
+            primary[i] = numbers[legal[i] - L.NAME]
+    elif phase == L.PH_KEEP or phase == L.PH_ORDER:
+        offset = L.KEEP if phase == L.PH_KEEP else L.ORDER
+        sign = 1.0 if phase == L.PH_KEEP else -1.0  # Leia returns the worst card on top
+        for i in range(n):
+            a, b = _keep_value(s, t, player, legal[i] - offset, agenda_aware)
+            primary[i], secondary[i] = sign * a, sign * b
+    elif phase == L.PH_TRADE:
+        seen_a, seen_b = _keep_value(s, t, player, t[T_KNOWN + s[L.S_PENDING_TARGET]],
+                                     agenda_aware)
+        own_a, own_b = _keep_value(s, t, player, t[T_HAND], agenda_aware)
+        better = seen_a > own_a or (seen_a == own_a and seen_b > own_b)
+        for i in range(n):
+            primary[i] = 1.0 if (legal[i] == L.TRADE) == better else 0.0
+    _keep_best(mask, primary, secondary, n)
+
+
+# Policies --------------------------------------------------------------------------------
+
+@njit(**_JIT)
+def _uniform(n, out):
+    for i in range(n):
+        out[i] = 1.0 / n
+
+
+@njit(**_JIT)
+def policy_probs(s, player, policy, bank, legal, n, out):
+    """Fill out[:n] with `policy`'s probabilities of legal[:n] at s, for `player`.
+
+    Returns FROM_RULE (a heuristic), FROM_TABLE, or TABLE_MISS (key not in the table:
+    uniform). `bank` is `PolicyBank.arrays()`.
+    """
+    kinds, levels, key_start, keys, offsets, num_actions, probs = bank
+    kind = kinds[policy]
+    if kind != TABLE:
+        mask = np.empty(n, dtype=np.bool_)
+        _heuristic_mask(s, player, kind, legal, n, mask)
+        chosen = 0
+        for i in range(n):
+            chosen += mask[i]
+        for i in range(n):
+            out[i] = 1.0 / chosen if mask[i] else 0.0
+        return FROM_RULE
+    key = abstract_key(s, player, levels[policy])
+    lo, hi = key_start[policy], key_start[policy + 1]
+    i = lo + np.searchsorted(keys[lo:hi], key)
+    if i == hi or keys[i] != key:
+        _uniform(n, out)
+        return TABLE_MISS
+    if num_actions[i] != n:
+        raise ValueError("a policy row's action count differs from the game's: the table "
+                         "was made for another game")
+    start = offsets[i]
+    total = 0.0
+    for j in range(n):
+        total += probs[start + j]
+    if total == 0:
+        _uniform(n, out)
+    else:
+        for j in range(n):
+            out[j] = probs[start + j] / total
+    return FROM_TABLE
+
+
+# Banks ----------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class PolicyBank:
+    """Several policies side by side, for compiled code; policy i is `names[i]`."""
+
+    names: list[str]  # labels
+    kinds: np.ndarray  # int32 per policy: UNIFORM ... TABLE
+    levels: np.ndarray  # int32 per policy: abstraction level of a table, else -1
+    key_start: np.ndarray  # int64, policies + 1: policy i's keys are keys[start[i]:start[i+1]]
+    keys: np.ndarray  # int64, sorted within each policy
+    offsets: np.ndarray  # int64 per key: its row in probs
+    num_actions: np.ndarray  # uint8 per key
+    probs: np.ndarray  # uint8: probability x 255, renormalised when read
+    headers: list[dict | None]  # a table's file header, None for a heuristic
+    specs: list[str]  # what each policy was made from: a heuristic name or a file path
+
+    def arrays(self) -> tuple:
+        return (self.kinds, self.levels, self.key_start, self.keys, self.offsets,
+                self.num_actions, self.probs)
+
+    def index(self, name: str) -> int:
+        return self.names.index(name)
+
+
+def is_policy_file(name: str) -> bool:
+    return name.endswith(".npz")
+
+
+def build_bank(specs: list[str], game, labels: list[str] | None = None) -> PolicyBank:
+    """A bank of the named policies: heuristic names, or paths of table-policy files for
+    `game` (solver/policy_file.py), called `labels` (default: the specs). Raises
+    ValueError naming the allowed heuristics for an unknown name."""
+    from .policy_file import load_policy
+
+    kinds, levels, headers = [], [], []
+    key_parts, offset_parts, count_parts, prob_parts = [], [], [], []
+    key_start = [0]
+    prob_total = 0
+    for spec in specs:
+        if not is_policy_file(spec):
+            if spec not in HEURISTIC_KINDS:
+                raise ValueError(f"unknown policy {spec!r}; allowed: "
+                                 f"{', '.join(HEURISTIC_KINDS)}, or a policy file (.npz)")
+            kinds.append(HEURISTIC_KINDS[spec])
+            levels.append(-1)
+            headers.append(None)
+            key_start.append(key_start[-1])
+            continue
+        if not Path(spec).exists():
+            raise ValueError(f"policy file {spec!r} does not exist")
+        table = load_policy(spec, game)
+        kinds.append(TABLE)
+        levels.append(table.level)
+        headers.append(table.header)
+        key_parts.append(table.keys)
+        offset_parts.append(table.offsets + prob_total)
+        count_parts.append(table.num_actions.astype(np.uint8))
+        quantised = np.rint(table.probs * 255).astype(np.uint8)  # the file's 8-bit rows
+        prob_parts.append(quantised)
+        prob_total += len(quantised)
+        key_start.append(key_start[-1] + len(table.keys))
+
+    def joined(parts, dtype):
+        return np.concatenate(parts).astype(dtype) if parts else np.zeros(1, dtype)
+
+    if labels is not None and len(labels) != len(specs):
+        raise ValueError("give one label per policy")
+    return PolicyBank(list(labels or specs), np.array(kinds, np.int32),
+                      np.array(levels, np.int32), np.array(key_start, np.int64),
+                      joined(key_parts, np.int64), joined(offset_parts, np.int64),
+                      joined(count_parts, np.uint8), joined(prob_parts, np.uint8), headers,
+                      list(specs))
+
+
+def probabilities(bank: PolicyBank, policy: int, s: np.ndarray, player: int
+                  ) -> tuple[np.ndarray, np.ndarray, int]:
+    """(legal actions, probabilities, source) of `policy` at engine state s: for tests
+    and tools (compiled code calls `policy_probs`)."""
+    from spiel_game import engine
+
+    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    n = engine.legal_actions(s, legal)
+    out = np.empty(n)
+    source = policy_probs(s, player, policy, bank.arrays(), legal[:n], n, out)
+    return legal[:n].copy(), out, int(source)

@@ -1,0 +1,670 @@
+"""Local best response (LBR): a lower bound on a policy's exploitability on the full game.
+
+Lisý and Bowling (2017), "Equilibrium Approximation Quality of Current No-Limit Poker
+Bots" (AAAI workshop; arXiv:1612.07547): the LBR player knows the policy it plays
+against. At each of its decisions it
+
+1. forms its belief over the hidden state from what it has seen, by Bayes' rule with the
+   policy's own action probabilities: every full history consistent with its
+   information state, weighted by the chance odds and by the probability the policy
+   gives to each of its players' actions on that history (`advance_belief`);
+2. picks the action with the best estimated value: for each legal action, rollouts from
+   states drawn from the belief, everybody then following a continuation policy (by
+   default the policy itself, so that LBR improves on the policy one decision at a time;
+   the paper's poker LBR assumes a fixed continuation the same way) (`lbr_action`).
+
+LBR is a fixed strategy that sees only its own information state, so its expected payoff
+against the policy is at most the best response's: its mean margin per round (over
+seats; summed over seats for NashConv with 3+ players) is a lower bound on the policy's
+exploitability, up to sampling noise, which the 95% interval states. `exact_lbr_value`
+measures it without noise on a reduced deck's whole tree, where the exact exploitability
+is known (solver/best_response.py), and so shows how tight the bound is.
+
+Belief details. A particle is a full engine state reached by a history consistent with
+LBR's redacted event log; particles advance one action at a time in lockstep (a chance
+node tries every pool card, or only the cards LBR sees drawn; the policy's nodes try
+every action with positive probability; LBR's own nodes its logged action) and are kept
+when their log, redacted for LBR, agrees with the observed one (and a player about to
+play the next logged card holds it). Particles that agree on the state apart from the
+event log and on what every other player knows (their card counting, `track`) are
+merged, weights adding: that is exact for policies that read only those (the heuristics
+and the `fine` and `coarse` keys), and for a policy reading more of the log (`identity`)
+the likelier history stands for the merged ones, which only loosens the bound. Above
+`max_particles` the least likely particles are dropped (counted); should the policy give
+every consistent history probability 0 after that, the step ignores its probabilities,
+and should none be left, LBR plays the continuation policy (counted as lost). Face-up
+cards and Leia's two draws are logged sorted, so their cards are checked once the group
+is complete. A test compares the belief with the exact posterior on a reduced deck.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import Callable
+
+import numpy as np
+from numba import njit
+
+from spiel_game import engine
+from spiel_game import layout as L
+from spiel_game.events import _PRIVATE_TO_ACTOR, _PRIVATE_TO_BOTH, _TWO_CARD_KINDS, HIDDEN
+
+from .abstraction import T_SIZE, track
+from .compiled_policies import PolicyBank, policy_probs
+from .tournament import (STREAM_DEAL, STREAM_DECISIONS, Estimate, deck_cards, dealt_card,
+                         estimate, next_float, play_out, reset, sample, shuffled,
+                         stream_seed)
+
+_JIT = dict(cache=True, nogil=True)
+_ACTOR_ONLY = _PRIVATE_TO_ACTOR.astype(np.int8)
+_BOTH = _PRIVATE_TO_BOTH.astype(np.int8)
+_TWO_CARDS = _TWO_CARD_KINDS.astype(np.int8)
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+STREAM_ROLLOUT = 11  # purpose of the rollout streams (tournament.py uses 1-6)
+
+DEFAULT_ROLLOUTS = 64
+DEFAULT_MAX_PARTICLES = 4096
+# Belief statistics, per run.
+B_STEPS, B_MOST_PARTICLES, B_POLICY_IGNORED, B_LOST, B_TRUNCATED, B_DECISIONS = range(6)
+NUM_BELIEF_STATS = 6
+
+
+# The observed log -----------------------------------------------------------------------
+
+@njit(**_JIT)
+def _redacted(s, i, viewer):
+    """Event i as `viewer` sees it (spiel_game.events.redact)."""
+    base = L.S_EVENTS + i * L.EVENT_SIZE
+    kind = s[base + L.EV_KIND]
+    actor = s[base + L.EV_ACTOR]
+    other = s[base + L.EV_OTHER]
+    card = s[base + L.EV_CARD]
+    extra = s[base + L.EV_EXTRA]
+    if ((_ACTOR_ONLY[kind] == 1 and actor != viewer)
+            or (_BOTH[kind] == 1 and actor != viewer and other != viewer)):
+        if card >= 0:
+            card = HIDDEN
+        if _TWO_CARDS[kind] == 1 and extra >= 0:
+            extra = HIDDEN
+    return kind, actor, other, card, extra
+
+
+@njit(**_JIT)
+def observe(s, viewer, observed):
+    """observed[i] = event i as `viewer` saw it; returns the number of events. This is
+    all of the real state that LBR reads."""
+    n = s[L.S_EVENT_N]
+    for i in range(n):
+        kind, actor, other, card, extra = _redacted(s, i, viewer)
+        observed[i, 0] = kind
+        observed[i, 1] = actor
+        observed[i, 2] = other
+        observed[i, 3] = card
+        observed[i, 4] = extra
+    return n
+
+
+@njit(**_JIT)
+def observed_key(observed, n, viewer):
+    """A 64-bit hash of an information state (viewer and redacted log)."""
+    h = (_FNV_OFFSET ^ np.uint64(viewer + 3)) * _FNV_PRIME
+    for i in range(n):
+        for f in range(L.EVENT_SIZE):
+            h = (h ^ np.uint64(observed[i, f] + 3)) * _FNV_PRIME
+    return h
+
+
+# Belief ------------------------------------------------------------------------------------
+
+@njit(**_JIT)
+def _mix(h, value):
+    return (h ^ np.uint64(np.int64(value) & 0xFFFFFFFF)) * _FNV_PRIME
+
+
+@njit(**_JIT)
+def _state_hash(s, viewer, knowledge):
+    """Hash of the state as far as the future goes: everything but the event log, and
+    what each other player still in the round knows (their card counting, `track`, the
+    input of the heuristics and of the abstract keys). Up to what never matters again:
+    the order of the cards within a hand (legal actions and policies see the sorted
+    hand) and Leia's return slots once the cards are back in the deck."""
+    h = _FNV_OFFSET
+    for q in range(s[L.S_NUM_PLAYERS]):
+        if q != viewer and s[L.S_IN_ROUND + q] == 1:
+            track(s, q, knowledge)
+            for i in range(T_SIZE):
+                h = _mix(h, knowledge[i])
+    for i in range(L.S_RETURN):
+        h = _mix(h, s[i])
+    if s[L.S_RETURN_N] > 0:
+        for i in range(L.S_RETURN, L.S_RETURN + 2):
+            h = _mix(h, s[i])
+    for i in range(L.S_RETURN + 2, L.S_HAND):
+        h = _mix(h, s[i])
+    for p in range(L.MAX_PLAYERS):
+        base = L.S_HAND + p * L.MAX_HAND
+        a, b, c = s[base], s[base + 1], s[base + 2]
+        n = s[L.S_HAND_N + p]
+        if n >= 2 and a > b:
+            a, b = b, a
+        if n == 3:
+            if b > c:
+                b, c = c, b
+            if a > b:
+                a, b = b, a
+        h = _mix(_mix(_mix(h, a), b), c)
+    for i in range(L.S_HAND + L.MAX_PLAYERS * L.MAX_HAND, L.S_EVENTS):
+        h = _mix(h, s[i])
+    return h
+
+
+@njit(**_JIT)
+def _consistent(child, start, observed, n_obs, viewer):
+    """Does child's log, redacted for viewer, agree with the observed one from `start`
+    on? Cards of a draw group still open (face-up cards, Leia's draws, logged sorted
+    once complete) are checked when it closes: the last 3 events are always rechecked."""
+    m = child[L.S_EVENT_N]
+    if m > n_obs:
+        return False
+    open_group = child[L.S_PHASE] == L.PH_CHANCE and (
+        child[L.S_CHANCE_KIND] == L.CH_FACE_UP or child[L.S_CHANCE_KIND] == L.CH_LEIA_DRAW)
+    for i in range(max(0, start - 3), m):
+        kind, actor, other, card, extra = _redacted(child, i, viewer)
+        if (kind != observed[i, 0] or actor != observed[i, 1] or other != observed[i, 2]
+                or extra != observed[i, 4]):
+            return False
+        if card != observed[i, 3] and not (
+                open_group and (kind == L.E_DRAW or kind == L.E_FACE_UP)):
+            return False
+    # Look one event ahead: a player about to play a card that is logged next must hold
+    # it (prunes hidden draws early, before they multiply the particles).
+    if m < n_obs and child[L.S_PHASE] == L.PH_PLAY and observed[m, 0] == L.E_PLAY:
+        actor = child[L.S_ACTOR]
+        if observed[m, 1] != actor:
+            return False
+        held = False
+        for i in range(child[L.S_HAND_N + actor]):
+            if child[L.S_HAND + actor * L.MAX_HAND + i] == observed[m, 3]:
+                held = True
+        return held
+    return True
+
+
+@njit(**_JIT)
+def _is_done(s, n_obs, viewer):
+    """At the observed decision: the whole log seen and viewer to act."""
+    return (s[L.S_EVENT_N] == n_obs and s[L.S_PHASE] != L.PH_CHANCE
+            and s[L.S_PHASE] != L.PH_TERMINAL and s[L.S_ACTOR] == viewer)
+
+
+@njit(**_JIT)
+def _chance_candidates(s, observed, n_obs, viewer):
+    """Bit mask of the pool cards worth trying at a chance node: the cards the viewer
+    sees drawn nearby in the observed log, or every card if the draw is hidden."""
+    m = s[L.S_EVENT_N]
+    if m >= n_obs:
+        return 0
+    kind = observed[m, 0]
+    if observed[m, 3] < 0 or not (kind == L.E_DRAW or kind == L.E_FACE_UP
+                                  or kind == L.E_SEE_SET_ASIDE):
+        return (1 << L.MAX_CHARS) - 1
+    mask = 0
+    for i in range(max(0, m - 2), min(n_obs, m + 3)):
+        if observed[i, 0] == kind and observed[i, 1] == observed[m, 1] and observed[i, 3] >= 0:
+            mask |= 1 << observed[i, 3]
+    return mask
+
+
+@njit(**_JIT)
+def _insert(child, weight, buffers, target, weights, count, table, table_hashes,
+            max_particles, viewer, knowledge, stats):
+    """Add a particle to buffers[target], merging with an equal state; returns count."""
+    h = _state_hash(child, viewer, knowledge)
+    mask = len(table) - 1
+    j = np.int64(h & np.uint64(mask))
+    while table[j] != 0:
+        k = table[j] - 1
+        if table_hashes[j] == h:
+            if weight > weights[k]:  # keep the likelier history's log
+                used = L.S_EVENTS + child[L.S_EVENT_N] * L.EVENT_SIZE
+                buffers[target, k, :used] = child[:used]
+            weights[k] += weight
+            return count
+        j = (j + 1) & mask
+    used = L.S_EVENTS + child[L.S_EVENT_N] * L.EVENT_SIZE
+    if count < max_particles:
+        buffers[target, count, :used] = child[:used]
+        weights[count] = weight
+        table[j] = count + 1
+        table_hashes[j] = h
+        return count + 1
+    # Full: replace the least likely particle if this one is likelier (loosens the bound
+    # only). Its table entry stays, pointing at the new state: a rare missed merge.
+    stats[B_TRUNCATED] += 1
+    worst = 0
+    for k in range(count):
+        if weights[k] < weights[worst]:
+            worst = k
+    if weight > weights[worst]:
+        buffers[target, worst, :used] = child[:used]
+        weights[worst] = weight
+    return count
+
+
+@njit(**_JIT)
+def _expand(buffers, source, count, target, weights_in, weights_out, table, table_hashes,
+            observed, n_obs, viewer, bank, policy, use_policy, child, legal, probs,
+            max_particles, stats):
+    """One lockstep step: every particle not yet at the observed decision advances by
+    one action into buffers[target]; returns the new count."""
+    table[:] = 0
+    new_count = 0
+    knowledge = np.empty(T_SIZE, dtype=np.int32)
+    for k in range(count):
+        s = buffers[source, k]
+        w = weights_in[k]
+        if _is_done(s, n_obs, viewer):
+            new_count = _insert(s, w, buffers, target, weights_out, new_count, table,
+                                table_hashes, max_particles, viewer, knowledge, stats)
+            continue
+        m = s[L.S_EVENT_N]
+        if m >= n_obs or s[L.S_PHASE] == L.PH_TERMINAL:
+            continue  # the real round went another way
+        used = L.S_EVENTS + m * L.EVENT_SIZE
+        if s[L.S_PHASE] == L.PH_CHANCE:
+            candidates = _chance_candidates(s, observed, n_obs, viewer)
+            size = s[L.S_POOL_SIZE]
+            for c in range(L.MAX_CHARS):
+                if s[L.S_POOL + c] > 0 and (candidates >> c) & 1:
+                    child[:used] = s[:used]
+                    engine.apply_action(child, c)
+                    if _consistent(child, m, observed, n_obs, viewer):
+                        new_count = _insert(child, w * s[L.S_POOL + c] / size, buffers,
+                                            target, weights_out, new_count, table,
+                                            table_hashes, max_particles, viewer,
+                                            knowledge, stats)
+            continue
+        actor = s[L.S_ACTOR]
+        n = engine.legal_actions(s, legal)
+        if actor != viewer and use_policy:
+            policy_probs(s, actor, policy, bank, legal, n, probs)
+        else:
+            for i in range(n):
+                probs[i] = 1.0
+        for i in range(n):
+            if probs[i] > 0:
+                child[:used] = s[:used]
+                engine.apply_action(child, legal[i])
+                if _consistent(child, m, observed, n_obs, viewer):
+                    new_count = _insert(child, w * probs[i], buffers, target, weights_out,
+                                        new_count, table, table_hashes, max_particles,
+                                        viewer, knowledge, stats)
+    return new_count
+
+
+@njit(**_JIT)
+def advance_belief(buffers, weights, current, count, observed, n_obs, viewer, bank, policy,
+                   max_particles, stats):
+    """Advance the particles in buffers[current] (weights[current]) to the observed
+    decision; returns (buffer index, count). Start a round with the initial state as the
+    one particle of weight 1. count 0 on return: the belief is lost."""
+    child = np.empty(buffers.shape[2], dtype=buffers.dtype)
+    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    probs = np.empty(L.NUM_ACTIONS)
+    size = 1
+    while size < 2 * max_particles:
+        size *= 2
+    table = np.zeros(size, dtype=np.int64)
+    table_hashes = np.zeros(size, dtype=np.uint64)
+    while True:
+        done = True
+        for k in range(count):
+            if not _is_done(buffers[current, k], n_obs, viewer):
+                done = False
+                break
+        if done or count == 0:
+            break
+        target = 1 - current
+        new_count = _expand(buffers, current, count, target, weights[current],
+                            weights[target], table, table_hashes, observed, n_obs, viewer,
+                            bank, policy, True, child, legal, probs, max_particles, stats)
+        total = weights[target, :new_count].sum()
+        if new_count == 0 or total <= 0:
+            stats[B_POLICY_IGNORED] += 1
+            new_count = _expand(buffers, current, count, target, weights[current],
+                                weights[target], table, table_hashes, observed, n_obs,
+                                viewer, bank, policy, False, child, legal, probs,
+                                max_particles, stats)
+            total = weights[target, :new_count].sum()
+        stats[B_STEPS] += 1
+        stats[B_MOST_PARTICLES] = max(stats[B_MOST_PARTICLES], new_count)
+        if new_count > 0 and total > 0:
+            weights[target, :new_count] /= total
+        current = target
+        count = new_count
+    if count == 0:
+        stats[B_LOST] += 1
+    return current, count
+
+
+# Choosing ----------------------------------------------------------------------------------
+
+@njit(**_JIT)
+def lbr_action(particles, particle_weights, count, viewer, bank, policy, continuation,
+               rollouts, key, legal, n, values):
+    """The legal action (index into legal[:n]) with the highest mean rollout value from
+    the belief; values[:n] gets the estimates. Rollouts start from particles drawn by
+    systematic resampling; every action sees the same particles and random streams."""
+    num_players = particles[0, L.S_NUM_PLAYERS]
+    seat_policy = np.full(num_players, policy, dtype=np.int32)
+    seat_policy[viewer] = continuation
+    seat_role = np.arange(num_players).astype(np.int32)
+    counts = np.zeros((num_players, 3), dtype=np.int64)
+    no_order = np.empty(0, dtype=np.int32)
+    state = np.empty(particles.shape[1], dtype=particles.dtype)
+    roll_legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    roll_probs = np.empty(L.NUM_ACTIONS)
+    returns = np.empty(num_players)
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = stream_seed(key, STREAM_ROLLOUT, 0)
+    offset = next_float(rng)
+    for i in range(n):
+        values[i] = 0.0
+    k = 0
+    cumulative = particle_weights[0]
+    for r in range(rollouts):
+        u = (r + offset) / rollouts
+        while u > cumulative and k < count - 1:
+            k += 1
+            cumulative += particle_weights[k]
+        source = particles[k]
+        used = L.S_EVENTS + source[L.S_EVENT_N] * L.EVENT_SIZE
+        for i in range(n):
+            state[:used] = source[:used]
+            engine.apply_action(state, legal[i])
+            rng[0] = stream_seed(key, STREAM_ROLLOUT, r + 1)
+            play_out(state, no_order, seat_policy, bank, rng, roll_legal, roll_probs,
+                     counts, seat_role)
+            engine.returns(state, returns)
+            values[i] += returns[viewer]
+    best = 0
+    for i in range(n):
+        values[i] /= rollouts
+        if values[i] > values[best]:
+            best = i
+    return best
+
+
+@njit(**_JIT)
+def decide(s, observed, n_obs, viewer, buffers, weights, current, count, bank, policy,
+           continuation, rollouts, max_particles, seed, legal, n, values, stats):
+    """LBR's choice at its decision in state s, whose log as viewer saw it is
+    observed[:n_obs]: advance the belief, then roll out. Returns (action index, buffer
+    index, particle count). Only the belief and the rollouts choose; s itself is read
+    only by the continuation policy if the belief is lost, and a policy reads only what
+    its player has seen."""
+    current, count = advance_belief(buffers, weights, current, count, observed, n_obs,
+                                    viewer, bank, policy, max_particles, stats)
+    stats[B_DECISIONS] += 1
+    key = observed_key(observed, n_obs, viewer) ^ np.uint64(seed)
+    if count == 0:  # belief lost: play the continuation policy's likeliest action
+        probs = np.empty(n)
+        policy_probs(s, viewer, continuation, bank, legal, n, probs)
+        return int(np.argmax(probs)), current, count
+    best = lbr_action(buffers[current], weights[current], count, viewer, bank, policy,
+                      continuation, rollouts, key, legal, n, values)
+    return best, current, count
+
+
+# Playing LBR against the policy ---------------------------------------------------------
+
+@njit(**_JIT)
+def _run_lbr(initial, bank, policy, continuation, cards, seed, first_deal, num_deals,
+             rollouts, max_particles, payoffs, stats):
+    """payoffs[d, r]: LBR's margin in deal first_deal + d with LBR in seat r and the
+    policy in every other seat (the same cards for every seat: duplicate deals)."""
+    n = initial[L.S_NUM_PLAYERS]
+    s = np.empty_like(initial)
+    order = np.empty_like(cards)
+    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    probs = np.empty(L.NUM_ACTIONS)
+    values = np.empty(L.NUM_ACTIONS)
+    rng = np.empty(1, dtype=np.uint64)
+    returns = np.empty(n)
+    observed = np.empty((L.MAX_EVENTS, L.EVENT_SIZE), dtype=np.int32)
+    buffers = np.empty((2, max_particles, len(initial)), dtype=initial.dtype)
+    weights = np.empty((2, max_particles))
+    for d in range(num_deals):
+        deal = first_deal + d
+        shuffled(cards, seed, STREAM_DEAL, deal, order)
+        for viewer in range(n):
+            rng[0] = stream_seed(seed, STREAM_DECISIONS, deal * n + viewer)
+            reset(s, initial)
+            current, count = 0, 1
+            reset(buffers[0, 0], initial)
+            weights[0, 0] = 1.0
+            while not engine.is_terminal(s):
+                if engine.is_chance(s):
+                    engine.apply_action(s, dealt_card(s, order))
+                    continue
+                p = engine.current_actor(s)
+                k = engine.legal_actions(s, legal)
+                if p == viewer:
+                    n_obs = observe(s, viewer, observed)
+                    best, current, count = decide(
+                        s, observed, n_obs, viewer, buffers, weights, current, count, bank,
+                        policy, continuation, rollouts, max_particles, seed, legal, k,
+                        values, stats)
+                    engine.apply_action(s, legal[best])
+                else:
+                    policy_probs(s, p, policy, bank, legal, k, probs)
+                    engine.apply_action(s, legal[sample(probs, k, rng)])
+            engine.returns(s, returns)
+            payoffs[d, viewer] = returns[viewer]
+
+
+@dataclasses.dataclass
+class LBRResult:
+    """LBR against one policy: margins per deal and seat, and how the belief fared."""
+
+    policy: str
+    players: int
+    payoffs: np.ndarray  # (deals, seats): LBR's margin per round
+    belief_stats: dict
+    rollouts: int
+    continuation: str
+    seconds: float
+    interrupted: bool = False
+
+    @property
+    def deals(self) -> int:
+        return len(self.payoffs)
+
+    def per_seat(self) -> list[Estimate]:
+        return [estimate(self.payoffs[:, p]) for p in range(self.players)]
+
+    def lower_bound(self) -> Estimate:
+        """Exploitability (2 players: mean over seats) or NashConv (3+: sum over seats)
+        lower bound, tokens per round; one unit per deal."""
+        return estimate(self.payoffs.sum(axis=1) if self.players > 2
+                        else self.payoffs.mean(axis=1))
+
+    @property
+    def metric(self) -> str:
+        return "exploitability" if self.players == 2 else "nash_conv"
+
+
+def _belief_dict(stats: np.ndarray) -> dict:
+    return {"decisions": int(stats[B_DECISIONS]), "steps": int(stats[B_STEPS]),
+            "most_particles": int(stats[B_MOST_PARTICLES]),
+            "policy_ignored_steps": int(stats[B_POLICY_IGNORED]),
+            "lost": int(stats[B_LOST]), "truncated": int(stats[B_TRUNCATED])}
+
+
+def run_lbr(game, bank: PolicyBank, policy: int, deals: int, seed: int = 1,
+            rollouts: int = DEFAULT_ROLLOUTS, continuation: int | None = None,
+            max_particles: int = DEFAULT_MAX_PARTICLES,
+            on_progress: Callable[[int, int], None] | None = None,
+            chunk_seconds: float = 1.0) -> LBRResult:
+    """LBR against bank policy `policy` (in every other seat), `deals` duplicate deals
+    with LBR in each seat in turn. Ctrl-C stops after the current chunk."""
+    if deals <= 0 or rollouts <= 0 or max_particles <= 0:
+        raise ValueError("deals, rollouts and max_particles must be positive")
+    continuation = policy if continuation is None else continuation
+    n = game.num_players()
+    initial = game.initial_array.copy()
+    initial[L.S_LOGGING] = 1
+    cards = deck_cards(initial)
+    payoffs = np.zeros((deals, n))
+    stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
+    arrays = bank.arrays()
+    done = 0
+    size = 1
+    interrupted = False
+    start = time.perf_counter()
+    try:
+        while done < deals:
+            size = min(size, deals - done)
+            t0 = time.perf_counter()
+            _run_lbr(initial, arrays, policy, continuation, cards, seed, done, size,
+                     rollouts, max_particles, payoffs[done:done + size], stats)
+            done += size
+            if on_progress:
+                on_progress(done, deals)
+            if time.perf_counter() - t0 < chunk_seconds:
+                size *= 2
+    except KeyboardInterrupt:
+        interrupted = True
+    return LBRResult(bank.names[policy], n, payoffs[:done], _belief_dict(stats), rollouts,
+                     bank.names[continuation], time.perf_counter() - start, interrupted)
+
+
+# Exact value on a reduced deck's tree ------------------------------------------------------
+
+def bank_strategy_on_tree(tree, bank: PolicyBank, policy: int) -> np.ndarray:
+    """The flat strategy (tree infoset order) of a bank policy."""
+    from .compiled_policies import probabilities
+    from .tree import infoset_states
+
+    offsets = tree.action_offsets()
+    strategy = np.zeros(int(offsets[-1]))
+    for index, state in infoset_states(tree):
+        legal, probs, _ = probabilities(bank, policy, state._s, int(tree.infoset_player[index]))
+        if not np.array_equal(legal, tree.infoset_actions[index]):
+            raise ValueError("the engine's legal actions differ from the tree's")
+        strategy[offsets[index]:offsets[index + 1]] = probs
+    return strategy
+
+
+def _fresh_buffers(game, max_particles: int):
+    initial = game.initial_array.copy()
+    initial[L.S_LOGGING] = 1
+    buffers = np.empty((2, max_particles, len(initial)), dtype=initial.dtype)
+    weights = np.empty((2, max_particles))
+    reset(buffers[0, 0], initial)
+    weights[0, 0] = 1.0
+    return buffers, weights
+
+
+def belief(game, state_array: np.ndarray, viewer: int, bank: PolicyBank, policy: int,
+           max_particles: int = DEFAULT_MAX_PARTICLES) -> tuple[np.ndarray, np.ndarray, dict]:
+    """LBR's belief at a decision of `viewer`, from the redacted log only: (particle
+    states, normalised weights, belief stats)."""
+    observed = np.empty((L.MAX_EVENTS, L.EVENT_SIZE), dtype=np.int32)
+    n_obs = observe(state_array, viewer, observed)
+    buffers, weights = _fresh_buffers(game, max_particles)
+    stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
+    current, count = advance_belief(buffers, weights, 0, 1, observed, n_obs, viewer,
+                                    bank.arrays(), policy, max_particles, stats)
+    return buffers[current, :count].copy(), weights[current, :count].copy(), \
+        _belief_dict(stats)
+
+
+def lbr_choice(game, state_array: np.ndarray, viewer: int, bank: PolicyBank, policy: int,
+               seed: int = 1, rollouts: int = DEFAULT_ROLLOUTS,
+               continuation: int | None = None,
+               max_particles: int = DEFAULT_MAX_PARTICLES) -> tuple[int, np.ndarray, dict]:
+    """LBR's action at a decision of `viewer`, its belief built from scratch from the
+    redacted log only: (action id, value estimate per legal action, belief stats)."""
+    continuation = policy if continuation is None else continuation
+    observed = np.empty((L.MAX_EVENTS, L.EVENT_SIZE), dtype=np.int32)
+    n_obs = observe(state_array, viewer, observed)
+    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    n = engine.legal_actions(state_array, legal)
+    buffers, weights = _fresh_buffers(game, max_particles)
+    values = np.empty(L.NUM_ACTIONS)
+    stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
+    best, _, _ = decide(state_array, observed, n_obs, viewer, buffers, weights, 0, 1,
+                        bank.arrays(), policy, continuation, rollouts, max_particles, seed,
+                        legal, n, values, stats)
+    return int(legal[best]), values[:n].copy(), _belief_dict(stats)
+
+
+@dataclasses.dataclass(frozen=True)
+class ExactComparison:
+    """LBR's exact value against a policy on a whole tree, next to the best response's."""
+
+    policy: str
+    lbr_per_seat: tuple[float, ...]  # LBR's exact expected margin in each seat
+    best_response_per_seat: tuple[float, ...]
+    policy_values: tuple[float, ...]  # the policy against itself, per seat
+    seconds: float
+
+    @property
+    def lbr(self) -> float:
+        """Exploitability (2 players) or NashConv (3+) lower bound, exactly."""
+        return _combine(self.lbr_per_seat, self.policy_values)
+
+    @property
+    def exact(self) -> float:
+        return _combine(self.best_response_per_seat, self.policy_values)
+
+    @property
+    def tightness(self) -> float:
+        """LBR's share of the exact value (1: tight)."""
+        return self.lbr / self.exact if self.exact > 0 else math.nan
+
+
+def _combine(per_seat, policy_values) -> float:
+    """NashConv = sum of (deviation value - policy value); exploitability = NashConv / 2
+    with 2 players (solver/best_response.py)."""
+    nash_conv = sum(v - u for v, u in zip(per_seat, policy_values))
+    return nash_conv / 2 if len(per_seat) == 2 else nash_conv
+
+
+def exact_lbr_value(tree, bank: PolicyBank, policy: int, seed: int = 1,
+                    rollouts: int = DEFAULT_ROLLOUTS, continuation: int | None = None,
+                    max_particles: int = DEFAULT_MAX_PARTICLES) -> ExactComparison:
+    """LBR's exact expected margin against `policy` in each seat, computed on the whole
+    tree: LBR's choice at each of its information states (from one state of it, reading
+    only the redacted log), the policy elsewhere; with the exact best response's."""
+    from .best_response import best_response, profile_values
+    from .cfr import TreeArrays
+    from .tree import infoset_states
+
+    start = time.perf_counter()
+    arrays = TreeArrays(tree)
+    strategy = bank_strategy_on_tree(tree, bank, policy)
+    offsets = tree.action_offsets()
+    on_policy = profile_values(tree, strategy, arrays)
+    game = tree.game
+    lbr_values, br_values = [], []
+    states = list(infoset_states(tree))
+    for seat in range(tree.num_players):
+        mixed = strategy.copy()
+        for index, state in states:
+            if int(tree.infoset_player[index]) != seat:
+                continue
+            action, _, _ = lbr_choice(game, state._s, seat, bank, policy, seed, rollouts,
+                                      continuation, max_particles)
+            actions = tree.infoset_actions[index].tolist()
+            row = np.zeros(len(actions))
+            row[actions.index(action)] = 1.0
+            mixed[offsets[index]:offsets[index + 1]] = row
+        lbr_values.append(float(profile_values(tree, mixed, arrays)[seat]))
+        br_values.append(best_response(tree, strategy, seat, arrays)[0])
+    return ExactComparison(bank.names[policy], tuple(lbr_values), tuple(br_values),
+                           tuple(float(v) for v in on_policy), time.perf_counter() - start)

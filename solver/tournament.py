@@ -1,0 +1,515 @@
+"""Tournaments: policies against each other on the full game, compiled, with duplicate deals.
+
+A *lineup* gives one policy (of a solver/compiled_policies.py bank) per role; role j
+plays seat j. Every deal is played once per cyclic rotation of the roles over the seats
+(role j at seat (j + r) % n in rotation r), with the same cards in the same order: with 2
+players, the duplicate pair, the same shuffle with the seats swapped. Seat advantage and
+card luck cancel within a deal, so a deal (all its rotations) is the independent unit of
+the statistics.
+
+The same shuffle: a deal is a seeded permutation of the deck. Its first card is the
+face-down set-aside card and the rest are drawn in order: every chance node of the engine
+(face-up cards, the deal, draws) takes the next card, and a look at the set-aside card
+(R2-D2) takes card 0. The engine's pool is exactly the cards not yet taken, so this is
+the engine's own chance distribution (the cards are exchangeable), made repeatable.
+
+Matches (RULES.md R14) play rounds until a player reaches the token goal (2 players 6,
+3 players 5, 4 players 4, more 3); the round winner starts the next round, a tie for
+the round is broken at random among the tied winners, a round without winner is started
+by a random player; the first round's starter is random. A match is played once per
+rotation of the roles, with the same deals round by round.
+
+Statistics: mean over units ± 1.96 standard errors (normal approximation), units being
+deals or matches (averaged over their rotations).
+
+Every random choice comes from a splitmix64 stream keyed by (seed, purpose, index): a
+deal, or a game's decisions, is the same whatever else is played.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import Callable
+
+import numpy as np
+from numba import njit
+
+from spiel_game import engine
+from spiel_game import layout as L
+from spiel_game.cards import CHARACTERS
+
+from .compiled_policies import FROM_TABLE, TABLE_MISS, PolicyBank, policy_probs
+
+_JIT = dict(cache=True, nogil=True)
+TOKEN_GOAL = {2: 6, 3: 5, 4: 4, 5: 3, 6: 3}  # R14
+Z_95 = 1.959963984540054
+MAX_MATCH_ROUNDS = 500  # a safety stop; matches take about 6-15 rounds
+
+# Purposes of random streams.
+(STREAM_DEAL, STREAM_DECISIONS, STREAM_MATCH_START, STREAM_MATCH_DEAL,
+ STREAM_MATCH_DECISIONS, STREAM_MATCH_TIES) = range(1, 7)
+# Per-role counters of a run.
+C_DECISIONS, C_TABLE_HITS, C_TABLE_MISSES = range(3)
+_HAN_SOLO = next(c.id for c in CHARACTERS if c.token_if_held)
+
+
+# Random numbers ---------------------------------------------------------------------------
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(**_JIT)
+def _splitmix(x):
+    z = x + _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MIX_1
+    z = (z ^ (z >> np.uint64(27))) * _MIX_2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(**_JIT)
+def stream_seed(seed, purpose, index):
+    """The start of the random stream for (seed, purpose, index)."""
+    z = _splitmix(np.uint64(seed))
+    z = _splitmix(z ^ np.uint64(purpose))
+    return _splitmix(z ^ np.uint64(index))
+
+
+@njit(**_JIT)
+def next_float(rng):
+    """A float in [0, 1) from the splitmix64 stream in rng[0] (uint64)."""
+    rng[0] += _GOLDEN
+    return float(_splitmix(rng[0]) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(**_JIT)
+def next_below(rng, n):
+    return min(int(next_float(rng) * n), n - 1)
+
+
+@njit(**_JIT)
+def sample(probs, n, rng):
+    """An index in [0, n) drawn with probabilities probs[:n] (never one of probability
+    0, even when rounding leaves u above the sum)."""
+    u = next_float(rng)
+    last = 0
+    for i in range(n):
+        if probs[i] > 0:
+            u -= probs[i]
+            last = i
+            if u < 0:
+                return i
+    return last
+
+
+# Deals --------------------------------------------------------------------------------------
+
+def deck_cards(initial: np.ndarray) -> np.ndarray:
+    """The deck of a game as a sorted list of character ids (one entry per copy)."""
+    counts = initial[L.S_DECK_COUNTS:L.S_DECK_COUNTS + L.MAX_CHARS]
+    return np.repeat(np.arange(L.MAX_CHARS, dtype=np.int32), counts)
+
+
+@njit(**_JIT)
+def shuffled(cards, seed, purpose, index, out):
+    """out = a uniformly random permutation of cards (Fisher-Yates) for the stream key."""
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = stream_seed(seed, purpose, index)
+    out[:] = cards
+    for i in range(len(out) - 1, 0, -1):
+        j = next_below(rng, i + 1)
+        out[i], out[j] = out[j], out[i]
+
+
+@njit(**_JIT)
+def dealt_card(s, order):
+    """The card the pending chance node takes from the deal `order` (module docstring)."""
+    if s[L.S_CHANCE_KIND] == L.CH_SET_ASIDE_LOOK:
+        c = order[0]
+    else:
+        c = order[len(order) - s[L.S_UNKNOWN_DECK]]
+    if s[L.S_POOL + c] <= 0:
+        raise RuntimeError("deal order and engine pool disagree")
+    return c
+
+
+# Playing --------------------------------------------------------------------------------------
+
+@njit(**_JIT)
+def reset(s, initial):
+    """s = a copy of the initial state (only the used part of the log)."""
+    used = L.S_EVENTS + initial[L.S_EVENT_N] * L.EVENT_SIZE
+    s[:used] = initial[:used]
+
+
+@njit(**_JIT)
+def play_out(s, order, seat_policy, bank, rng, legal, probs, counts, seat_role):
+    """Play s to the end: chance from `order` (or the engine's odds with order empty),
+    seat p's decisions from policy seat_policy[p]; counts per role (seat_role[p])."""
+    while not engine.is_terminal(s):
+        if engine.is_chance(s):
+            if len(order) > 0:
+                engine.apply_action(s, dealt_card(s, order))
+            else:
+                engine.apply_action(s, _random_chance(s, rng))
+            continue
+        p = engine.current_actor(s)
+        n = engine.legal_actions(s, legal)
+        source = policy_probs(s, p, seat_policy[p], bank, legal, n, probs)
+        role = seat_role[p]
+        counts[role, C_DECISIONS] += 1
+        if source == FROM_TABLE:
+            counts[role, C_TABLE_HITS] += 1
+        elif source == TABLE_MISS:
+            counts[role, C_TABLE_MISSES] += 1
+        engine.apply_action(s, legal[sample(probs, n, rng)])
+
+
+@njit(**_JIT)
+def _random_chance(s, rng):
+    """A pool card with the engine's odds."""
+    pick = next_below(rng, s[L.S_POOL_SIZE])
+    c = 0
+    while pick >= s[L.S_POOL + c]:
+        pick -= s[L.S_POOL + c]
+        c += 1
+    return c
+
+
+@njit(**_JIT)
+def _run_lineup(initial, bank, lineup, cards, seed, first_deal, num_deals, tokens, counts):
+    """tokens[d, r, j]: role j's tokens in deal first_deal + d, rotation r."""
+    n = initial[L.S_NUM_PLAYERS]
+    s = np.empty_like(initial)
+    order = np.empty_like(cards)
+    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    probs = np.empty(L.NUM_ACTIONS)
+    rng = np.empty(1, dtype=np.uint64)
+    seat_policy = np.empty(n, dtype=np.int32)
+    seat_role = np.empty(n, dtype=np.int32)
+    for d in range(num_deals):
+        deal = first_deal + d
+        shuffled(cards, seed, STREAM_DEAL, deal, order)
+        for r in range(n):
+            for j in range(n):
+                seat_policy[(j + r) % n] = lineup[j]
+                seat_role[(j + r) % n] = j
+            rng[0] = stream_seed(seed, STREAM_DECISIONS, deal * n + r)
+            reset(s, initial)
+            play_out(s, order, seat_policy, bank, rng, legal, probs, counts, seat_role)
+            for p in range(n):
+                tokens[d, r, seat_role[p]] = s[L.S_TOKENS + p]
+
+
+@njit(**_JIT)
+def round_winners(s, out):
+    """out[p] = 1 for the round's winners (R11, R12), not counting Han Solo's token."""
+    n = s[L.S_NUM_PLAYERS]
+    count = 0
+    for p in range(n):
+        han = 0
+        if s[L.S_IN_ROUND + p] == 1:
+            for i in range(s[L.S_HAND_N + p]):
+                if s[L.S_HAND + p * L.MAX_HAND + i] == _HAN_SOLO:
+                    han = 1
+        out[p] = 1 if s[L.S_TOKENS + p] - han >= 1 else 0
+        count += out[p]
+    return count
+
+
+@njit(**_JIT)
+def _run_matches(initial, bank, lineup, cards, seed, goal, first_match, num_matches,
+                 wins, rounds, counts):
+    """wins[m, r, j]: role j reached the goal in match first_match + m, rotation r."""
+    n = initial[L.S_NUM_PLAYERS]
+    s = np.empty_like(initial)
+    order = np.empty_like(cards)
+    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    probs = np.empty(L.NUM_ACTIONS)
+    rng = np.empty(1, dtype=np.uint64)
+    ties = np.empty(1, dtype=np.uint64)
+    seat_policy = np.empty(n, dtype=np.int32)
+    seat_role = np.empty(n, dtype=np.int32)
+    totals = np.zeros(n, dtype=np.int64)  # per table seat
+    winners = np.zeros(n, dtype=np.int32)
+    for m in range(num_matches):
+        match = first_match + m
+        start = np.empty(1, dtype=np.uint64)
+        start[0] = stream_seed(seed, STREAM_MATCH_START, match)
+        first_starter = next_below(start, n)
+        for r in range(n):
+            ties[0] = stream_seed(seed, STREAM_MATCH_TIES, match * n + r)
+            totals[:] = 0
+            starter = first_starter
+            played = 0
+            while totals.max() < goal and played < MAX_MATCH_ROUNDS:
+                shuffled(cards, seed, STREAM_MATCH_DEAL, match * MAX_MATCH_ROUNDS + played,
+                         order)
+                # Engine seat i is table seat (starter + i) % n, where sits role
+                # (table seat - r) % n.
+                for i in range(n):
+                    role = ((starter + i) % n - r) % n
+                    seat_policy[i] = lineup[role]
+                    seat_role[i] = role
+                rng[0] = stream_seed(seed, STREAM_MATCH_DECISIONS,
+                                     (match * n + r) * MAX_MATCH_ROUNDS + played)
+                reset(s, initial)
+                play_out(s, order, seat_policy, bank, rng, legal, probs, counts, seat_role)
+                for i in range(n):
+                    totals[(starter + i) % n] += s[L.S_TOKENS + i]
+                count = round_winners(s, winners)
+                if count == 0:
+                    starter = next_below(ties, n)
+                else:
+                    pick = next_below(ties, count) if count > 1 else 0
+                    for i in range(n):
+                        if winners[i] == 1:
+                            if pick == 0:
+                                starter = (starter + i) % n
+                                break
+                            pick -= 1
+                played += 1
+            rounds[m, r] = played
+            for table_seat in range(n):
+                wins[m, r, (table_seat - r) % n] = 1 if totals[table_seat] >= goal else 0
+
+
+# Statistics ----------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Estimate:
+    """A mean over independent units with its 95% confidence interval (normal)."""
+
+    mean: float
+    half_width: float  # 1.96 standard errors
+    units: int
+
+    @property
+    def low(self) -> float:
+        return self.mean - self.half_width
+
+    @property
+    def high(self) -> float:
+        return self.mean + self.half_width
+
+    def contains(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+    def __str__(self) -> str:
+        return f"{self.mean:+.4f} ± {self.half_width:.4f}"
+
+    def to_dict(self) -> dict:
+        return {"mean": self.mean, "ci95_low": self.low, "ci95_high": self.high,
+                "half_width": self.half_width, "units": self.units}
+
+
+def estimate(unit_values) -> Estimate:
+    """Mean ± 1.96 × sample standard deviation / sqrt(units)."""
+    values = np.asarray(unit_values, dtype=np.float64)
+    if len(values) == 0:
+        return Estimate(math.nan, math.nan, 0)
+    if len(values) == 1:
+        return Estimate(float(values[0]), math.inf, 1)
+    se = values.std(ddof=1) / math.sqrt(len(values))
+    return Estimate(float(values.mean()), float(Z_95 * se), len(values))
+
+
+def margins(tokens: np.ndarray) -> np.ndarray:
+    """Margin utility per role: tokens minus the mean of the others' (last axis = roles)."""
+    n = tokens.shape[-1]
+    total = tokens.sum(axis=-1, keepdims=True)
+    return tokens - (total - tokens) / (n - 1)
+
+
+# Runs ------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class LineupResult:
+    """Rounds (duplicate deals) and matches of one lineup."""
+
+    lineup: list[str]  # policy name per role
+    tokens: np.ndarray  # (deals, rotations, roles) tokens per round
+    wins: np.ndarray  # (matches, rotations, roles) 1 if the role reached the token goal
+    match_rounds: np.ndarray  # (matches, rotations)
+    counts: np.ndarray  # (roles, 3): decisions, table hits, table misses
+    seconds: float
+    interrupted: bool = False
+
+    @property
+    def deals(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def rounds(self) -> int:
+        return int(self.tokens.shape[0] * self.tokens.shape[1])
+
+    def _per_unit(self, values: np.ndarray, roles) -> np.ndarray:
+        """Mean over rotations and over `roles`: one value per unit (deal or match)."""
+        return values[:, :, list(roles)].mean(axis=(1, 2))
+
+    def margin(self, roles=(0,)) -> Estimate:
+        """Mean margin per round of `roles` (tokens minus the others' mean)."""
+        return estimate(self._per_unit(margins(self.tokens.astype(float)), roles))
+
+    def mean_tokens(self, roles=(0,)) -> Estimate:
+        return estimate(self._per_unit(self.tokens.astype(float), roles))
+
+    def win_rate(self, roles=(0,)) -> Estimate:
+        """Share of matches in which `roles` reached the goal (shared wins count)."""
+        return estimate(self._per_unit(self.wins.astype(float), roles))
+
+    def shared_win_rate(self) -> float:
+        """Share of matches won by more than one player at once."""
+        if self.wins.size == 0:
+            return math.nan
+        return float((self.wins.sum(axis=2) > 1).mean())
+
+    def mean_match_rounds(self) -> float:
+        return float(self.match_rounds.mean()) if self.match_rounds.size else math.nan
+
+    def miss_rate(self, roles=(0,)) -> float:
+        """Share of the roles' table look-ups whose key was not in the table."""
+        roles = list(roles)
+        hits = self.counts[roles, C_TABLE_HITS].sum()
+        misses = self.counts[roles, C_TABLE_MISSES].sum()
+        return float(misses / (hits + misses)) if hits + misses else math.nan
+
+
+def play_lineup(game, bank: PolicyBank, lineup: list[int], deals: int, matches: int = 0,
+                seed: int = 1, first_deal: int = 0,
+                on_progress: Callable[[int, int], None] | None = None,
+                chunk_seconds: float = 0.5) -> LineupResult:
+    """Play `deals` duplicate deals (numbered from `first_deal`, so that runs can be
+    split) and `matches` matches of `lineup` (bank indices per role). Runs in chunks;
+    `on_progress(done, total)` after each (units: deals + matches). Ctrl-C stops after the
+    current chunk and returns what was played, marked interrupted."""
+    n = game.num_players()
+    if len(lineup) != n:
+        raise ValueError(f"a lineup needs one policy per seat ({n}), got {len(lineup)}")
+    if deals < 0 or matches < 0:
+        raise ValueError("deals and matches must not be negative")
+    initial = game.initial_array.copy()
+    initial[L.S_LOGGING] = 1  # keys and card counting read the event log
+    cards = deck_cards(initial)
+    roles = np.array(lineup, dtype=np.int32)
+    arrays = bank.arrays()
+    tokens = np.zeros((deals, n, n), dtype=np.int32)
+    wins = np.zeros((matches, n, n), dtype=np.int8)
+    match_rounds = np.zeros((matches, n), dtype=np.int32)
+    counts = np.zeros((n, 3), dtype=np.int64)
+    goal = TOKEN_GOAL[n]
+    done_deals = done_matches = 0
+    interrupted = False
+    start = time.perf_counter()
+    try:
+        for kind, total in (("deals", deals), ("matches", matches)):
+            size = 16
+            done = 0
+            while done < total:
+                size = min(size, total - done)
+                t0 = time.perf_counter()
+                if kind == "deals":
+                    _run_lineup(initial, arrays, roles, cards, seed, first_deal + done, size,
+                                tokens[done:done + size], counts)
+                    done_deals = done + size
+                else:
+                    _run_matches(initial, arrays, roles, cards, seed, goal, done, size,
+                                 wins[done:done + size], match_rounds[done:done + size],
+                                 counts)
+                    done_matches = done + size
+                done += size
+                if on_progress:
+                    on_progress(done_deals + done_matches, deals + matches)
+                if time.perf_counter() - t0 < chunk_seconds:
+                    size *= 2
+    except KeyboardInterrupt:
+        interrupted = True
+    return LineupResult([bank.names[i] for i in lineup], tokens[:done_deals],
+                        wins[:done_matches], match_rounds[:done_matches], counts,
+                        time.perf_counter() - start, interrupted)
+
+
+# Cross-tables -------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class CrossTable:
+    """Every policy against every other: cell (a, b) is a lineup of a (role 0) against b.
+
+    2 players: the lineup [a, b]; cell (b, a) is the same games seen from b's role.
+    3+ players: a in one seat against b in all the others ([a, b, b]), which is another
+    lineup than (b, a). The diagonal is a policy against itself (margin near 0).
+    """
+
+    policies: list[str]
+    players: int
+    cells: dict[tuple[str, str], LineupResult]
+    interrupted: bool = False
+
+    def _cell(self, a: str, b: str) -> tuple[LineupResult, tuple, tuple] | None:
+        """The lineup holding a against b, a's roles and b's roles there."""
+        others = tuple(range(1, self.players))
+        if (a, b) in self.cells:
+            return self.cells[(a, b)], (0,), others
+        if self.players == 2 and (b, a) in self.cells:
+            return self.cells[(b, a)], (1,), (0,)
+        return None
+
+    def margin(self, a: str, b: str) -> Estimate | None:
+        """a's mean margin per round against b."""
+        cell = self._cell(a, b)
+        return cell[0].margin(cell[1]) if cell else None
+
+    def mean_tokens(self, a: str, b: str) -> Estimate | None:
+        cell = self._cell(a, b)
+        return cell[0].mean_tokens(cell[1]) if cell else None
+
+    def win_rate(self, a: str, b: str) -> Estimate | None:
+        """Share of matches against b that a wins (reaches the goal, shared or not)."""
+        cell = self._cell(a, b)
+        return cell[0].win_rate(cell[1]) if cell and cell[0].wins.size else None
+
+    def miss_rate(self, policy: str) -> float:
+        """A table policy's share of look-ups not in its table, over all its cells."""
+        hits = misses = 0
+        for result in self.cells.values():
+            roles = [j for j, name in enumerate(result.lineup) if name == policy]
+            hits += result.counts[roles, C_TABLE_HITS].sum()
+            misses += result.counts[roles, C_TABLE_MISSES].sum()
+        return float(misses / (hits + misses)) if hits + misses else math.nan
+
+
+def cross_table_cells(names: list[str], players: int, diagonal: bool = True
+                      ) -> list[tuple[str, str]]:
+    """The (a, b) cells to play: a before b for 2 players (the mirror is the same games)."""
+    cells = []
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            if (i == j and not diagonal) or (players == 2 and j < i):
+                continue
+            cells.append((a, b))
+    return cells
+
+
+def play_cross_table(game, bank: PolicyBank, deals: int, matches: int, seed: int = 1,
+                     diagonal: bool = True,
+                     on_progress: Callable[[str, int, int], None] | None = None
+                     ) -> CrossTable:
+    """Every pair of the bank's policies, the same deals in every cell (common cards).
+    Ctrl-C keeps the finished cells and the played part of the current one."""
+    players = game.num_players()
+    table = CrossTable(list(bank.names), players, {})
+    for a, b in cross_table_cells(bank.names, players, diagonal):
+        lineup = [bank.index(a)] + [bank.index(b)] * (players - 1)
+        progress = None
+        if on_progress:
+            def progress(done, total, label=f"{a} v {b}"):
+                on_progress(label, done, total)
+        result = play_lineup(game, bank, lineup, deals, matches, seed, on_progress=progress)
+        table.cells[(a, b)] = result
+        if result.interrupted:
+            table.interrupted = True
+            break
+    return table
