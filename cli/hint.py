@@ -158,9 +158,8 @@ def register(app: typer.Typer) -> None:
         from rich.progress import Progress
 
         import spiel_game  # noqa: F401
-        from solver import hint as hint_lib
         from solver.export import export_rows, write_rows
-        from solver.policy_file import load_policy
+        from solver.policy_file import load_policy, shipped_policies
 
         if fmt not in ("csv", "jsonl"):
             raise typer.BadParameter(f"--format {fmt!r}: allowed are csv, jsonl")
@@ -170,7 +169,7 @@ def register(app: typer.Typer) -> None:
             game = pyspiel.load_game("jabbas_palace", {"players": players, "agenda": agenda})
         except (ValueError, pyspiel.SpielError) as err:
             raise typer.BadParameter(str(err)) from None
-        paths = [policy] if policy else hint_lib.shipped_policy_paths(game)
+        paths = [policy] if policy else shipped_policies("full", agenda, players)
         if not paths:
             raise typer.BadParameter(f"no shipped policy for {players} players, {agenda}; "
                                      "give --policy")
@@ -232,4 +231,6 @@ def _render(answer: dict) -> None:
     console.print(f"policy: {pol['detail']}; posterior: {answer['posterior']['basis']} "
                   f"({answer['posterior']['worlds']} worlds); values from {roll['count']:,} "
                   f"rollouts ({roll['from_table']:.1%} of their decisions from the table, "
-                  f"{roll['uniform']:.1%} uniform); {answer['seconds']:.2f} s")
+                  f"{roll['from_coarser_table']:.1%} from a coarser one, "
+                  f"{roll['from_default_policy']:.1%} from {roll['default_policy']}); "
+                  f"{answer['seconds']:.2f} s")

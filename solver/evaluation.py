@@ -31,8 +31,8 @@ from spiel_game.cards import AGENDA_NAMES
 
 from . import results
 from .compiled_policies import HEURISTIC_KINDS, build_bank
+from .policy_file import RESULTS, shipped_policies
 
-RESULTS = Path(__file__).resolve().parent.parent / "results"
 PREFIX = "evaluation"
 HEURISTIC_ORDER = ["agenda_expert", "card_counter", "keep_higher", "keep_lower", "uniform"]
 assert set(HEURISTIC_ORDER) == set(HEURISTIC_KINDS)
@@ -46,12 +46,10 @@ Progress = Callable[[str, int, int], None]
 
 def shipped_table(deck: str, agenda: str, players: int, folder: Path = RESULTS
                   ) -> Path | None:
-    """results/policy_<deck>_<agenda>_<n>p_<level>.npz, the finest level shipped."""
-    for level in _LEVEL_PREFERENCE:
-        path = folder / f"policy_{deck}_{agenda}_{players}p_{level}.npz"
-        if path.exists():
-            return path
-    return None
+    """The shipped table policy of a game, by _LEVEL_PREFERENCE."""
+    paths = {p.stem.rsplit("_", 1)[1]: p for p in shipped_policies(deck, agenda, players,
+                                                                    folder)}
+    return next((paths[level] for level in _LEVEL_PREFERENCE if level in paths), None)
 
 
 def resolve_policies(names: list[str], deck: str, agenda: str, players: int

@@ -11,8 +11,9 @@
    one is there, and otherwise re-solves: it picks by a rollout search over the worlds
    within a time budget. The answer says which (`policy.source`).
 3. Values: each play's expected token margin, from rollouts in which everybody follows
-   the table (a coarser table, then uniform, where a key is missing; the answer reports
-   how often), with common random numbers across plays and a 95% interval.
+   the table (a coarser table, then the compiled `agenda_expert` heuristic, where a key
+   is missing; the answer reports how often), with common random numbers across plays
+   and a 95% interval.
 4. The full action: after the card, the target and the number, each by the same rule.
 
 The JSON form (`to_json`) is versioned: SCHEMA, SCHEMA_VERSION; fields in the README.
@@ -32,62 +33,23 @@ from spiel_game import layout as L
 from spiel_game.actions import decision_to_string
 from spiel_game.cards import CHARACTERS
 
-from . import abstraction
+from .compiled_policies import TABLE_MISS, build_bank, policy_probs
 from .mccfr import sample_index
-from .policy_file import TablePolicy, load_policy
+from .policy_file import load_policy, shipped_policies
 from .situation import Situation, SituationError, log_worlds, summary_worlds
 
 SCHEMA = "jabbas-palace-hint"
 SCHEMA_VERSION = 1
-RESULTS = Path(__file__).resolve().parent.parent / "results"
 _JIT = dict(cache=True, nogil=True)
 
 
-# Compiled table play --------------------------------------------------------------------
+# Compiled rollouts -----------------------------------------------------------------------
 
 @njit(**_JIT)
-def table_probs(s, player, level, keys, offsets, num_actions, probs, n, out):
-    """Fill out[:n] with the table's probabilities at s; False if the key is missing."""
-    if level < 0 or len(keys) == 0:
-        return False
-    key = abstraction.abstract_key(s, player, level)
-    i = np.searchsorted(keys, key)
-    if i == len(keys) or keys[i] != key or num_actions[i] != n:
-        return False
-    total = 0.0
-    for j in range(n):
-        out[j] = probs[offsets[i] + j]
-        total += out[j]
-    if total <= 0.0:
-        for j in range(n):
-            out[j] = 1.0 / n
-    else:
-        for j in range(n):
-            out[j] /= total
-    return True
-
-
-@njit(**_JIT)
-def _policy_action(s, legal, n, level_a, keys_a, off_a, na_a, pr_a, level_b, keys_b, off_b,
-                   na_b, pr_b, sigma, rng, counts):
-    """Sample the actor's action: table a, else table b, else uniform; counts[0..2]."""
-    actor = engine.current_actor(s)
-    if table_probs(s, actor, level_a, keys_a, off_a, na_a, pr_a, n, sigma):
-        counts[0] += 1
-    elif table_probs(s, actor, level_b, keys_b, off_b, na_b, pr_b, n, sigma):
-        counts[1] += 1
-    else:
-        counts[2] += 1
-        for j in range(n):
-            sigma[j] = 1.0 / n
-    return legal[sample_index(sigma, n, rng)]
-
-
-@njit(**_JIT)
-def rollout_values(worlds, picks, actions, me, seed, level_a, keys_a, off_a, na_a, pr_a,
-                   level_b, keys_b, off_b, na_b, pr_b, counts):
-    """values[a, r]: my return after action a in world picks[r], then everybody following
-    the tables to the end; rollout r uses the same random numbers for every a."""
+def rollout_values(worlds, picks, actions, me, seed, bank, chain, counts):
+    """values[a, r]: my return after action a in world picks[r], then everybody playing
+    the first policy of `chain` (bank indices) that has their key, to the end; counts[i]
+    how often chain[i] decided. Rollout r uses the same random numbers for every a."""
     num_players = worlds[0, L.S_NUM_PLAYERS]
     values = np.zeros((len(actions), len(picks)))
     out = np.zeros(num_players)
@@ -105,9 +67,12 @@ def rollout_values(worlds, picks, actions, me, seed, level_a, keys_a, off_a, na_
                     engine.apply_action(s, engine.sample_chance(s, rng[0]))
                     continue
                 n = engine.legal_actions(s, legal)
-                engine.apply_action(s, _policy_action(
-                    s, legal, n, level_a, keys_a, off_a, na_a, pr_a, level_b, keys_b,
-                    off_b, na_b, pr_b, sigma, rng, counts))
+                actor = engine.current_actor(s)
+                for i in range(len(chain)):
+                    if policy_probs(s, actor, chain[i], bank, legal, n, sigma) != TABLE_MISS:
+                        counts[i] += 1
+                        break
+                engine.apply_action(s, legal[sample_index(sigma, n, rng)])
             engine.returns(s, out)
             values[a, r] = out[me]
     return values
@@ -115,19 +80,22 @@ def rollout_values(worlds, picks, actions, me, seed, level_a, keys_a, off_a, na_
 
 # Policies -------------------------------------------------------------------------------
 
-class PolicySet:
-    """The table(s) for one game, finest level first; empty when none ships."""
+ROLLOUT_DEFAULT = "agenda_expert"  # plays the rollout decisions no table has
 
-    def __init__(self, tables: list[tuple[Path, TablePolicy]]):
-        self.tables = sorted(tables, key=lambda t: _fineness(t[1].level))
-        empty = (-1, np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64),
-                 np.zeros(0, np.float64))
-        args = [(t.level, t.keys, t.offsets, t.num_actions, t.probs) for _, t in self.tables]
-        self.compiled_args = tuple(x for pair in (args + [empty, empty])[:2] for x in pair)
+
+class PolicySet:
+    """The table(s) for one game, finest level first (maybe none), and the compiled bank
+    behind the rollouts: those tables, then ROLLOUT_DEFAULT."""
+
+    def __init__(self, game, paths: list[Path]):
+        self.paths = list(paths)
+        self.tables = [load_policy(p, game) for p in self.paths]
+        self.bank = build_bank([str(p) for p in self.paths] + [ROLLOUT_DEFAULT], game)
+        self.chain = np.arange(len(self.paths) + 1, dtype=np.int64)
 
     def lookup(self, s, player: int, n: int):
         """(probabilities, level name) from the finest table that has the key, or None."""
-        for _, table in self.tables:
+        for table in self.tables:
             probs = table.lookup(s, player, n)
             if probs is not None:
                 return probs, table.header["abstraction"]["level"]
@@ -136,11 +104,7 @@ class PolicySet:
     def describe(self) -> list[dict]:
         return [{"file": _display_path(path), "level": t.header["abstraction"]["level"],
                  "iterations": t.header["iterations"], "keys": len(t)}
-                for path, t in self.tables]
-
-
-def _fineness(level: int) -> int:
-    return [abstraction.IDENTITY, abstraction.FINE, abstraction.COARSE].index(level)
+                for path, t in zip(self.paths, self.tables)]
 
 
 def _display_path(path: Path) -> str:
@@ -150,24 +114,12 @@ def _display_path(path: Path) -> str:
         return str(path)
 
 
-def shipped_policy_paths(game) -> list[Path]:
-    """The shipped tables made for exactly this game."""
-    cfg = game.config
-    if cfg.deck.to_spec() != _full_spec():
-        return []
-    agenda = game.get_parameters()["agenda"]
-    return sorted(RESULTS.glob(f"policy_full_{agenda}_{cfg.num_players}p_*.npz"))
-
-
-def _full_spec() -> str:
-    from spiel_game.cards import parse_deck
-    return parse_deck("full").to_spec()
-
-
 def load_policies(game, paths: list[Path] | None = None) -> PolicySet:
-    """Load and check tables (the shipped ones by default); refuses mismatches."""
-    paths = shipped_policy_paths(game) if paths is None else [Path(p) for p in paths]
-    return PolicySet([(p, load_policy(p, game)) for p in paths])
+    """The tables to use (the shipped ones by default), checked against the game."""
+    if paths is None:
+        params = game.get_parameters()
+        paths = shipped_policies(params["deck"], params["agenda"], params["players"])
+    return PolicySet(game, [Path(p) for p in paths])
 
 
 # The hint -------------------------------------------------------------------------------
@@ -185,17 +137,18 @@ def _rollouts(states, weights, actions, me, policies, seconds, seed, min_rollout
     stacked = np.ascontiguousarray(np.stack(states))
     p = np.asarray(weights, dtype=np.float64)
     p = p / p.sum()
-    counts = np.zeros(3, dtype=np.int64)
+    counts = np.zeros(len(policies.chain), dtype=np.int64)
     acts = np.asarray(actions, dtype=np.int32)
+    bank = policies.bank.arrays()
     # Compile (or load from the cache) before the clock starts.
-    rollout_values(stacked, np.zeros(0, np.int64), acts, me, seed, *policies.compiled_args,
-                   np.zeros(3, dtype=np.int64))
+    rollout_values(stacked, np.zeros(0, np.int64), acts, me, seed, bank, policies.chain,
+                   counts.copy())
     chunks, done, batch = [], 0, 32
     start = time.perf_counter()
     while done < max_rollouts:
         picks = rng.choice(len(stacked), size=batch, p=p).astype(np.int64)
-        chunks.append(rollout_values(stacked, picks, acts, me, seed + done,
-                                     *policies.compiled_args, counts))
+        chunks.append(rollout_values(stacked, picks, acts, me, seed + done, bank,
+                                     policies.chain, counts))
         done += batch
         elapsed = time.perf_counter() - start
         if done >= min_rollouts and elapsed >= seconds:
@@ -292,7 +245,7 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
     found = policies.lookup(s0, me, len(legal))
     if found is not None:
         probs, level = found
-        finest = policies.tables[0][1].header["abstraction"]["level"]
+        finest = policies.tables[0].header["abstraction"]["level"]
         how = "table" if level == finest else f"backed off to the {level} table"
         budget = seconds
     else:
@@ -300,7 +253,7 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
         how = ("re-solved: no table has this situation's key; plays chosen by a rollout "
                "search over the worlds" if policies.tables else
                "re-solved: no policy ships for this game; plays chosen by a rollout search "
-               "(uniform play in the rollouts)")
+               f"({ROLLOUT_DEFAULT} plays the rollouts)")
         budget = resolve_seconds
     values, counts, rollout_seconds = _rollouts(states, weights, legal, me, policies, budget,
                                                 seed)
@@ -320,6 +273,7 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                       **stats[i]})
     steps, follow_how = _follow_up(states, weights, legal[best], me, policies, seconds, seed)
     rollout_decisions = int(counts.sum())
+    total = max(rollout_decisions, 1)
     answer = {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
         "situation": {"players": sit.players, "agenda": sit.agenda, "seat": me,
@@ -339,9 +293,10 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                       **({"complete": replay["complete"]} if replay else {})},
         "rollouts": {"count": int(values.shape[1]), "seconds": round(rollout_seconds, 3),
                      "decisions": rollout_decisions,
-                     "from_table": counts[0] / max(rollout_decisions, 1),
-                     "from_coarser_table": counts[1] / max(rollout_decisions, 1),
-                     "uniform": counts[2] / max(rollout_decisions, 1),
+                     "from_table": float(counts[0] if policies.tables else 0) / total,
+                     "from_coarser_table": float(counts[1:-1].sum()) / total,
+                     "default_policy": ROLLOUT_DEFAULT,
+                     "from_default_policy": float(counts[-1]) / total,
                      "follow_up": follow_how},
         "seconds": round(time.perf_counter() - start, 3),
     }

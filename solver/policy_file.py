@@ -22,6 +22,7 @@ from . import abstraction
 from .mccfr import META_SLOTS_USED, MCCFRSolver
 from .results import code_version, write_atomic
 
+RESULTS = Path(__file__).resolve().parent.parent / "results"
 FORMAT = "jabbas-palace-table-policy"
 FORMAT_VERSION = 1
 _ARRAYS = ("keys", "offsets", "num_actions", "probs")
@@ -127,3 +128,12 @@ def load_policy(path: str | Path, game=None) -> TablePolicy:
         if header["game"] != params:
             raise ValueError(f"{path}: policy is for game {header['game']}, not {params}")
     return TablePolicy(header, arrays)
+
+
+def shipped_policies(deck: str, agenda: str, players: int, folder: Path = RESULTS
+                     ) -> list[Path]:
+    """The shipped files results/policy_<deck>_<agenda>_<n>p_<level>.npz of a game,
+    finest abstraction first (identity, fine, coarse)."""
+    return [folder / f"policy_{deck}_{agenda}_{players}p_{level}.npz"
+            for level in abstraction.LEVELS
+            if (folder / f"policy_{deck}_{agenda}_{players}p_{level}.npz").exists()]

@@ -44,7 +44,7 @@ def test_jabba_chooses_the_rebel_among_two_opponents_by_re_solving():
     sit = from_mapping({"players": 3, "seat": 0, "hand": ["jabba", "bib"], "saw": {2: "leia"}})
     game = H.check_game(sit)
     states, _ = summary_worlds(sit, game, 64, np.random.default_rng(1))
-    steps, how = H._follow_up(states, [1.0] * len(states), L.PLAY + 13, 0, H.PolicySet([]),
+    steps, how = H._follow_up(states, [1.0] * len(states), L.PLAY + 13, 0, H.PolicySet(game, []),
                               0.3, 1)
     assert steps[0]["chosen"] == "choose player 2"
     assert how == ["target: re-solved by rollouts"]
@@ -225,7 +225,7 @@ SCHEMA_V1_NESTED = {
     "policy": {"source", "detail", "level", "tables"},
     "recommendation": {"action", "card", "steps"},
     "rollouts": {"count", "seconds", "decisions", "from_table", "from_coarser_table",
-                 "uniform", "follow_up"},
+                 "default_policy", "from_default_policy", "follow_up"},
 }
 PLAY_FIELDS_V1 = {"action", "action_id", "card", "probability", "ev", "ev_ci95", "vs_best",
                   "vs_best_ci95"}
@@ -250,7 +250,7 @@ def test_unknown_key_backs_off_to_a_re_solve_and_says_so():
     sit = from_mapping({"players": 2, "seat": 1, "hand": ["jabba", "bib"],
                         "face_up": ["crumb", "bib", "mercenary"], "areas": {0: ["han"]},
                         "saw": {0: "luke"}})
-    empty = H.PolicySet([])
+    empty = H.PolicySet(game, [])  # no table at all
     a = H.hint(sit, game, empty, **FAST)
     assert a["policy"]["source"] == "re-solve"
     assert all(p["probability"] is None for p in a["plays"])
