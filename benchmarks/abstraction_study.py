@@ -2,7 +2,8 @@
 
 For every level of `solver.abstraction.LEVELS`:
 
-(a) Growth on the full deck (2 players; --agendas, default Exalted One and Jabba's Court):
+(a) Growth on the full deck (--players, default 2; --agendas, default Exalted One and
+    Jabba's Court):
     `MCCFRSolver(game, level, seed)` runs in small chunks up to --iterations (or until
     --time-limit seconds or --max-keys keys); distinct keys are reported at log-spaced
     iteration counts. Saturation: the share of key visits (decision nodes) that created a
@@ -14,16 +15,17 @@ For every level of `solver.abstraction.LEVELS`:
     of its decision visits whose key is not in the table (an upper bound on the same
     rate: a missing key met twice counts twice). Requirement for a shippable level: < 1%.
 (b) Bytes per key: the tables' arrays as allocated (hash slots at most half full, value
-    arrays doubled with them) and as used (17 bytes per slot at 50% load, plus two
+    arrays doubled with them) and as used (16 bytes per slot at 50% load, plus two
     float32 per action).
 (c) Self-play on the full deck with the table's average strategy (chance sampled with
     engine.sample_chance): the share of decisions whose key is in the table (requirement
     >= 99% for the shipped level; missing keys are played uniformly), and that every key
     found has as many actions as the decision (one block of n values per key).
-(d) Loss on reduced decks ("small", "medium"; 2 players, Exalted One): MCCFR at the level
-    for --reduced-iterations iterations (--reduced-seeds seeds, the same for every level;
-    mean, min and max reported: MCCFR's own noise is a few 1e-3), then the exact
-    exploitability of `strategy_on_tree(solver, tree)` in the TRUE reduced game, next to
+(d) Loss on reduced decks (--decks, default "small", "medium"; --players, Exalted One):
+    MCCFR at the level for --reduced-iterations iterations (--reduced-seeds seeds, the same
+    for every level; mean, min and max reported: MCCFR's own noise is a few 1e-3), then the
+    exact exploitability (NashConv with 3+ players) of `strategy_on_tree(solver, tree)` in
+    the TRUE reduced game, next to
     the identity level's value for the same iterations and DCFR on the exact tree
     (--dcfr-iterations) as the ~0 reference.
 
@@ -38,7 +40,7 @@ run is deterministic except for its timings and time-limited cut-offs.
         [--max-keys 6000000] [--reduced-iterations 400000] [--reduced-seeds 3]
         [--dcfr-iterations 300] [--selfplay-rounds 200000]
         [--levels identity,fine,coarse] [--agendas exalted_one,jabbas_court]
-        [--jobs 2] [--seed 1] [--out FILE]
+        [--players 2] [--decks small,medium] [--jobs 2] [--seed 1] [--out FILE]
 """
 
 from __future__ import annotations
@@ -62,8 +64,7 @@ from numba import njit
 
 from solver import abstraction
 from solver.abstraction import LEVELS, abstract_key
-from solver.mccfr import (META_SLOTS_USED, MCCFRSolver, find_slot, sample_index,
-                          strategy_on_tree)
+from solver.mccfr import META_SLOTS_USED, MCCFRSolver, find_slot, sample_index, strategy_on_tree
 from spiel_game import engine
 from spiel_game import layout as L
 
@@ -203,19 +204,17 @@ def checkpoints(total: int) -> list[int]:
 
 def table_bytes(tables) -> dict:
     keys = max(1, tables.num_keys)
-    allocated = (tables.keys.nbytes + tables.offsets.nbytes + tables.num_actions.nbytes
-                 + tables.regret.nbytes + tables.strategy_sum.nbytes)
+    allocated = tables.slots.nbytes + tables.regret.nbytes + tables.strategy_sum.nbytes
     values_used = int(tables.meta[META_SLOTS_USED])
-    slot_bytes = (tables.keys.itemsize + tables.offsets.itemsize
-                  + tables.num_actions.itemsize)
+    slot_bytes = tables.slots.nbytes // tables.capacity
     used = 2 * keys * slot_bytes + values_used * 8  # slots at 50% load, 2 x float32/action
     return {"allocated_bytes": int(allocated), "allocated_bytes_per_key": allocated / keys,
             "used_bytes_per_key": used / keys, "actions_per_key": values_used / keys}
 
 
 def growth_job(agenda: str, level_name: str, iterations: int, seconds: float,
-               max_keys: int, seed: int, selfplay_rounds: int) -> dict:
-    game = load_jabba(players=2, agenda=agenda)
+               max_keys: int, seed: int, selfplay_rounds: int, players: int) -> dict:
+    game = load_jabba(players=players, agenda=agenda)
     level = LEVELS[level_name]
     solver = MCCFRSolver(game, level=level, seed=seed)
     chunk = max(20, iterations // 200)
@@ -257,7 +256,8 @@ def growth_job(agenda: str, level_name: str, iterations: int, seconds: float,
     play = _self_play(solver.root, level, selfplay_rounds, seed + 7, t.keys, t.offsets,
                       t.num_actions, t.strategy_sum)
     return {
-        "agenda": agenda, "level": level_name, "iterations": done, "stopped_by": stopped_by,
+        "agenda": agenda, "level": level_name, "players": players, "iterations": done,
+        "stopped_by": stopped_by,
         "seconds": run_seconds, "keys": t.num_keys, "nodes_touched": solver.nodes_touched,
         "iterations_per_s": done / run_seconds, "nodes_per_s": solver.nodes_touched / run_seconds,
         "growth": at_points,
@@ -278,11 +278,18 @@ def growth_job(agenda: str, level_name: str, iterations: int, seconds: float,
     }
 
 
-def reduced_job(deck: str, level_name: str, iterations: int, seed: int) -> dict:
-    from solver.best_response import exploitability
+def _exact_metric(players: int):
+    """Exploitability with 2 players, NashConv with more."""
+    from solver.best_response import exploitability, nash_conv
+
+    return exploitability if players == 2 else nash_conv
+
+
+def reduced_job(deck: str, level_name: str, iterations: int, seed: int,
+                players: int) -> dict:
     from solver.tree import build_tree
 
-    game = load_jabba(players=2, agenda=REDUCED_AGENDA, deck=deck)
+    game = load_jabba(players=players, agenda=REDUCED_AGENDA, deck=deck)
     tree = build_tree(game)
     clock = Stopwatch()
     solver = MCCFRSolver(game, level=LEVELS[level_name], seed=seed)
@@ -291,7 +298,8 @@ def reduced_job(deck: str, level_name: str, iterations: int, seed: int) -> dict:
     strategy, missing = strategy_on_tree(solver, tree)
     return {"deck": deck, "level": level_name, "iterations": iterations, "seed": seed,
             "keys": solver.tables.num_keys, "infosets": tree.num_infosets,
-            "missing_infosets": missing, "exploitability": exploitability(tree, strategy),
+            "missing_infosets": missing,
+            "exploitability": _exact_metric(players)(tree, strategy),
             "seconds": run_seconds}
 
 
@@ -310,11 +318,11 @@ def merge_seeds(runs: list[dict]) -> list[dict]:
     return merged
 
 
-def dcfr_job(deck: str, iterations: int) -> dict:
+def dcfr_job(deck: str, iterations: int, players: int) -> dict:
     from solver.exact import solve
     from solver.tree import build_tree
 
-    tree = build_tree(load_jabba(players=2, agenda=REDUCED_AGENDA, deck=deck))
+    tree = build_tree(load_jabba(players=players, agenda=REDUCED_AGENDA, deck=deck))
     outcome = solve(tree, "dcfr", iterations=iterations)
     return {"deck": deck, "level": "exact tree, DCFR", "iterations": outcome.iterations,
             "keys": tree.num_infosets, "infosets": tree.num_infosets, "missing_infosets": 0,
@@ -343,7 +351,9 @@ def report(results: dict) -> str:
 
     growth = results["growth"]
     all_points = sorted({p["iterations"] for g in growth for p in g["growth"]})
-    lines += ["## (a) Distinct keys against MCCFR iterations (full deck, 2 players)", ""]
+    players = args["players"]
+    lines += [f"## (a) Distinct keys against MCCFR iterations (full deck, {players} players)",
+              ""]
     rows = []
     for g in growth:
         by_it = {p["iterations"]: p["keys"] for p in g["growth"]}
@@ -371,8 +381,8 @@ def report(results: dict) -> str:
         rows), ""]
     if not results["reduced"]:
         return "\n".join(lines)
-    lines += ["## (d) Loss on reduced decks (2 players, exalted_one, exact exploitability)",
-              ""]
+    metric = "exact exploitability" if players == 2 else "exact NashConv"
+    lines += [f"## (d) Loss on reduced decks ({players} players, exalted_one, {metric})", ""]
     rows = [[r["deck"], r["level"], r["iterations"], len(r.get("seeds") or [1]), r["keys"],
              r["infosets"], r["missing_infosets"], _loss(r["exploitability"]),
              f"{_loss(r['exploitability_min'])} - {_loss(r['exploitability_max'])}",
@@ -401,6 +411,7 @@ def main(argv=None) -> None:
     parser.add_argument("--selfplay-rounds", type=int, default=200_000)
     parser.add_argument("--levels", default=",".join(LEVELS))
     parser.add_argument("--agendas", default="exalted_one,jabbas_court")
+    parser.add_argument("--players", type=int, default=2, help="players (default 2)")
     parser.add_argument("--decks", default=",".join(REDUCED_DECKS))
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     add_output_args(parser)
@@ -427,12 +438,14 @@ def main(argv=None) -> None:
     for level in levels:
         for agenda in agendas:
             jobs.append(("growth", (agenda, level, args.iterations, args.time_limit,
-                                    args.max_keys, args.seed, args.selfplay_rounds)))
+                                    args.max_keys, args.seed, args.selfplay_rounds,
+                                    args.players)))
     for deck in reversed(decks):
-        jobs.append(("dcfr", (deck, args.dcfr_iterations)))
+        jobs.append(("dcfr", (deck, args.dcfr_iterations, args.players)))
         for level in levels:
             for k in range(args.reduced_seeds):
-                jobs.append(("reduced", (deck, level, args.reduced_iterations, args.seed + k)))
+                jobs.append(("reduced", (deck, level, args.reduced_iterations, args.seed + k,
+                                         args.players)))
     functions = {"growth": growth_job, "reduced": reduced_job, "dcfr": dcfr_job}
     results = {"growth": [], "reduced": [], "dcfr": []}
     context = multiprocessing.get_context("fork")

@@ -1,16 +1,21 @@
 """External-sampling MCCFR speed and memory: our compiled solver vs OpenSpiel's, side by side.
 
-(1) Our `solver.mccfr.MCCFRSolver` (numba, one thread): iterations/s and nodes touched/s,
+(1) Our `solver.mccfr.MCCFRSolver` (numba) at the `identity` abstraction (perfect recall:
+    OpenSpiel's information states) with one thread: iterations/s and nodes touched/s,
     timed around one `solver.run(k)` call per repeat, k calibrated so that a call takes
-    about --seconds; numba compiles (or loads its cache) in a warm-up run first.
+    about --seconds; numba compiles in a warm-up run first. Also, reported apart, the
+    other --threads counts and --levels (other levels are coarser games than OpenSpiel's).
 (2) `pyspiel.ExternalSamplingMCCFRSolver` (C++, calling back into our Python game):
-    iterations/s from `run_iteration()` in a loop. OpenSpiel counts no nodes, so its
+    iterations/s from `run_iteration()` in a loop for --openspiel-seconds per repeat
+    (longer than ours: its few dozen full-deck iterations per window have a heavy-tailed
+    cost). Rates are pooled over the repeats. OpenSpiel counts no nodes, so its
     nodes/s is an ESTIMATE: its iterations/s times our measured nodes per iteration
     (same algorithm, same game, same perfect-recall information states: the expected
     nodes per iteration are equal). As a check of that estimate, an untimed pass counts
     both solvers' nodes iteration by iteration (OpenSpiel's by wrapping the Python
     state's `_apply_action`) and compares the means within their sampling error.
-(3) The ratio ours / OpenSpiel (target: at least 100x on the same game).
+(3) The ratio ours (identity, one thread) / OpenSpiel (target: at least 100x on the same
+    game); the other configurations' ratios in a second table.
 (4) Memory of our tables after a longer run on the full deck: bytes per key as allocated
     and as used, and peak RSS growth (ru_maxrss) per million keys. It runs first, so the
     earlier measurements do not raise the RSS peak it starts from.
@@ -18,8 +23,10 @@
 Every repeat starts both solvers from empty tables (seeded); the decks and solvers are
 interleaved within each repeat, so machine noise hits them alike.
 
-    python benchmarks/mccfr_speed.py [--seconds 3] [--repeats 5] [--deck full,small]
-        [--players 2] [--memory-seconds 30] [--check-seconds 3] [--seed 1] [--out FILE]
+    python benchmarks/mccfr_speed.py [--seconds 3] [--openspiel-seconds 10] [--repeats 5]
+        [--deck full,small]
+        [--players 2] [--threads 1,2] [--levels identity] [--memory-seconds 30]
+        [--check-seconds 3] [--seed 1] [--out FILE]
 """
 
 from __future__ import annotations
@@ -27,7 +34,6 @@ from __future__ import annotations
 import argparse
 import random
 import resource
-
 
 import numpy as np
 import pyspiel
@@ -42,20 +48,28 @@ from _common import (
 )
 
 from solver import mccfr
+from solver.abstraction import LEVELS
 from spiel_game.cards import parse_deck
 
 TARGET_RATIO = 100  # the issue: ours >= 100x OpenSpiel's, same game
 CALIBRATE_FRACTION = 0.1  # calibration runs until a call takes this share of --seconds
 MEMORY_DECK = "full"
+HEADLINE = ("identity", 1)  # (level, threads) compared with OpenSpiel for the target
 
 
-def new_solver(game, seed: int):
-    return mccfr.MCCFRSolver(game, level=0, seed=seed)
+def new_solver(game, seed: int, config: tuple[str, int] = HEADLINE):
+    level, threads = config
+    return mccfr.MCCFRSolver(game, level=LEVELS[level], seed=seed, threads=threads)
 
 
-def calibrate_ours(game, seconds: float, seed: int) -> int:
+def label(config: tuple[str, int]) -> str:
+    level, threads = config
+    return f"{level}, {threads} thread{'s' if threads > 1 else ''}"
+
+
+def calibrate_ours(game, seconds: float, seed: int, config: tuple[str, int]) -> int:
     """Iterations that one run() call on empty tables needs to last about `seconds`."""
-    solver = new_solver(game, seed)
+    solver = new_solver(game, seed, config)
     k, done, clock = 1, 0, Stopwatch()
     while True:
         call = Stopwatch()
@@ -66,9 +80,9 @@ def calibrate_ours(game, seconds: float, seed: int) -> int:
         k *= 2
 
 
-def measure_ours(game, iterations: int, seed: int) -> dict:
+def measure_ours(game, iterations: int, seed: int, config: tuple[str, int]) -> dict:
     """One timed run() of `iterations` on a fresh solver."""
-    solver = new_solver(game, seed)
+    solver = new_solver(game, seed, config)
     nodes0, iterations0 = solver.nodes_touched, solver.iterations
     clock = Stopwatch()
     solver.run(iterations)
@@ -152,14 +166,13 @@ def table_memory(tables) -> dict:
     """Bytes per key of the hash table: as allocated (every array's nbytes / keys) and as
     used (per-key slot entries + one regret and one strategy-sum value per action)."""
     keys = tables.num_keys
-    slot_arrays = (tables.keys, tables.offsets, tables.num_actions)
     value_arrays = (tables.regret, tables.strategy_sum)
     values_used = int(tables.num_actions[tables.keys != 0].astype(np.int64).sum())
     actions_per_key = values_used / keys
-    slot_bytes = sum(a.itemsize for a in slot_arrays)
+    slot_bytes = tables.slots.nbytes // tables.capacity
     value_bytes = sum(a.itemsize for a in value_arrays)
-    allocated = sum(a.nbytes for a in slot_arrays + value_arrays)
-    return {"keys": keys, "slots": len(tables.keys), "values_allocated": len(tables.regret),
+    allocated = tables.slots.nbytes + sum(a.nbytes for a in value_arrays)
+    return {"keys": keys, "slots": tables.capacity, "values_allocated": len(tables.regret),
             "values_used": values_used, "actions_per_key": actions_per_key,
             "allocated_bytes": allocated, "bytes_per_key_allocated": allocated / keys,
             "bytes_per_key_used": slot_bytes + value_bytes * actions_per_key}
@@ -191,8 +204,15 @@ def measure_memory(game, seconds: float, seed: int) -> dict:
 
 
 def summarize(runs: list[dict], key: str) -> dict:
+    """Median, min and max of a rate over the runs, and the pooled rate: the total count
+    over the total seconds (the estimate of the mean rate that the tables and ratios use:
+    an iteration's cost is heavy-tailed on the full deck, so a few-second window of
+    OpenSpiel's, with a few dozen iterations, is noisy)."""
     values = [run[key] for run in runs]
-    return {"median": median(values), "min": min(values), "max": max(values)}
+    count = "iterations" if key == "iterations_per_s" else "nodes"
+    pooled = sum(run[count] for run in runs) / sum(run["seconds"] for run in runs)
+    return {"pooled": pooled, "median": median(values), "min": min(values),
+            "max": max(values)}
 
 
 def spread(summary: dict) -> str:
@@ -200,61 +220,84 @@ def spread(summary: dict) -> str:
     return f"{low:,.0f} – {high:,.0f}" if low >= 100 else f"{low:.3g} – {high:.3g}"
 
 
-def warm_up(games: dict) -> None:
+def warm_up(games: dict, configs: list[tuple[str, int]]) -> None:
     """Compile (or load numba's cache) and touch every code path outside the timings."""
     for game in games.values():
-        new_solver(game, 1).run(2)
+        for config in configs:
+            new_solver(game, 1, config).run(2)
         pyspiel.ExternalSamplingMCCFRSolver(game, seed=1).run_iteration()
 
 
-def speed_section(games: dict, args, rng: random.Random) -> dict:
-    """Calibrate, then interleave ours and OpenSpiel for every deck in every repeat."""
-    iterations = {deck: calibrate_ours(game, args.seconds, rng.randrange(1, 2**31 - 1))
-                  for deck, game in games.items()}
-    runs = {deck: {"ours": [], "openspiel": []} for deck in games}
+def speed_section(games: dict, configs: list[tuple[str, int]], args,
+                  rng: random.Random) -> dict:
+    """Calibrate, then interleave our configurations and OpenSpiel for every deck in every
+    repeat."""
+    iterations = {(deck, config): calibrate_ours(game, args.seconds,
+                                                 rng.randrange(1, 2**31 - 1), config)
+                  for deck, game in games.items() for config in configs}
+    runs = {deck: {"ours": {config: [] for config in configs}, "openspiel": []}
+            for deck in games}
     for _ in range(args.repeats):
         for deck, game in games.items():
-            runs[deck]["ours"].append(
-                measure_ours(game, iterations[deck], rng.randrange(1, 2**31 - 1)))
+            for config in configs:
+                runs[deck]["ours"][config].append(measure_ours(
+                    game, iterations[deck, config], rng.randrange(1, 2**31 - 1), config))
             runs[deck]["openspiel"].append(
-                measure_openspiel(game, args.seconds, rng.randrange(1, 2**31 - 1)))
+                measure_openspiel(game, args.openspiel_seconds,
+                                  rng.randrange(1, 2**31 - 1)))
     checks = {deck: node_count_check(game, args.check_seconds, rng)
               for deck, game in games.items()} if args.check_seconds > 0 else {}
 
     results = {}
     for deck in games:
-        ours, theirs = runs[deck]["ours"], runs[deck]["openspiel"]
-        # Pooled over repeats: the estimate of nodes per iteration for both solvers.
-        per_iteration = sum(r["nodes"] for r in ours) / sum(r["iterations"] for r in ours)
-        ours_it, theirs_it = summarize(ours, "iterations_per_s"), summarize(
-            theirs, "iterations_per_s")
-        ours_nodes = summarize(ours, "nodes_per_s")
-        theirs_nodes_estimate = theirs_it["median"] * per_iteration
+        theirs = runs[deck]["openspiel"]
+        theirs_it = summarize(theirs, "iterations_per_s")
+        ours_by_config = {}
+        for config in configs:
+            ours = runs[deck]["ours"][config]
+            ours_by_config[config] = {
+                "level": config[0], "threads": config[1],
+                "iterations_per_call": iterations[deck, config],
+                "iterations_per_s": summarize(ours, "iterations_per_s"),
+                "nodes_per_s": summarize(ours, "nodes_per_s"),
+                # Pooled over repeats.
+                "nodes_per_iteration": (sum(r["nodes"] for r in ours)
+                                        / sum(r["iterations"] for r in ours)),
+                "ratio_iterations_per_s": (summarize(ours, "iterations_per_s")["pooled"]
+                                           / theirs_it["pooled"]),
+                "runs": ours}
+        headline = ours_by_config[HEADLINE]
+        # The estimate of OpenSpiel's nodes per iteration: ours at the same information
+        # states (identity).
+        per_iteration = headline["nodes_per_iteration"]
+        theirs_nodes_estimate = theirs_it["pooled"] * per_iteration
         results[deck] = {
             "spec": parse_deck(deck).to_spec(),
-            "ours": {"iterations_per_call": iterations[deck], "iterations_per_s": ours_it,
-                     "nodes_per_s": ours_nodes, "nodes_per_iteration": per_iteration,
-                     "runs": ours},
+            "ours": headline,
+            "ours_other": {label(c): r for c, r in ours_by_config.items() if c != HEADLINE},
             "openspiel": {"iterations_per_s": theirs_it,
                           "nodes_per_iteration_estimate": per_iteration,
                           "nodes_per_s_estimate": theirs_nodes_estimate,
                           "runs": theirs},
             "node_count_check": checks.get(deck),
-            "ratio_iterations_per_s": ours_it["median"] / theirs_it["median"],
-            "ratio_nodes_per_s": ours_nodes["median"] / theirs_nodes_estimate,
+            "ratio_iterations_per_s": headline["ratio_iterations_per_s"],
+            "ratio_nodes_per_s": headline["nodes_per_s"]["pooled"] / theirs_nodes_estimate,
         }
     return results
 
 
 def print_speed(results: dict, args) -> None:
-    rows, ratio_rows, check_rows = [], [], []
+    rows, ratio_rows, check_rows, other_rows = [], [], [], []
     for deck, r in results.items():
-        ours, theirs = r["ours"], r["openspiel"]
-        rows.append([deck, "ours (numba, 1 thread)", ours["iterations_per_s"]["median"],
-                     spread(ours["iterations_per_s"]), ours["nodes_per_iteration"],
-                     ours["nodes_per_s"]["median"], spread(ours["nodes_per_s"])])
+        theirs = r["openspiel"]
+        for name, ours in [(label(HEADLINE), r["ours"]), *r["ours_other"].items()]:
+            rows.append([deck, f"ours (numba, {name})", ours["iterations_per_s"]["pooled"],
+                         spread(ours["iterations_per_s"]), ours["nodes_per_iteration"],
+                         ours["nodes_per_s"]["pooled"], spread(ours["nodes_per_s"])])
+            if ours is not r["ours"]:
+                other_rows.append([deck, name, f"{ours['ratio_iterations_per_s']:.1f}×"])
         rows.append([deck, "OpenSpiel C++ on the Python game",
-                     theirs["iterations_per_s"]["median"], spread(theirs["iterations_per_s"]),
+                     theirs["iterations_per_s"]["pooled"], spread(theirs["iterations_per_s"]),
                      f"≈ {theirs['nodes_per_iteration_estimate']:,.1f} (ours)",
                      f"≈ {theirs['nodes_per_s_estimate']:,.0f}", "-"])
         met = min(r["ratio_iterations_per_s"], r["ratio_nodes_per_s"]) >= TARGET_RATIO
@@ -266,17 +309,25 @@ def print_speed(results: dict, args) -> None:
             check_rows.append([deck, *count_cells(check["openspiel"]),
                                *count_cells(check["ours"]), f"{check['ratio']:.2f}",
                                f"{check['z']:+.1f}"])
-    print(f"### MCCFR speed ({args.players} players, exalted_one), median of "
-          f"{args.repeats} repeats, each from empty tables, ~{args.seconds:g} s per run\n")
+    print(f"### MCCFR speed ({args.players} players, exalted_one), {args.repeats} repeats, "
+          f"each from empty tables: ours ~{args.seconds:g} s per run, OpenSpiel "
+          f"{args.openspiel_seconds:g} s\n")
+    print("Rates are pooled over the repeats (total count / total seconds); min – max are "
+          "the runs'.\n")
     print(markdown_table(["deck", "solver", "iterations/s", "min – max", "nodes/iteration",
                           "nodes/s", "nodes/s min – max"], rows))
     print("\nOpenSpiel does not count nodes: its nodes/iteration and nodes/s are ESTIMATES, "
           "ours measured\nnodes/iteration (pooled over the repeats) times its iterations/s. "
           "Same algorithm, game and\nperfect-recall information states, so the expected "
           "nodes per iteration are equal.\n")
-    print(markdown_table(["deck", "iterations/s ours / OpenSpiel",
+    print(markdown_table(["deck", f"iterations/s ours ({label(HEADLINE)}) / OpenSpiel",
                           "nodes/s ours / OpenSpiel (estimate)", "target", "target met"],
                          ratio_rows))
+    if other_rows:
+        print("\nOur other configurations, iterations/s over OpenSpiel's (not the target's "
+              "comparison:\nanother thread count, or a coarser game than OpenSpiel's "
+              "information states):\n")
+        print(markdown_table(["deck", "ours", "iterations/s ours / OpenSpiel"], other_rows))
     if not check_rows:
         return
     print(f"\nCheck of the estimate (untimed, {args.check_seconds:g} s per solver and deck, "
@@ -305,8 +356,8 @@ def print_memory(m: dict, players: int) -> None:
           m["slots"], m["values_allocated"], f"{m['bytes_per_key_allocated']:.1f}",
           f"{m['bytes_per_key_used']:.1f}", f"{m['peak_rss_growth_mb']:,.0f}",
           f"{m['rss_mb_per_million_keys']:.1f}"]]))
-    print("\nAllocated = nbytes of keys, offsets, num_actions, regret and strategy_sum over "
-          "the keys stored;\nused = key + offset + num_actions entry + (regret + strategy "
+    print("\nAllocated = nbytes of the slots (key + entry), regret and strategy_sum over "
+          "the keys stored;\nused = one 16-byte slot + (regret + strategy "
           "sum) × actions per key. The RSS\ngrowth is the rise of ru_maxrss over the run; "
           "it includes the moment a table doubles, when\nthe old and the new arrays are both "
           "alive.\nThe peak moves in steps at each doubling, so MB per million keys can vary "
@@ -317,12 +368,20 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0,
                         help="seconds per measurement (default %(default)s)")
+    parser.add_argument("--openspiel-seconds", type=float, default=10.0,
+                        help="seconds per OpenSpiel measurement (default %(default)s)")
     parser.add_argument("--repeats", type=int, default=5,
                         help="measurements per solver and deck (default %(default)s)")
     parser.add_argument("--deck", default="full,small",
                         help="comma-separated decks (presets or specs; default %(default)s)")
     parser.add_argument("--players", type=int, default=2,
                         help="players (default %(default)s)")
+    parser.add_argument("--threads", default="1,2",
+                        help="comma-separated thread counts of ours; 1 is the headline "
+                             "(default %(default)s)")
+    parser.add_argument("--levels", default="identity",
+                        help="comma-separated abstraction levels of ours; identity is the "
+                             "headline (default %(default)s)")
     parser.add_argument("--memory-seconds", type=float, default=30.0,
                         help="length of the memory run on the full deck; 0 skips it "
                              "(default %(default)s)")
@@ -335,14 +394,21 @@ def main(argv: list[str] | None = None) -> dict:
     rng = random.Random(args.seed)
 
     decks = list(dict.fromkeys(d.strip() for d in args.deck.split(",") if d.strip()))
+    levels = [x.strip() for x in args.levels.split(",") if x.strip()]
+    threads = [int(x) for x in args.threads.split(",") if x.strip()]
+    for level in levels:
+        if level not in LEVELS:
+            parser.error(f"unknown level {level!r}; choose from {', '.join(LEVELS)}")
+    configs = list(dict.fromkeys([HEADLINE] + [(level, k) for level in levels
+                                               for k in threads]))
     games = {deck: load_jabba(players=args.players, deck=deck) for deck in decks}
     memory_game = games.get(MEMORY_DECK) or load_jabba(players=args.players, deck=MEMORY_DECK)
-    warm_up({**games, MEMORY_DECK: memory_game})
+    warm_up({**games, MEMORY_DECK: memory_game}, configs)
 
     memory = None
     if args.memory_seconds > 0:
         memory = measure_memory(memory_game, args.memory_seconds, rng.randrange(1, 2**31 - 1))
-    speed = speed_section(games, args, rng)
+    speed = speed_section(games, configs, args, rng)
 
     print(f"solver: {mccfr.__file__}\n")
     print("### Decks\n")

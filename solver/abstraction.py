@@ -1,8 +1,9 @@
 """Abstract information-state keys, compiled: what MCCFR's tables are indexed by.
 
-`abstract_key(s, player, level)` is called by the solver at every decision node (inside
-numba code), so every level is an @njit function of the state array, the acting player
-and the level number; `LEVELS` maps names to level numbers.
+`abstract_key(s, player, level)` is an @njit function of the state array, the acting
+player and the level number; `LEVELS` maps names to level numbers. The solver asks for a
+key at every decision node and gets the same keys incrementally (`path_key`: state kept
+per player along the path, so that a decision reads only the newly logged events).
 
 Every level is a function of what `player` can see and nothing else: the event log
 redacted for `player` (spiel_game.events: `_PRIVATE_TO_ACTOR`, `_PRIVATE_TO_BOTH`), and
@@ -116,15 +117,20 @@ def identity_key(s, player):
     apart (OpenSpiel's information-state string), up to 64-bit hash collisions (about
     n^2 / 2^65 expected among n keys, ~3e-4 at 10^8 keys).
     """
-    h = _mix(_FNV_OFFSET, player)
-    for i in range(s[L.S_EVENT_N]):
+    return _finish(_hash_events(s, player, _mix(_FNV_OFFSET, player), 0))
+
+
+@njit(cache=True, inline="always")
+def _hash_events(s, player, h, start):
+    """`h` extended by the events from `start` on, as `player` sees them."""
+    for i in range(start, s[L.S_EVENT_N]):
         kind, actor, other, card, extra = _redacted(s, i, player)
         h = _mix(h, kind)
         h = _mix(h, actor)
         h = _mix(h, other)
         h = _mix(h, card)
         h = _mix(h, extra)
-    return _finish(h)
+    return h
 
 
 # Card counting from the redacted log ----------------------------------------------------
@@ -146,6 +152,36 @@ T_REBEL_COUNT = T_PALACE_SUM + L.MAX_PLAYERS  # MAX_PLAYERS: Rebel cards in each
 T_ALLOWED = T_REBEL_COUNT + L.MAX_PLAYERS  # MAX_PLAYERS: characters a hand can still be
 T_SIZE = T_ALLOWED + L.MAX_PLAYERS
 
+# The replay's running state, one int32 vector (a "path row": the solver keeps one per
+# player and depth and reads only the events logged since, see `path_key`).
+PATH_EVENTS = 0  # events of the log read into the row so far
+_P_HASH = 1  # identity: the running 64-bit hash in four 16-bit parts, low part first
+_HASH_PARTS = 4
+_P_KNOWS_MINE = 1  # fine, coarse: `track`'s running fields (MAX_PLAYERS each)...
+_P_LAST_PLAY = _P_KNOWS_MINE + L.MAX_PLAYERS
+_P_PALACE_SUM = _P_LAST_PLAY + L.MAX_PLAYERS
+_P_REBEL_COUNT = _P_PALACE_SUM + L.MAX_PLAYERS
+_P_KNOWN = _P_REBEL_COUNT + L.MAX_PLAYERS  # ... cards known per seat (_K each, own hand too)
+_P_KNOWN_N = _P_KNOWN + L.MAX_PLAYERS * _K
+_P_HAND_N = _P_KNOWN_N + L.MAX_PLAYERS
+_P_PLACED = _P_HAND_N + L.MAX_PLAYERS  # MAX_CHARS: face up and in play areas
+# The bottom queue as a ring (the engine keeps at most MAX_QUEUE cards there): cards in
+# draw order, HIDDEN unless `player` returned them, and who returned them.
+_P_QUEUE = _P_PLACED + L.MAX_CHARS
+_P_OWNER = _P_QUEUE + L.MAX_QUEUE
+_P_QUEUE_HEAD = _P_OWNER + L.MAX_QUEUE
+_P_QUEUE_TAIL = _P_QUEUE_HEAD + 1
+_P_RETURNING = _P_QUEUE_TAIL + 1  # 3: own Leia cards between keep and return
+_P_RETURNING_N = _P_RETURNING + 3
+_P_SET_ASIDE = _P_RETURNING_N + 1  # the set-aside card if `player` saw it, else -1
+_P_SET_ASIDE_TAKEN = _P_SET_ASIDE + 1
+_P_SET_ASIDE_SEEN_BY = _P_SET_ASIDE_TAKEN + 1  # bit mask of players who looked at it
+_P_ALLOWED = _P_SET_ASIDE_SEEN_BY + 1  # MAX_PLAYERS: characters a hand can still be
+_P_PENDING = _P_ALLOWED + L.MAX_PLAYERS  # the card being resolved
+_P_NAMED_AT = _P_PENDING + 1  # the player a number was just named at
+_P_NAMED = _P_NAMED_AT + 1
+PATH_SIZE = _P_NAMED + 1
+
 _ALL = (1 << L.MAX_CHARS) - 1
 _NUMBER_MASK = np.zeros(L.NUM_NUMBERS, dtype=np.int64)  # characters with each number
 _SIDE_MASK = np.zeros((2, L.NUM_NUMBERS + 1), dtype=np.int64)  # side, number <= k
@@ -156,21 +192,257 @@ for _c in range(L.MAX_CHARS):
 
 
 @njit(cache=True, inline="always")
-def _remove(known, known_n, p, c):
+def _remove(row, p, c):
     """Drop one copy of c from p's known cards, if there."""
-    base = p * _K
-    for i in range(known_n[p]):
-        if known[base + i] == c:
-            known[base + i] = known[base + known_n[p] - 1]
-            known_n[p] -= 1
+    base = _P_KNOWN + p * _K
+    n = row[_P_KNOWN_N + p]
+    for i in range(n):
+        if row[base + i] == c:
+            row[base + i] = row[base + n - 1]
+            row[_P_KNOWN_N + p] = n - 1
             return
 
 
 @njit(cache=True, inline="always")
-def _append(known, known_n, p, c):
-    if known_n[p] < _K:
-        known[p * _K + known_n[p]] = c
-        known_n[p] += 1
+def _append(row, p, c):
+    n = row[_P_KNOWN_N + p]
+    if n < _K:
+        row[_P_KNOWN + p * _K + n] = c
+        row[_P_KNOWN_N + p] = n + 1
+
+
+@njit(cache=True, inline="always")
+def _set_known(row, p, c):
+    """p's hand is exactly the one card c."""
+    row[_P_KNOWN_N + p] = 1
+    row[_P_KNOWN + p * _K] = c
+
+
+@njit(cache=True, inline="always")
+def _add_to_area(row, p, c):
+    row[_P_PLACED + c] += 1
+    if CARDS[c, COL_SIDE] == _REBEL:
+        row[_P_REBEL_COUNT + p] += 1
+    else:
+        row[_P_PALACE_SUM + p] += CARDS[c, COL_NUMBER]
+
+
+@njit(cache=True, inline="always")
+def _forget_what_they_know_of_mine(row, n):
+    for q in range(n):
+        row[_P_KNOWS_MINE + q] = -1
+
+
+@njit(cache=True)
+def _track_start(row):
+    """The replay state before any event."""
+    row[PATH_EVENTS] = 0
+    for q in range(L.MAX_PLAYERS):
+        row[_P_KNOWS_MINE + q] = -1
+        row[_P_LAST_PLAY + q] = -1
+        row[_P_PALACE_SUM + q] = 0
+        row[_P_REBEL_COUNT + q] = 0
+        row[_P_KNOWN_N + q] = 0
+        row[_P_HAND_N + q] = 0
+        row[_P_ALLOWED + q] = _ALL
+    for j in range(L.MAX_PLAYERS * _K):
+        row[_P_KNOWN + j] = -1
+    for c in range(L.MAX_CHARS):
+        row[_P_PLACED + c] = 0
+    for j in range(L.MAX_QUEUE):
+        row[_P_QUEUE + j] = -1
+        row[_P_OWNER + j] = -1
+    row[_P_QUEUE_HEAD] = 0
+    row[_P_QUEUE_TAIL] = 0
+    for j in range(3):
+        row[_P_RETURNING + j] = -1
+    row[_P_RETURNING_N] = 0
+    row[_P_SET_ASIDE] = -1
+    row[_P_SET_ASIDE_TAKEN] = 0
+    row[_P_SET_ASIDE_SEEN_BY] = 0
+    row[_P_PENDING] = -1
+    row[_P_NAMED_AT] = -1
+    row[_P_NAMED] = -1
+
+
+@njit(cache=True)
+def _track_events(s, player, row):
+    """Replay the events logged since row[PATH_EVENTS] into the row (see `track`)."""
+    n = s[L.S_NUM_PLAYERS]
+    for i in range(row[PATH_EVENTS], s[L.S_EVENT_N]):
+        kind, actor, other, card, extra = _redacted(s, i, player)
+        if kind == L.E_FACE_UP:
+            row[_P_PLACED + card] += 1
+        elif kind == L.E_DRAW:
+            if extra == L.SRC_BOTTOM:
+                head = row[_P_QUEUE_HEAD] % L.MAX_QUEUE
+                top = row[_P_QUEUE + head]
+                who = row[_P_OWNER + head]
+                row[_P_QUEUE_HEAD] += 1
+                if card == _HIDDEN:
+                    card = top
+                if actor == player and who >= 0 and who != player:
+                    row[_P_KNOWS_MINE + who] = card  # they put it there
+            elif extra == L.SRC_SET_ASIDE:
+                row[_P_SET_ASIDE_TAKEN] = 1
+                if card == _HIDDEN and row[_P_SET_ASIDE] >= 0:
+                    card = row[_P_SET_ASIDE]
+                if actor == player:
+                    for q in range(n):
+                        if q != player and (row[_P_SET_ASIDE_SEEN_BY] >> q) & 1:
+                            row[_P_KNOWS_MINE + q] = card
+            row[_P_HAND_N + actor] += 1
+            if card >= 0:
+                _append(row, actor, card)
+        elif kind == L.E_PLAY or kind == L.E_OUT:
+            if kind == L.E_PLAY:
+                row[_P_PENDING] = card
+                row[_P_NAMED_AT] = -1
+                if (row[_P_ALLOWED + actor] >> card) & 1:
+                    row[_P_ALLOWED + actor] = _ALL  # maybe the constrained card: forget
+            else:
+                row[_P_ALLOWED + actor] = _ALL
+            row[_P_HAND_N + actor] -= 1
+            _remove(row, actor, card)
+            if kind == L.E_PLAY:
+                row[_P_LAST_PLAY + actor] = card
+            if actor == player:
+                for q in range(n):
+                    if row[_P_KNOWS_MINE + q] == card:
+                        row[_P_KNOWS_MINE + q] = -1
+            _add_to_area(row, actor, card)
+        elif kind == L.E_NAME:
+            row[_P_NAMED_AT] = other
+            row[_P_NAMED] = extra
+        elif kind == L.E_MISS:
+            pending = row[_P_PENDING]
+            if row[_P_NAMED_AT] == actor:  # Guard, C-3PO or the counter-guess missed
+                row[_P_ALLOWED + actor] &= ~_NUMBER_MASK[row[_P_NAMED]]
+            elif pending >= 0 and CARDS[pending, COL_EFFECT] == _ELIMINATE_IF_SIDE:
+                limit = min(CARDS[pending, COL_PARAM_B], L.NUM_NUMBERS)
+                row[_P_ALLOWED + actor] &= ~_SIDE_MASK[CARDS[pending, COL_PARAM_A], limit]
+            row[_P_NAMED_AT] = -1
+        elif kind == L.E_SEE:
+            if card >= 0:
+                _set_known(row, other, card)
+            if other == player:  # actor looked at my single card
+                row[_P_KNOWS_MINE + actor] = row[_P_KNOWN + player * _K]
+        elif kind == L.E_SEE_SET_ASIDE:
+            row[_P_SET_ASIDE_SEEN_BY] |= 1 << actor
+            if card >= 0:
+                row[_P_SET_ASIDE] = card
+        elif kind == L.E_TRADE:
+            if card >= 0:  # player is one of the two: actor gave CARD, got EXTRA
+                _set_known(row, actor, extra)
+                _set_known(row, other, card)
+                partner = other if actor == player else actor
+                _forget_what_they_know_of_mine(row, n)
+                row[_P_KNOWS_MINE + partner] = row[_P_KNOWN + player * _K]
+                row[_P_ALLOWED + actor] = _ALL
+                row[_P_ALLOWED + other] = _ALL
+            else:  # two one-card hands swap: what was known moves with them
+                a, b = _P_ALLOWED + actor, _P_ALLOWED + other
+                row[a], row[b] = row[b], row[a]
+                a, b = _P_KNOWN + actor * _K, _P_KNOWN + other * _K
+                row[a], row[b] = row[b], row[a]
+                a, b = _P_KNOWN_N + actor, _P_KNOWN_N + other
+                row[a], row[b] = row[b], row[a]
+        elif kind == L.E_STEAL:
+            row[_P_ALLOWED + other] = _ALL
+            row[_P_KNOWN_N + other] = 0
+            row[_P_HAND_N + other] = 0
+            if other == player:
+                _forget_what_they_know_of_mine(row, n)
+            _add_to_area(row, actor, card)
+        elif kind == L.E_KEEP:
+            row[_P_ALLOWED + actor] = _ALL
+            if card >= 0:  # own Leia: the other cards are on their way to the bottom
+                returning_n = 0
+                dropped = 0
+                for j in range(row[_P_KNOWN_N + actor]):
+                    c = row[_P_KNOWN + actor * _K + j]
+                    if c == card and dropped == 0:
+                        dropped = 1
+                    else:
+                        row[_P_RETURNING + returning_n] = c
+                        returning_n += 1
+                row[_P_RETURNING_N] = returning_n
+                _set_known(row, actor, card)
+                _forget_what_they_know_of_mine(row, n)
+            else:
+                row[_P_KNOWN_N + actor] = 0
+            row[_P_HAND_N + actor] = 1
+        elif kind == L.E_RETURN:
+            if other >= 1:
+                _queue_push(row, card, actor)
+            if other >= 2:
+                _queue_push(row, extra, actor)
+            row[_P_RETURNING_N] = 0
+    row[PATH_EVENTS] = s[L.S_EVENT_N]
+
+
+@njit(cache=True, inline="always")
+def _queue_push(row, card, owner):
+    tail = row[_P_QUEUE_TAIL] % L.MAX_QUEUE
+    row[_P_QUEUE + tail] = card if card >= 0 else _HIDDEN
+    row[_P_OWNER + tail] = owner
+    row[_P_QUEUE_TAIL] += 1
+
+
+@njit(cache=True)
+def _track_finish(s, player, row, out):
+    """`track`'s output (int32, T_SIZE) from the replay state; the row is not changed."""
+    n = s[L.S_NUM_PLAYERS]
+    for j in range(T_SIZE):
+        out[j] = 0
+    for q in range(L.MAX_PLAYERS):
+        out[T_KNOWS_MINE + q] = row[_P_KNOWS_MINE + q]
+        out[T_LAST_PLAY + q] = row[_P_LAST_PLAY + q]
+        out[T_PALACE_SUM + q] = row[_P_PALACE_SUM + q]
+        out[T_REBEL_COUNT + q] = row[_P_REBEL_COUNT + q]
+        out[T_ALLOWED + q] = row[_P_ALLOWED + q]
+    # Unseen = the deck minus every card whose place `player` knows (knowledge.py).
+    for c in range(L.MAX_CHARS):
+        out[T_UNSEEN + c] = s[L.S_DECK_COUNTS + c] - row[_P_PLACED + c]
+    for q in range(n):
+        for j in range(row[_P_KNOWN_N + q]):
+            out[T_UNSEEN + row[_P_KNOWN + q * _K + j]] -= 1
+    returning_n = row[_P_RETURNING_N]
+    for j in range(returning_n):
+        out[T_UNSEEN + row[_P_RETURNING + j]] -= 1
+    my_bottom = 0
+    for j in range(row[_P_QUEUE_HEAD], row[_P_QUEUE_TAIL]):
+        c = row[_P_QUEUE + j % L.MAX_QUEUE]
+        if c >= 0:
+            out[T_UNSEEN + c] -= 1
+            my_bottom += 1
+    set_aside = row[_P_SET_ASIDE]
+    set_aside_taken = row[_P_SET_ASIDE_TAKEN]
+    if set_aside >= 0 and set_aside_taken == 0:
+        out[T_UNSEEN + set_aside] -= 1
+    out[T_MY_BOTTOM] = my_bottom
+    out[T_SET_ASIDE] = set_aside if set_aside_taken == 0 else -1
+    for q in range(L.MAX_PLAYERS):
+        out[T_KNOWN + q] = -1
+        if (q < n and q != player and row[_P_HAND_N + q] == 1
+                and row[_P_KNOWN_N + q] == 1):
+            out[T_KNOWN + q] = row[_P_KNOWN + q * _K]
+    # Own hand, sorted.
+    m = row[_P_KNOWN_N + player]
+    out[T_HAND_N] = m
+    for j in range(m):
+        out[T_HAND + j] = row[_P_KNOWN + player * _K + j]
+    for j in range(1, m):
+        k = j
+        while k > 0 and out[T_HAND + k - 1] > out[T_HAND + k]:
+            out[T_HAND + k - 1], out[T_HAND + k] = out[T_HAND + k], out[T_HAND + k - 1]
+            k -= 1
+    out[T_RETURNING_N] = returning_n
+    first, second = row[_P_RETURNING], row[_P_RETURNING + 1]
+    if returning_n == 2 and first > second:
+        first, second = second, first
+    out[T_RETURNING] = first if returning_n >= 1 else -1
+    out[T_RETURNING + 1] = second if returning_n >= 2 else -1
 
 
 @njit(cache=True)
@@ -193,196 +465,10 @@ def track(s, player, out):
     it allows, trade, keep with Leia or lose their hand. Rancor survivals and Mercenary
     ties between two other players are not used.
     """
-    n = s[L.S_NUM_PLAYERS]
-    known = np.full(L.MAX_PLAYERS * _K, -1, dtype=np.int32)  # per seat, incl. own hand
-    known_n = np.zeros(L.MAX_PLAYERS, dtype=np.int32)
-    hand_n = np.zeros(L.MAX_PLAYERS, dtype=np.int32)
-    placed = np.zeros(L.MAX_CHARS, dtype=np.int32)  # face up and in play areas
-    # The bottom queue as a ring (the engine keeps at most MAX_QUEUE cards there): cards
-    # in draw order, HIDDEN unless `player` returned them, and who returned them.
-    queue = np.full(L.MAX_QUEUE, -1, dtype=np.int32)
-    owner = np.full(L.MAX_QUEUE, -1, dtype=np.int32)
-    q_head = 0
-    q_tail = 0
-    returning = np.full(3, -1, dtype=np.int32)
-    returning_n = 0
-    set_aside = -1
-    set_aside_taken = 0
-    set_aside_seen_by = 0  # bit mask of players who looked at it (a public fact)
-    allowed = np.full(L.MAX_PLAYERS, _ALL, dtype=np.int64)
-    pending = -1  # the card being resolved
-    named_at = -1  # the player a number was just named at
-    named = -1
-    for j in range(T_SIZE):
-        out[j] = 0
-    for q in range(L.MAX_PLAYERS):
-        out[T_KNOWS_MINE + q] = -1
-        out[T_LAST_PLAY + q] = -1
-    for i in range(s[L.S_EVENT_N]):
-        kind, actor, other, card, extra = _redacted(s, i, player)
-        if kind == L.E_FACE_UP:
-            placed[card] += 1
-        elif kind == L.E_DRAW:
-            if extra == L.SRC_BOTTOM:
-                top = queue[q_head % L.MAX_QUEUE]
-                who = owner[q_head % L.MAX_QUEUE]
-                q_head += 1
-                if card == _HIDDEN:
-                    card = top
-                if actor == player and who >= 0 and who != player:
-                    out[T_KNOWS_MINE + who] = card  # they put it there
-            elif extra == L.SRC_SET_ASIDE:
-                set_aside_taken = 1
-                if card == _HIDDEN and set_aside >= 0:
-                    card = set_aside
-                if actor == player:
-                    for q in range(n):
-                        if q != player and (set_aside_seen_by >> q) & 1:
-                            out[T_KNOWS_MINE + q] = card
-            hand_n[actor] += 1
-            if card >= 0:
-                _append(known, known_n, actor, card)
-        elif kind == L.E_PLAY or kind == L.E_OUT:
-            if kind == L.E_PLAY:
-                pending = card
-                named_at = -1
-                if (allowed[actor] >> card) & 1:
-                    allowed[actor] = _ALL  # maybe the constrained card: forget
-            else:
-                allowed[actor] = _ALL
-            hand_n[actor] -= 1
-            _remove(known, known_n, actor, card)
-            placed[card] += 1
-            if kind == L.E_PLAY:
-                out[T_LAST_PLAY + actor] = card
-            if actor == player:
-                for q in range(n):
-                    if out[T_KNOWS_MINE + q] == card:
-                        out[T_KNOWS_MINE + q] = -1
-            if CARDS[card, COL_SIDE] == _REBEL:
-                out[T_REBEL_COUNT + actor] += 1
-            else:
-                out[T_PALACE_SUM + actor] += CARDS[card, COL_NUMBER]
-        elif kind == L.E_NAME:
-            named_at = other
-            named = extra
-        elif kind == L.E_MISS:
-            if named_at == actor:  # Guard, C-3PO or the counter-guess missed
-                allowed[actor] &= ~_NUMBER_MASK[named]
-            elif pending >= 0 and CARDS[pending, COL_EFFECT] == _ELIMINATE_IF_SIDE:
-                limit = min(CARDS[pending, COL_PARAM_B], L.NUM_NUMBERS)
-                allowed[actor] &= ~_SIDE_MASK[CARDS[pending, COL_PARAM_A], limit]
-            named_at = -1
-        elif kind == L.E_SEE:
-            if card >= 0:
-                known_n[other] = 1
-                known[other * _K] = card
-            if other == player:  # actor looked at my single card
-                out[T_KNOWS_MINE + actor] = known[player * _K]
-        elif kind == L.E_SEE_SET_ASIDE:
-            set_aside_seen_by |= 1 << actor
-            if card >= 0:
-                set_aside = card
-        elif kind == L.E_TRADE:
-            if card >= 0:  # player is one of the two: actor gave CARD, got EXTRA
-                known_n[actor] = 1
-                known[actor * _K] = extra
-                known_n[other] = 1
-                known[other * _K] = card
-                partner = other if actor == player else actor
-                for q in range(n):
-                    out[T_KNOWS_MINE + q] = -1
-                out[T_KNOWS_MINE + partner] = known[player * _K]
-                allowed[actor] = _ALL
-                allowed[other] = _ALL
-            else:  # two one-card hands swap: what was known moves with them
-                allowed[actor], allowed[other] = allowed[other], allowed[actor]
-                ka, kb = known[actor * _K], known[other * _K]
-                na, nb = known_n[actor], known_n[other]
-                known[actor * _K], known[other * _K] = kb, ka
-                known_n[actor], known_n[other] = nb, na
-        elif kind == L.E_STEAL:
-            allowed[other] = _ALL
-            known_n[other] = 0
-            hand_n[other] = 0
-            placed[card] += 1
-            if other == player:
-                for q in range(n):
-                    out[T_KNOWS_MINE + q] = -1
-            if CARDS[card, COL_SIDE] == _REBEL:
-                out[T_REBEL_COUNT + actor] += 1
-            else:
-                out[T_PALACE_SUM + actor] += CARDS[card, COL_NUMBER]
-        elif kind == L.E_KEEP:
-            allowed[actor] = _ALL
-            if card >= 0:  # own Leia: the other cards are on their way to the bottom
-                returning_n = 0
-                dropped = 0
-                for j in range(known_n[actor]):
-                    c = known[actor * _K + j]
-                    if c == card and dropped == 0:
-                        dropped = 1
-                    else:
-                        returning[returning_n] = c
-                        returning_n += 1
-                known_n[actor] = 1
-                known[actor * _K] = card
-                for q in range(n):
-                    out[T_KNOWS_MINE + q] = -1
-            else:
-                known_n[actor] = 0
-            hand_n[actor] = 1
-        elif kind == L.E_RETURN:
-            if other >= 1:
-                queue[q_tail % L.MAX_QUEUE] = card if card >= 0 else _HIDDEN
-                owner[q_tail % L.MAX_QUEUE] = actor
-                q_tail += 1
-            if other >= 2:
-                queue[q_tail % L.MAX_QUEUE] = extra if extra >= 0 else _HIDDEN
-                owner[q_tail % L.MAX_QUEUE] = actor
-                q_tail += 1
-            returning_n = 0
-    # Unseen = the deck minus every card whose place `player` knows (knowledge.py).
-    for c in range(L.MAX_CHARS):
-        out[T_UNSEEN + c] = s[L.S_DECK_COUNTS + c] - placed[c]
-    for q in range(n):
-        for j in range(known_n[q]):
-            out[T_UNSEEN + known[q * _K + j]] -= 1
-    for j in range(returning_n):
-        out[T_UNSEEN + returning[j]] -= 1
-    my_bottom = 0
-    for j in range(q_head, q_tail):
-        c = queue[j % L.MAX_QUEUE]
-        if c >= 0:
-            out[T_UNSEEN + c] -= 1
-            my_bottom += 1
-    if set_aside >= 0 and set_aside_taken == 0:
-        out[T_UNSEEN + set_aside] -= 1
-    out[T_MY_BOTTOM] = my_bottom
-    out[T_SET_ASIDE] = set_aside if set_aside_taken == 0 else -1
-    for q in range(n):
-        out[T_KNOWN + q] = -1
-        if q != player and hand_n[q] == 1 and known_n[q] == 1:
-            out[T_KNOWN + q] = known[q * _K]
-    for q in range(n, L.MAX_PLAYERS):
-        out[T_KNOWN + q] = -1
-    for q in range(L.MAX_PLAYERS):
-        out[T_ALLOWED + q] = allowed[q]
-    # Own hand, sorted.
-    m = known_n[player]
-    out[T_HAND_N] = m
-    for j in range(m):
-        out[T_HAND + j] = known[player * _K + j]
-    for j in range(1, m):
-        k = j
-        while k > 0 and out[T_HAND + k - 1] > out[T_HAND + k]:
-            out[T_HAND + k - 1], out[T_HAND + k] = out[T_HAND + k], out[T_HAND + k - 1]
-            k -= 1
-    out[T_RETURNING_N] = returning_n
-    if returning_n == 2 and returning[0] > returning[1]:
-        returning[0], returning[1] = returning[1], returning[0]
-    for j in range(2):
-        out[T_RETURNING + j] = returning[j] if j < returning_n else -1
+    row = np.empty(PATH_SIZE, dtype=np.int32)
+    _track_start(row)
+    _track_events(s, player, row)
+    _track_finish(s, player, row, out)
 
 
 # Buckets ---------------------------------------------------------------------------------
@@ -466,30 +552,37 @@ def _agenda(h, s, player, t, n):
     return _mix(h, min(max(diff, -_RESCUE_CLIP), _RESCUE_CLIP) + 10)
 
 
+# Work space of the bucketed keys (int32): `track`'s output, then a count per character.
+_W_COUNTS = T_SIZE
+KEY_WORK_SIZE = _W_COUNTS + L.MAX_CHARS
+
+
 @njit(cache=True)
-def _hand_counts(t, q, counts):
-    """What `player` counts for q's card: the unseen cards it can still be (misses rule
-    some out); all unseen cards if the constraints left none (they cannot)."""
+def _hand_counts(t, q):
+    """What `player` counts for q's card, into t[_W_COUNTS:]: the unseen cards it can
+    still be (misses rule some out); all unseen cards if the constraints left none (they
+    cannot)."""
     total = 0
     for c in range(L.MAX_CHARS):
-        counts[c] = t[T_UNSEEN + c] if (t[T_ALLOWED + q] >> c) & 1 else 0
-        total += counts[c]
+        t[_W_COUNTS + c] = t[T_UNSEEN + c] if (t[T_ALLOWED + q] >> c) & 1 else 0
+        total += t[_W_COUNTS + c]
     if total == 0:
         for c in range(L.MAX_CHARS):
-            counts[c] = t[T_UNSEEN + c]
+            t[_W_COUNTS + c] = t[T_UNSEEN + c]
 
 
 @njit(cache=True)
-def _mix_summary(h, counts, fine):
+def _mix_summary(h, t, fine):
     """Rebel share and mean number of what an opponent's card can be, bucketed."""
     total = 0
     rebels = 0
     numbers = 0
     for c in range(L.MAX_CHARS):
-        total += counts[c]
+        count = t[_W_COUNTS + c]
+        total += count
         if CARDS[c, COL_SIDE] == _REBEL:
-            rebels += counts[c]
-        numbers += counts[c] * CARDS[c, COL_NUMBER]
+            rebels += count
+        numbers += count * CARDS[c, COL_NUMBER]
     total = max(total, 1)
     rebel = (100 * rebels) // total
     h = _mix(h, _bucket(rebel, _REBEL_EDGES_FINE if fine else _REBEL_EDGES_COARSE))
@@ -497,26 +590,28 @@ def _mix_summary(h, counts, fine):
 
 
 @njit(cache=True)
-def _likeliest_numbers(counts):
+def _likeliest_numbers(t):
     """Bit mask of the likeliest numbers of what a card can be (Guard's best names)."""
-    by_number = np.zeros(L.NUM_NUMBERS, dtype=np.int32)
-    for c in range(L.MAX_CHARS):
-        by_number[CARDS[c, COL_NUMBER]] += counts[c]
-    best = by_number.max()
+    best = -1
     mask = 0
     for k in range(L.NUM_NUMBERS):
-        if by_number[k] == best:
+        count = 0
+        for c in range(L.MAX_CHARS):
+            if CARDS[c, COL_NUMBER] == k:
+                count += t[_W_COUNTS + c]
+        if count > best:
+            best = count
+            mask = 1 << k
+        elif count == best:
             mask |= 1 << k
     return mask
 
 
 @njit(cache=True)
-def _bucketed_key(s, player, fine):
-    """`coarse_key` (fine == 0) and `fine_key` (fine == 1); see their docstrings."""
+def _bucketed_key(s, player, fine, t):
+    """`coarse_key` (fine == 0) and `fine_key` (fine == 1) from `track`'s output in the
+    work space t (KEY_WORK_SIZE); see their docstrings."""
     n = s[L.S_NUM_PLAYERS]
-    t = np.empty(T_SIZE, dtype=np.int32)
-    track(s, player, t)
-    counts = np.empty(L.MAX_CHARS, dtype=np.int32)
     phase = s[L.S_PHASE]
     h = _mix(_FNV_OFFSET, 100 + (FINE if fine else COARSE))
     h = _context(h, s, player, t, n)
@@ -533,8 +628,8 @@ def _bucketed_key(s, player, fine):
             if fine:
                 h = _mix(h, t[T_LAST_PLAY + q])
             if t[T_KNOWN + q] < 0:
-                _hand_counts(t, q, counts)
-                h = _mix_summary(h, counts, fine)
+                _hand_counts(t, q)
+                h = _mix_summary(h, t, fine)
         h = _mix(h, _bucket(deck, _DECK_EDGES))
         h = _agenda(h, s, player, t, n)
     elif phase == L.PH_NAME or phase == L.PH_COUNTER:
@@ -542,8 +637,8 @@ def _bucketed_key(s, player, fine):
         if t[T_KNOWN + q] >= 0:
             h = _mix(h, t[T_KNOWN + q])
         else:
-            _hand_counts(t, q, counts)
-            h = _mix(h, 100 + _likeliest_numbers(counts))
+            _hand_counts(t, q)
+            h = _mix(h, 100 + _likeliest_numbers(t))
             if fine:
                 h = _mix(h, t[T_LAST_PLAY + q])
     elif phase == L.PH_KEEP:
@@ -554,8 +649,8 @@ def _bucketed_key(s, player, fine):
             elif t[T_KNOWN + q] >= 0:
                 h = _mix(h, t[T_KNOWN + q])
             else:
-                _hand_counts(t, q, counts)
-                h = _mix_summary(h, counts, fine)
+                _hand_counts(t, q)
+                h = _mix_summary(h, t, fine)
         h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
     elif phase == L.PH_ORDER:
         h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
@@ -564,6 +659,14 @@ def _bucketed_key(s, player, fine):
         h = _mix(h, _bucket(deck, _DECK_EDGES))
         h = _agenda(h, s, player, t, n)
     return _finish(h)
+
+
+@njit(cache=True)
+def _tracked(s, player):
+    """A new work space holding `track`'s output."""
+    t = np.empty(KEY_WORK_SIZE, dtype=np.int32)
+    track(s, player, t)
+    return t
 
 
 @njit(cache=True)
@@ -593,7 +696,7 @@ def coarse_key(s, player):
     difference clipped to -2..2; nothing for the hand-card agendas (Exalted One, My Kind
     of Scum).
     """
-    return _bucketed_key(s, player, 0)
+    return _bucketed_key(s, player, 0, _tracked(s, player))
 
 
 @njit(cache=True)
@@ -607,7 +710,7 @@ def fine_key(s, player):
     - the Rebel share of what an unknown card can be in 5 buckets, 0 (e.g. after a Jabba
       miss: Jabba cannot hit) / <25% / <45% / <100% / 100%, instead of 3.
     """
-    return _bucketed_key(s, player, 1)
+    return _bucketed_key(s, player, 1, _tracked(s, player))
 
 
 @njit(cache=True)
@@ -618,3 +721,56 @@ def abstract_key(s, player, level):
     if level == COARSE:
         return coarse_key(s, player)
     return identity_key(s, player)
+
+
+# Keys along a path -----------------------------------------------------------------------
+# The solver asks for the actor's key at every decision of a path down the tree, and the
+# log only grows along a path: once a decision is reached no logged event changes (the
+# engine sorts drawn cards before the next decision). So it keeps a "path row" per player
+# (int32, PATH_SIZE) with what the events read so far add up to (identity: the running
+# hash; fine, coarse: `track`'s running state), copies the rows down when it branches,
+# and reads only the new events. The keys are the same as `abstract_key`'s, bit for bit
+# (tests/test_abstraction.py).
+
+@njit(cache=True)
+def path_width(level):
+    """How much of a path row `level` uses (what a copy of the row must take)."""
+    return _P_HASH + _HASH_PARTS if level == IDENTITY else PATH_SIZE
+
+
+@njit(cache=True)
+def path_start(row, player, level):
+    """The row of `player` before any event is read."""
+    if level == IDENTITY:
+        row[PATH_EVENTS] = 0
+        _store_hash(row, _mix(_FNV_OFFSET, player))
+    else:
+        _track_start(row)
+
+
+@njit(cache=True, inline="always")
+def _store_hash(row, h):
+    for k in range(_HASH_PARTS):
+        row[_P_HASH + k] = (h >> np.uint64(16 * k)) & np.uint64(0xFFFF)
+
+
+@njit(cache=True, inline="always")
+def _load_hash(row):
+    h = np.uint64(0)
+    for k in range(_HASH_PARTS):
+        h |= np.uint64(row[_P_HASH + k]) << np.uint64(16 * k)
+    return h
+
+
+@njit(cache=True)
+def path_key(s, player, level, row, work):
+    """`abstract_key(s, player, level)`, from `player`'s row on the path to s (advanced to
+    s); `work` is int32 work space of KEY_WORK_SIZE (no allocation here)."""
+    if level == IDENTITY:
+        h = _hash_events(s, player, _load_hash(row), row[PATH_EVENTS])
+        row[PATH_EVENTS] = s[L.S_EVENT_N]
+        _store_hash(row, h)
+        return _finish(h)
+    _track_events(s, player, row)
+    _track_finish(s, player, row, work)
+    return _bucketed_key(s, player, 1 if level == FINE else 0, work)

@@ -10,18 +10,27 @@ Extensive Games"), one iteration per traverser p:
 The average strategy (normalised sums) converges to equilibrium in 2-player zero-sum games.
 
 Tables: an open-addressing hash (linear probing) from abstract key (solver/abstraction.py)
-to a block of float32 regrets and float32 strategy sums, one slot per legal action,
-allocated on first visit. The table doubles when it is half full.
+to a block of float32 regrets and float32 strategy sums, one value per legal action,
+allocated on first visit. A hash slot is 16 bytes: the key, then the block's offset and
+size. The table doubles when it is half full.
 
 Both cores: traversals run in threads (the kernels release the GIL) that share the tables.
 A key is claimed with an atomic compare-and-swap and its block with an atomic add, so
 threads never corrupt the table; regret and strategy-sum additions are not atomic
 ("Hogwild"), so a rare concurrent update of the same value can be lost. One thread is
 deterministic for a seed; checkpoints resume bit for bit.
+
+Speed (README "Full-game solver"): the traversal is a loop over an explicit stack, not a
+recursion; it allocates nothing per node; it carries each player's key state down the
+path (abstraction.path_key), so a decision reads only the events logged since that
+player's last key; it works on arrays without numba's reference counting (`_unmanaged`);
+one thread writes the table with plain stores. At identity (perfect recall) a traverser
+node looks its block up after its children, so that lookup's cache miss overlaps them.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import io
 import json
@@ -31,6 +40,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -38,12 +48,21 @@ from numba.extending import intrinsic
 from spiel_game import engine
 from spiel_game import layout as L
 
-from .abstraction import abstract_key
+from .abstraction import (
+    IDENTITY,
+    KEY_WORK_SIZE,
+    PATH_SIZE,
+    abstract_key,
+    path_key,
+    path_start,
+    path_width,
+)
 
-_JIT = dict(cache=True, nogil=True)
-# The recursive kernel is compiled in each process: cached copies of it were seen to load
-# with an unresolved recursive call (a jump to address 0) in a later process.
-_JIT_RECURSIVE = dict(cache=False, nogil=True)
+_JIT = {"cache": True, "nogil": True}
+# The traversal kernel is compiled in each process, not cached: numba checks a cached
+# function against its own file only, so a cached kernel would keep stale copies of the
+# abstraction's keys after an edit of solver/abstraction.py.
+_JIT_KERNEL = {"cache": False, "nogil": True}
 META_SLOTS_USED, META_KEYS, META_CAPACITY, META_FULL = 0, 1, 2, 3
 _MAX_LOAD = 0.5
 CHECKPOINT_FORMAT = "jabbas-palace-mccfr-checkpoint"
@@ -79,13 +98,38 @@ def _fetch_add(typingctx, array, index, value):
     return signature, codegen
 
 
+@intrinsic
+def _unmanaged(typingctx, array):
+    """The same array without reference counting (its meminfo is null): numba increfs and
+    decrefs an array, atomically, at every view and every call it is passed to, and the
+    traversal spent about half its time doing that. The caller keeps the owner alive."""
+    if not isinstance(array, types.Array):
+        return None
+
+    def codegen(context, builder, sig, args):
+        source = context.make_array(sig.args[0])(context, builder, args[0])
+        view = context.make_array(sig.return_type)(context, builder)
+        for field in ("nitems", "itemsize", "data", "shape", "strides"):
+            setattr(view, field, getattr(source, field))
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view.parent = cgutils.get_null_value(view.parent.type)
+        return view._getvalue()
+
+    return array(array), codegen
+
+
+# A slot is two int64: the key (0: empty) and its entry, offset << 8 | number of actions
+# (0 while another thread is publishing it). A new key then writes one cache line, not one
+# in each of three arrays (key, offset, count): measured ~14% faster at identity.
+_ENTRY_SHIFT = 8
+_COUNT_MASK = (1 << _ENTRY_SHIFT) - 1
+
+
 @dataclasses.dataclass
 class Tables:
-    """The hash table and its flat value arrays."""
+    """The hash table (slots) and its flat value arrays."""
 
-    keys: np.ndarray  # int64 per slot, 0 = empty
-    offsets: np.ndarray  # int64 per slot: start of the key's block in regret/strategy_sum
-    num_actions: np.ndarray  # int8 per slot
+    slots: np.ndarray  # int64, 2 per slot: key, entry (offset << 8 | number of actions)
     regret: np.ndarray  # float32
     strategy_sum: np.ndarray  # float32
     meta: np.ndarray  # int64: values used, keys stored, capacity, full flag
@@ -96,16 +140,50 @@ class Tables:
             raise ValueError("capacity must be a power of two")
         meta = np.zeros(4, dtype=np.int64)
         meta[META_CAPACITY] = capacity
-        return cls(np.zeros(capacity, np.int64), np.full(capacity, -1, np.int64),
-                   np.zeros(capacity, np.int8), np.zeros(values, np.float32),
+        return cls(np.zeros(2 * capacity, np.int64), np.zeros(values, np.float32),
                    np.zeros(values, np.float32), meta)
+
+    @classmethod
+    def from_arrays(cls, keys, offsets, num_actions, regret, strategy_sum,
+                    meta) -> Tables:
+        """Tables from per-slot keys, block offsets and action counts (checkpoints)."""
+        slots = np.zeros(2 * len(keys), np.int64)
+        used = keys != 0
+        slots[0::2] = keys
+        slots[1::2][used] = ((offsets[used].astype(np.int64) << _ENTRY_SHIFT)
+                             | num_actions[used].astype(np.int64))
+        return cls(slots, regret, strategy_sum, meta)
+
+    @property
+    def capacity(self) -> int:
+        return len(self.slots) // 2
+
+    @property
+    def keys(self) -> np.ndarray:
+        """Key per slot, 0 = empty (a view)."""
+        return self.slots[0::2]
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Start of each slot's block in regret / strategy_sum, -1 for an empty slot."""
+        return np.where(self.keys != 0, self.slots[1::2] >> _ENTRY_SHIFT, -1)
+
+    @property
+    def num_actions(self) -> np.ndarray:
+        """Actions (block size) per slot, int8, 0 for an empty slot."""
+        return (self.slots[1::2] & _COUNT_MASK).astype(np.int8)
 
     @property
     def num_keys(self) -> int:
         return int(self.meta[META_KEYS])
 
+    def block(self, slot: int) -> tuple[int, int]:
+        """(offset, number of actions) of a used slot."""
+        entry = int(self.slots[2 * slot + 1])
+        return entry >> _ENTRY_SHIFT, entry & _COUNT_MASK
+
     def keys_full(self, margin_keys: int) -> bool:
-        return self.num_keys + margin_keys > _MAX_LOAD * len(self.keys)
+        return self.num_keys + margin_keys > _MAX_LOAD * self.capacity
 
     def values_full(self, margin_values: int) -> bool:
         return self.meta[META_SLOTS_USED] + margin_values > len(self.regret)
@@ -113,12 +191,10 @@ class Tables:
     def grown(self, keys: bool = True, values: bool = True) -> Tables:
         """Twice the key capacity (every key rehashed) and/or twice the value space; the
         part not grown is shared, not copied."""
-        key_arrays = (self.keys, self.offsets, self.num_actions)
+        slots = self.slots
         if keys:
-            size = 2 * len(self.keys)
-            key_arrays = (np.zeros(size, np.int64), np.full(size, -1, np.int64),
-                          np.zeros(size, np.int8))
-            _rehash(self.keys, self.offsets, self.num_actions, *key_arrays)
+            slots = np.zeros(2 * len(self.slots), np.int64)
+            _rehash(self.slots, slots)
         regret, strategy_sum = self.regret, self.strategy_sum
         if values:
             used = int(self.meta[META_SLOTS_USED])
@@ -127,25 +203,23 @@ class Tables:
             regret[:used] = self.regret[:used]
             strategy_sum[:used] = self.strategy_sum[:used]
         meta = self.meta.copy()
-        meta[META_CAPACITY] = len(key_arrays[0])
-        return Tables(*key_arrays, regret, strategy_sum, meta)
+        meta[META_CAPACITY] = len(slots) // 2
+        return Tables(slots, regret, strategy_sum, meta)
 
     def args(self):
-        return (self.keys, self.offsets, self.num_actions, self.regret, self.strategy_sum,
-                self.meta)
+        return (self.slots, self.regret, self.strategy_sum, self.meta)
 
 
 @njit(**_JIT)
-def _rehash(keys, offsets, num_actions, new_keys, new_offsets, new_num_actions):
-    mask = len(new_keys) - 1
-    for i in range(len(keys)):
-        if keys[i] != 0:
-            j = keys[i] & mask
-            while new_keys[j] != 0:
+def _rehash(slots, new_slots):
+    mask = len(new_slots) // 2 - 1
+    for i in range(0, len(slots), 2):
+        if slots[i] != 0:
+            j = slots[i] & mask
+            while new_slots[2 * j] != 0:
                 j = (j + 1) & mask
-            new_keys[j] = keys[i]
-            new_offsets[j] = offsets[i]
-            new_num_actions[j] = num_actions[i]
+            new_slots[2 * j] = slots[i]
+            new_slots[2 * j + 1] = slots[i + 1]
 
 
 @njit(**_JIT)
@@ -159,30 +233,41 @@ def find_slot(keys, key):
 
 
 @njit(**_JIT)
-def _block(keys, offsets, num_actions, regret, meta, key, n):
-    """Offset of key's block of n values, inserting it if new (safe across threads);
-    -1 when the table is too full to insert (it sets the full flag instead)."""
-    mask = len(keys) - 1
+def _block(slots, regret, meta, key, n, shared):
+    """Offset of key's block of n values, inserting it if new; -1 when the table is too
+    full to insert (it sets the full flag instead). `shared`: other threads use the table,
+    so a new key is claimed atomically (without it, plain stores: locked instructions
+    would wait for every cache miss before them)."""
+    mask = len(slots) // 2 - 1
     j = key & mask
     while True:
-        current = keys[j]
+        current = slots[2 * j]
         if current == 0:
-            if (meta[META_KEYS] >= 0.9 * len(keys)
+            if (meta[META_KEYS] >= 0.9 * (mask + 1)
                     or meta[META_SLOTS_USED] + n + 32 > len(regret)):
                 meta[META_FULL] = 1
                 return -1
-            current = _compare_and_swap(keys, j, 0, key)
+            if not shared:
+                offset = meta[META_SLOTS_USED]
+                meta[META_SLOTS_USED] = offset + n
+                meta[META_KEYS] += 1
+                slots[2 * j] = key
+                slots[2 * j + 1] = (offset << _ENTRY_SHIFT) | n
+                return offset
+            current = _compare_and_swap(slots, 2 * j, 0, key)
             if current == 0:  # this thread claimed the slot
-                num_actions[j] = n
                 offset = _fetch_add(meta, META_SLOTS_USED, n)
                 _fetch_add(meta, META_KEYS, 1)
-                _compare_and_swap(offsets, j, -1, offset)  # publish the block last
+                # Publish the block last.
+                _compare_and_swap(slots, 2 * j + 1, 0, (offset << _ENTRY_SHIFT) | n)
                 return offset
         if current == key:
-            offset = _compare_and_swap(offsets, j, -1, -1)  # an atomic read
-            while offset < 0:  # another thread is publishing this key's block
-                offset = _compare_and_swap(offsets, j, -1, -1)
-            return offset
+            if not shared:
+                return slots[2 * j + 1] >> _ENTRY_SHIFT
+            entry = _compare_and_swap(slots, 2 * j + 1, 0, 0)  # an atomic read
+            while entry == 0:  # another thread is publishing this key's block
+                entry = _compare_and_swap(slots, 2 * j + 1, 0, 0)
+            return entry >> _ENTRY_SHIFT
         j = (j + 1) & mask
 
 
@@ -211,78 +296,211 @@ def sample_index(sigma, n, rng):
     return i
 
 
-_MAX_DEPTH = 256  # nodes on one path; a round has at most ~120 (layout.MAX_EVENTS)
+_MAX_DEPTH = 256  # traverser nodes on one path (fewer than the events of a round)
 _MAX_OPTIONS = 16
+# Per traverser node on the stack (rows of Workspace.frames): its number of actions, the
+# next child to visit, its table offset, its key (identity: looked up after its children).
+F_OPTIONS, F_NEXT, F_OFFSET, F_KEY = 0, 1, 2, 3
+
+# The table's arrays and the traversal's work space, as passed to the compiled kernel.
+TableArrays = collections.namedtuple("TableArrays", "slots regret strategy_sum meta")
+Workspace = collections.namedtuple(
+    "Workspace", "returns states rows actions sigmas values frames key_work")
 
 
-@njit(**_JIT_RECURSIVE)
-def _traverse(s, depth, p, level, keys, offsets, num_actions, regret, strategy_sum, meta,
-              rng, returns_buf, states, actions, sigmas, values):
-    """Sampled value for traverser p below s (s is consumed); counts nodes in rng[1].
+@njit(**_JIT)
+def _copy_prefix(source, target, size):
+    """target[:size] = source[:size], as a plain loop: numba's slice assignment checks
+    for overlap and was measured at 7x the time of this loop for a state."""
+    for k in range(size):
+        target[k] = source[k]
 
-    Work space per depth (states, actions, sigmas, values) is preallocated: no allocation
-    per node. A traverser node at depth d builds each child in states[d + 1] in turn.
+
+@intrinsic
+def _prefetch(typingctx, array, index):
+    """Hint that array[index] is about to be read and written (llvm.prefetch)."""
+    signature = types.void(array, types.intp)
+
+    def codegen(context, builder, sig, args):
+        view = context.make_array(sig.args[0])(context, builder, args[0])
+        pointer = cgutils.get_item_pointer(context, builder, sig.args[0], view, [args[1]])
+        byte_pointer = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        prefetch = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]),
+            "llvm.prefetch.p0")
+        # write access, high temporal locality, data cache
+        builder.call(prefetch, [builder.bitcast(pointer, byte_pointer), i32(1), i32(3),
+                                i32(1)])
+        return context.get_dummy_value()
+
+    return signature, codegen
+
+
+@njit(**_JIT)
+def _prefetch_slot(table, key):
+    """Start fetching the home slot of `key`: a new key's slot is a cache miss (~150 ns
+    here) that the work done before `_block` can overlap."""
+    _prefetch(table.slots, 2 * (key & (len(table.slots) // 2 - 1)))
+
+
+@njit(inline="always", **_JIT_KERNEL)
+def _descend(depth, p, level, shared, table, work, rng):
+    """Walk down from work.states[depth] in place through chance and opponent nodes
+    (sampling them) to a terminal node or one of p's nodes; counts nodes in rng[1].
+
+    At p's node returns (True, 0.0) with the node's frame, legal actions
+    (work.actions[depth]) and strategy (work.sigmas[depth]) set; at identity the frame
+    holds the key instead, and `_close_node` looks the block up. Else returns (False,
+    value): the terminal value for p, or 0.0 when the table is full (the traversal is
+    abandoned and the caller grows the table).
     """
-    while True:  # chance and opponent nodes continue in place
+    s = work.states[depth]
+    while True:
         rng[1] += 1
         if engine.is_terminal(s):
-            engine.returns(s, returns_buf)
-            return returns_buf[p]
+            engine.returns(s, work.returns)
+            return False, work.returns[p]
         if engine.is_chance(s):
             rng[0] = engine.next_random(rng[0])
             engine.apply_action(s, engine.sample_chance(s, rng[0]))
             continue
-        legal = actions[depth]
-        n = engine.legal_actions(s, legal)
         actor = engine.current_actor(s)
-        offset = _block(keys, offsets, num_actions, regret, meta,
-                        abstract_key(s, actor, level), n)
-        if offset < 0:
-            return 0.0  # table full: abandon this traversal (the caller grows the table)
-        sigma = sigmas[depth]
-        _regret_matching(regret, offset, n, sigma)
+        key = path_key(s, actor, level, work.rows[depth, actor], work.key_work)
+        _prefetch_slot(table, key)
+        legal = work.actions[depth]
+        n = engine.legal_actions(s, legal)
         if actor == p:
-            break
+            work.frames[F_OPTIONS, depth] = n
+            work.frames[F_NEXT, depth] = 0
+            if level == IDENTITY:
+                # Perfect recall: this key cannot recur below this node, so its regrets
+                # are the same after its children, and its lookup's cache miss can
+                # overlap them.
+                work.frames[F_KEY, depth] = key
+                return True, 0.0
+        offset = _block(table.slots, table.regret, table.meta, key, n, shared)
+        if offset < 0:
+            return False, 0.0
+        sigma = work.sigmas[depth]
+        _regret_matching(table.regret, offset, n, sigma)
+        if actor == p:
+            work.frames[F_OFFSET, depth] = offset
+            return True, 0.0
         for i in range(n):
-            strategy_sum[offset + i] += sigma[i]
+            table.strategy_sum[offset + i] += sigma[i]
         engine.apply_action(s, legal[sample_index(sigma, n, rng)])
-    used = L.S_EVENTS + s[L.S_EVENT_N] * L.EVENT_SIZE  # the log's tail is never read
-    child = states[depth + 1]
+
+
+@njit(**_JIT_KERNEL)
+def _close_node(depth, level, shared, table, work):
+    """p's node at `depth` after all its children: its value v = sum_a sigma(a) v(a), and
+    the regret update R(I, a) += v(a) - v (none if a subtree was abandoned: its values
+    are incomplete)."""
+    if table.meta[META_FULL]:
+        return 0.0
+    n = work.frames[F_OPTIONS, depth]
+    sigma = work.sigmas[depth]
+    if level == IDENTITY:
+        offset = _block(table.slots, table.regret, table.meta, work.frames[F_KEY, depth], n,
+                        shared)
+        if offset < 0:
+            return 0.0
+        _regret_matching(table.regret, offset, n, sigma)
+    else:
+        offset = work.frames[F_OFFSET, depth]
     value = 0.0
     for i in range(n):
-        child[:used] = s[:used]
-        engine.apply_action(child, legal[i])
-        values[depth, i] = _traverse(child, depth + 1, p, level, keys, offsets, num_actions,
-                                     regret, strategy_sum, meta, rng, returns_buf, states,
-                                     actions, sigmas, values)
-        value += sigma[i] * values[depth, i]
-    if meta[META_FULL]:
-        return 0.0  # a subtree was abandoned: no update from incomplete values
+        value += sigma[i] * work.values[depth, i]
     for i in range(n):
-        regret[offset + i] += values[depth, i] - value
+        table.regret[offset + i] += work.values[depth, i] - value
     return value
 
 
-@njit(**_JIT_RECURSIVE)
-def run_iterations(root, level, iterations, keys, offsets, num_actions, regret,
-                   strategy_sum, meta, rng, max_keys, max_values):
+@njit(**_JIT_KERNEL)
+def _traverse(p, level, shared, table, work, rng):
+    """One traversal for traverser p from work.states[0] / work.rows[0]; returns p's
+    sampled value.
+
+    Depth-first with an explicit stack of p's nodes (no recursion, no allocation): the
+    node at depth d keeps its state, path rows, legal actions, strategy, child values and
+    frame in row d of the work arrays, and builds each child in row d + 1 in turn.
+    """
+    num_players = work.states[0, L.S_NUM_PLAYERS]
+    width = path_width(level)
+    frames = work.frames
+    depth = 0
+    while True:
+        at_node, value = _descend(depth, p, level, shared, table, work, rng)
+        if not at_node:
+            # Hand the value up: to the node above, and on up through every node whose
+            # children are all done.
+            while True:
+                if depth == 0:
+                    return value
+                depth -= 1
+                i = frames[F_NEXT, depth]
+                work.values[depth, i] = value
+                frames[F_NEXT, depth] = i + 1
+                if i + 1 < frames[F_OPTIONS, depth]:
+                    break
+                value = _close_node(depth, level, shared, table, work)
+        # Build the next child of the node at `depth` one row down.
+        parent, child = work.states[depth], work.states[depth + 1]
+        _copy_prefix(parent, child, L.S_EVENTS + parent[L.S_EVENT_N] * L.EVENT_SIZE)
+        for q in range(num_players):
+            _copy_prefix(work.rows[depth, q], work.rows[depth + 1, q], width)
+        engine.apply_action(child, work.actions[depth, frames[F_NEXT, depth]])
+        depth += 1
+
+
+@njit(**_JIT)
+def _keep_alive(owners):
+    """A use of `owners`: numba frees a variable after its last use, and the unmanaged
+    views of these arrays must not outlive them."""
+    return len(owners)
+
+
+@njit(**_JIT_KERNEL)
+def run_iterations(root, level, iterations, slots, regret, strategy_sum, meta, rng,
+                   max_keys, max_values, shared):
     """Up to `iterations` iterations (one traversal per player each); stops early, before
-    an iteration, once the table passes max_keys or max_values. Returns iterations done."""
+    an iteration, once the table passes max_keys or max_values. Returns iterations done.
+    `shared`: other threads use the same tables (claim keys atomically).
+
+    Every array is used through an unmanaged view (no reference counting): the caller
+    owns the table, root and rng; the work space is allocated here (measured ~10% faster on
+    the small deck than a work space passed in) and kept alive to the end.
+    """
     num_players = root[L.S_NUM_PLAYERS]
-    returns_buf = np.zeros(num_players, dtype=np.float64)
-    states = np.zeros((_MAX_DEPTH, len(root)), dtype=root.dtype)
-    actions = np.zeros((_MAX_DEPTH, L.NUM_ACTIONS), dtype=np.int32)
-    sigmas = np.zeros((_MAX_DEPTH, _MAX_OPTIONS), dtype=np.float64)
-    values = np.zeros((_MAX_DEPTH, _MAX_OPTIONS), dtype=np.float64)
+    owners = (np.zeros(num_players, dtype=np.float64),
+              np.zeros((_MAX_DEPTH, len(root)), dtype=root.dtype),
+              np.zeros((_MAX_DEPTH, num_players, PATH_SIZE), dtype=np.int32),
+              np.zeros((_MAX_DEPTH, L.NUM_ACTIONS), dtype=np.int32),
+              np.zeros((_MAX_DEPTH, _MAX_OPTIONS), dtype=np.float64),
+              np.zeros((_MAX_DEPTH, _MAX_OPTIONS), dtype=np.float64),
+              np.zeros((4, _MAX_DEPTH), dtype=np.int64),
+              np.zeros(KEY_WORK_SIZE, dtype=np.int32))
+    work = Workspace(_unmanaged(owners[0]), _unmanaged(owners[1]), _unmanaged(owners[2]),
+                     _unmanaged(owners[3]), _unmanaged(owners[4]), _unmanaged(owners[5]),
+                     _unmanaged(owners[6]), _unmanaged(owners[7]))
+    table = TableArrays(_unmanaged(slots), _unmanaged(regret), _unmanaged(strategy_sum),
+                        _unmanaged(meta))
+    root, rng = _unmanaged(root), _unmanaged(rng)
+    root_size = L.S_EVENTS + root[L.S_EVENT_N] * L.EVENT_SIZE  # the log's tail is unread
+    done = iterations
     for t in range(iterations):
-        if (meta[META_FULL] or meta[META_KEYS] > max_keys
-                or meta[META_SLOTS_USED] > max_values):
-            return t
+        if (table.meta[META_FULL] or table.meta[META_KEYS] > max_keys
+                or table.meta[META_SLOTS_USED] > max_values):
+            done = t
+            break
         for p in range(num_players):
-            states[0][:] = root
-            _traverse(states[0], 0, p, level, keys, offsets, num_actions, regret,
-                      strategy_sum, meta, rng, returns_buf, states, actions, sigmas, values)
-    return iterations
+            _copy_prefix(root, work.states[0], root_size)
+            for q in range(num_players):
+                path_start(work.rows[0, q], q, level)
+            _traverse(p, level, shared, table, work, rng)
+    _keep_alive(owners)  # the single exit: the work space outlives its views
+    return done
 
 
 class MCCFRSolver:
@@ -334,12 +552,12 @@ class MCCFRSolver:
         # updates stand); grow whatever is short and go on.
         full = bool(self.tables.meta[META_FULL])
         grow_keys = self.tables.keys_full(margin_keys) or (
-            full and self.tables.num_keys >= 0.45 * len(self.tables.keys))
+            full and self.tables.num_keys >= 0.45 * self.tables.capacity)
         grow_values = self.tables.values_full(16 * margin_keys) or (full and not grow_keys)
         if grow_keys or grow_values:
             self.tables = self.tables.grown(keys=grow_keys, values=grow_values)
         self.tables.meta[META_FULL] = 0
-        capacity_keys = int(_MAX_LOAD * len(self.tables.keys)) - margin_keys
+        capacity_keys = int(_MAX_LOAD * self.tables.capacity) - margin_keys
         capacity_values = len(self.tables.regret) - 16 * margin_keys
         shares = [iterations // self.threads + (k < iterations % self.threads)
                   for k in range(self.threads)]
@@ -348,7 +566,8 @@ class MCCFRSolver:
 
         def work(k: int) -> None:
             done[k] = run_iterations(self.root, self.level, shares[k], *self.tables.args(),
-                                     self.rngs[k], capacity_keys, capacity_values)
+                                     self.rngs[k], capacity_keys, capacity_values,
+                                     self.threads > 1)
 
         interrupted = False
         if self.threads == 1:
@@ -374,7 +593,8 @@ class MCCFRSolver:
         j = find_slot(t.keys, abstract_key(s, player, self.level))
         if t.keys[j] == 0:
             return None
-        block = t.strategy_sum[t.offsets[j]:t.offsets[j] + n].astype(np.float64)
+        offset, _ = t.block(j)
+        block = t.strategy_sum[offset:offset + n].astype(np.float64)
         total = block.sum()
         return block / total if total > 0 else np.full(n, 1.0 / n)
 
@@ -421,9 +641,9 @@ class MCCFRSolver:
             raise ValueError(f"{path}: checkpoint is for game {header['game']}, not {params}")
         values = int(arrays["values_capacity"])
         used = len(arrays["regret"])
-        tables = Tables(arrays["keys"], arrays["offsets"], arrays["num_actions"],
-                        np.zeros(values, np.float32), np.zeros(values, np.float32),
-                        arrays["meta"])
+        tables = Tables.from_arrays(arrays["keys"], arrays["offsets"], arrays["num_actions"],
+                                    np.zeros(values, np.float32),
+                                    np.zeros(values, np.float32), arrays["meta"])
         tables.regret[:used] = arrays["regret"]
         tables.strategy_sum[:used] = arrays["strategy_sum"]
         solver = cls(game, level=header["level"], seed=header["seed"],

@@ -260,6 +260,59 @@ def test_compiled_solver_uses_the_current_keys():
             "stale numba cache: delete solver/__pycache__/mccfr.* and rerun")
 
 
+def _check_path_keys(s, rows, work, rng, branches, counts):
+    """Play s to the end (random decisions, true chance), checking at every decision that
+    each player's path row gives `abstract_key` at every level; at up to `branches`
+    decisions, fork like the solver: copy the state and the rows, go on in each copy."""
+    from spiel_game import engine
+
+    actions = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    players = int(s[L.S_NUM_PLAYERS])
+    while not engine.is_terminal(s):
+        if engine.is_chance(s):
+            engine.apply_action(s, engine.sample_chance(s, rng.randrange(1, 2**31 - 1)))
+            continue
+        # The actor always (as the solver asks), another player now and then (a row may
+        # also lag several decisions behind).
+        actor = int(engine.current_actor(s))
+        viewers = {actor, rng.randrange(players)}
+        for viewer in viewers:
+            for level in LEVELS:
+                assert (A.path_key(s, viewer, level, rows[level, viewer], work)
+                        == A.abstract_key(s, viewer, level))
+                counts[level] += 1
+        n = engine.legal_actions(s, actions)
+        if branches[0] > 0 and n > 1 and rng.random() < 0.3:
+            branches[0] -= 1
+            for a in rng.sample(list(actions[:n]), 2):
+                child, child_rows = s.copy(), rows.copy()
+                engine.apply_action(child, a)
+                _check_path_keys(child, child_rows, work, rng, branches, counts)
+            return
+        engine.apply_action(s, actions[rng.randrange(n)])
+
+
+@pytest.mark.parametrize("players,agenda", [(2, "exalted_one"), (2, "jabbas_court"),
+                                            (3, "rescue_mission"), (4, "my_kind_of_scum")])
+def test_path_keys_are_the_abstract_keys(players, agenda):
+    """The solver's incremental keys (`path_key`: a row per player carried down the path,
+    reading only the events logged since it last read) are `abstract_key`'s bit for bit,
+    at every level, along random rounds that branch as the solver's traversal does."""
+    game = load(players=players, agenda=agenda)
+    rng = random.Random(31 + players)
+    work = np.zeros(A.KEY_WORK_SIZE, dtype=np.int32)
+    counts = [0] * len(LEVELS)
+    for _ in range(60):
+        s = game.initial_array.copy()
+        s[L.S_LOGGING] = 1
+        rows = np.zeros((len(LEVELS), players, A.PATH_SIZE), dtype=np.int32)
+        for level in LEVELS:
+            for q in range(players):
+                A.path_start(rows[level, q], q, level)
+        _check_path_keys(s, rows, work, rng, [4], counts)
+    assert min(counts) > 1000
+
+
 def test_key_is_never_zero_and_depends_on_the_level():
     game = load()
     rng = random.Random(3)

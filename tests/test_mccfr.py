@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from conftest import load, tree_decision_states
+
 from solver.abstraction import identity_key
 from solver.best_response import exploitability
-from solver.mccfr import MCCFRSolver, Tables, _block, find_slot, strategy_on_tree
+from solver.mccfr import (
+    MCCFRSolver,
+    Tables,
+    _block,
+    find_slot,
+    run_iterations,
+    strategy_on_tree,
+)
 from solver.tree import DECISION, build_tree, infoset_states
 
 
@@ -28,12 +35,14 @@ def test_identity_key_is_the_information_state():
     assert checked == int((tree.kind == DECISION).sum())
 
 
-def test_hash_table_collisions_and_growth():
+@pytest.mark.parametrize("shared", [False, True])
+def test_hash_table_collisions_and_growth(shared):
     tables = Tables.empty(capacity=8, values=64)
     colliding = [8 * k + 3 for k in range(1, 4)]  # same slot modulo 8
-    offsets = [_block(tables.keys, tables.offsets, tables.num_actions, tables.regret,
-                      tables.meta, key, 2)
+    offsets = [_block(tables.slots, tables.regret, tables.meta, key, 2, shared)
                for key in colliding]
+    assert offsets == [_block(tables.slots, tables.regret, tables.meta, key, 2, shared)
+                       for key in colliding]  # found again, not inserted twice
     assert offsets == [0, 2, 4] and tables.num_keys == 3
     slots = [find_slot(tables.keys, key) for key in colliding]
     assert slots == [3, 4, 5]  # linear probing
@@ -45,6 +54,26 @@ def test_hash_table_collisions_and_growth():
         assert grown.keys[j] == key and grown.offsets[j] == offset
         assert list(grown.regret[offset:offset + 2]) == [offset, offset + 1]
     assert grown.keys[find_slot(grown.keys, 12345)] == 0  # absent key: empty slot
+
+
+@pytest.mark.parametrize("level", [0, 2])
+def test_atomic_and_plain_table_paths_give_the_same_run(level):
+    """One thread through the atomic (shared) key claims and through the plain stores:
+    the same tables, bit for bit."""
+    game = load(deck="small")
+    root = MCCFRSolver(game).root
+    runs = []
+    for shared in (False, True):
+        tables = Tables.empty()
+        rng = np.array([5, 0], dtype=np.int64)
+        assert run_iterations(root, level, 2000, *tables.args(), rng, 1 << 40, 1 << 40,
+                              shared) == 2000
+        runs.append(tables)
+    a, b = runs
+    used = int(a.meta[0])
+    assert np.array_equal(a.keys, b.keys) and np.array_equal(a.offsets, b.offsets)
+    assert np.array_equal(a.regret[:used], b.regret[:used])
+    assert np.array_equal(a.strategy_sum[:used], b.strategy_sum[:used])
 
 
 def test_growth_does_not_change_the_run():
