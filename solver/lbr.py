@@ -49,18 +49,14 @@ from numba import njit
 
 from spiel_game import engine
 from spiel_game import layout as L
-from spiel_game.events import _PRIVATE_TO_ACTOR, _PRIVATE_TO_BOTH, _TWO_CARD_KINDS, HIDDEN
 
-from .abstraction import T_SIZE, track
+from .abstraction import T_SIZE, _redacted, track  # _redacted: the compiled redaction
 from .compiled_policies import PolicyBank, policy_probs
 from .tournament import (STREAM_DEAL, STREAM_DECISIONS, Estimate, deck_cards, dealt_card,
                          estimate, next_float, play_out, reset, sample, shuffled,
                          stream_seed)
 
 _JIT = dict(cache=True, nogil=True)
-_ACTOR_ONLY = _PRIVATE_TO_ACTOR.astype(np.int8)
-_BOTH = _PRIVATE_TO_BOTH.astype(np.int8)
-_TWO_CARDS = _TWO_CARD_KINDS.astype(np.int8)
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 STREAM_ROLLOUT = 11  # purpose of the rollout streams (tournament.py uses 1-6)
@@ -73,24 +69,6 @@ NUM_BELIEF_STATS = 6
 
 
 # The observed log -----------------------------------------------------------------------
-
-@njit(**_JIT)
-def _redacted(s, i, viewer):
-    """Event i as `viewer` sees it (spiel_game.events.redact)."""
-    base = L.S_EVENTS + i * L.EVENT_SIZE
-    kind = s[base + L.EV_KIND]
-    actor = s[base + L.EV_ACTOR]
-    other = s[base + L.EV_OTHER]
-    card = s[base + L.EV_CARD]
-    extra = s[base + L.EV_EXTRA]
-    if ((_ACTOR_ONLY[kind] == 1 and actor != viewer)
-            or (_BOTH[kind] == 1 and actor != viewer and other != viewer)):
-        if card >= 0:
-            card = HIDDEN
-        if _TWO_CARDS[kind] == 1 and extra >= 0:
-            extra = HIDDEN
-    return kind, actor, other, card, extra
-
 
 @njit(**_JIT)
 def observe(s, viewer, observed):
