@@ -158,7 +158,7 @@ def register(app: typer.Typer) -> None:
         from rich.progress import Progress
 
         import spiel_game  # noqa: F401
-        from solver.export import export_rows, write_rows
+        from solver.export import COLUMNS, export_rows, write_rows
         from solver.policy_file import load_policy, shipped_policies
 
         if fmt not in ("csv", "jsonl"):
@@ -183,8 +183,7 @@ def register(app: typer.Typer) -> None:
             rows = export_rows(game, table, rounds, seed, all_keys,
                                progress=lambda r: bar.update(task, completed=r))
         header = {**table.header, "export": {"rounds": rounds, "seed": seed,
-                                             "all_keys": all_keys, "columns": list(
-                                                 __import__("solver.export").export.COLUMNS)}}
+                                             "all_keys": all_keys, "columns": list(COLUMNS)}}
         write_rows(rows, output, fmt, header)
         keys = len({r["key"] for r in rows})
         typer.echo(f"wrote {output}: {len(rows)} rows, {keys} keys from {paths[0]}")

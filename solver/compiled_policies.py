@@ -435,9 +435,8 @@ def build_bank(specs: list[str], game, labels: list[str] | None = None) -> Polic
         key_parts.append(table.keys)
         offset_parts.append(table.offsets + prob_total)
         count_parts.append(table.num_actions.astype(np.uint8))
-        quantised = np.rint(table.probs * 255).astype(np.uint8)  # the file's 8-bit rows
-        prob_parts.append(quantised)
-        prob_total += len(quantised)
+        prob_parts.append(table.probs)  # the file's 8-bit rows
+        prob_total += len(table.probs)
         key_start.append(key_start[-1] + len(table.keys))
 
     def joined(parts, dtype):

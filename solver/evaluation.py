@@ -171,30 +171,35 @@ def crosstable_rows(table, bank, agenda: str) -> list[dict]:
     return rows
 
 
+def _games(settings: Settings):
+    """(players, agenda, game, labels, specs, bank) for every game of the settings."""
+    for players in settings.players:
+        for agenda in settings.agendas:
+            game = load_game(players, agenda)
+            labels, specs = resolve_policies(_policy_names(agenda, players), "full", agenda,
+                                             players)
+            yield players, agenda, game, labels, specs, build_bank(specs, game, labels)
+
+
 def run_crosstable(settings: Settings, rows: list[dict], log: Log,
                    progress: Progress | None = None) -> bool:
     """Every cell of every (players, agenda) cross-table, appended to rows; True if
     interrupted."""
     from .tournament import play_cross_table
 
-    for players in settings.players:
-        for agenda in settings.agendas:
-            game = load_game(players, agenda)
-            labels, specs = resolve_policies(_policy_names(agenda, players), "full", agenda,
-                                             players)
-            bank = build_bank(specs, game, labels)
-            start = time.perf_counter()
-            table = play_cross_table(game, bank, settings.deals[players],
-                                     settings.matches[players], settings.seed,
-                                     on_progress=progress)
-            seconds = time.perf_counter() - start
-            rounds = sum(r.rounds for r in table.cells.values())
-            log(f"{players}p {agenda}: {len(table.cells)} cells, {rounds:,} rounds and "
-                f"{sum(len(r.wins) for r in table.cells.values()):,} matches "
-                f"({seconds:.0f} s)")
-            rows.extend(crosstable_rows(table, bank, agenda))
-            if table.interrupted:
-                return True
+    for players, agenda, game, _, _, bank in _games(settings):
+        start = time.perf_counter()
+        table = play_cross_table(game, bank, settings.deals[players],
+                                 settings.matches[players], settings.seed,
+                                 on_progress=progress)
+        seconds = time.perf_counter() - start
+        rounds = sum(r.rounds for r in table.cells.values())
+        log(f"{players}p {agenda}: {len(table.cells)} cells, {rounds:,} rounds and "
+            f"{sum(len(r.wins) for r in table.cells.values()):,} matches "
+            f"({seconds:.0f} s)")
+        rows.extend(crosstable_rows(table, bank, agenda))
+        if table.interrupted:
+            return True
     return False
 
 
@@ -205,32 +210,27 @@ def run_lbr_full(settings: Settings, rows: list[dict], log: Log,
     """LBR against every policy of every game, appended to rows; True if interrupted."""
     from .lbr import run_lbr
 
-    for players in settings.players:
-        for agenda in settings.agendas:
-            game = load_game(players, agenda)
-            labels, specs = resolve_policies(_policy_names(agenda, players), "full", agenda,
-                                             players)
-            bank = build_bank(specs, game, labels)
-            for index, label in enumerate(labels):
-                result = run_lbr(
-                    game, bank, index, settings.lbr_deals[players], settings.seed,
-                    settings.rollouts, max_particles=settings.max_particles,
-                    on_progress=(lambda done, total, text=f"LBR {players}p {agenda} {label}":
-                                 progress(text, done, total)) if progress else None)
-                bound = result.lower_bound()
-                log(f"LBR {players}p {agenda} {label}: {result.metric} >= {bound} "
-                    f"({result.seconds:.0f} s)")
-                rows.append({"players": players, "agenda": agenda, "policy": label,
-                             "spec": specs[index], "metric": result.metric,
-                             "lower_bound": _ci(bound), "deals": result.deals,
-                             "rounds": result.deals * players,
-                             "per_seat": [_ci(e) for e in result.per_seat()],
-                             "rollouts": result.rollouts,
-                             "continuation": result.continuation,
-                             "belief": result.belief_stats,
-                             "seconds": round(result.seconds, 1)})
-                if result.interrupted:
-                    return True
+    for players, agenda, game, labels, specs, bank in _games(settings):
+        for index, label in enumerate(labels):
+            result = run_lbr(
+                game, bank, index, settings.lbr_deals[players], settings.seed,
+                settings.rollouts, max_particles=settings.max_particles,
+                on_progress=(lambda done, total, text=f"LBR {players}p {agenda} {label}":
+                             progress(text, done, total)) if progress else None)
+            bound = result.lower_bound()
+            log(f"LBR {players}p {agenda} {label}: {result.metric} >= {bound} "
+                f"({result.seconds:.0f} s)")
+            rows.append({"players": players, "agenda": agenda, "policy": label,
+                         "spec": specs[index], "metric": result.metric,
+                         "lower_bound": _ci(bound), "deals": result.deals,
+                         "rounds": result.deals * players,
+                         "per_seat": [_ci(e) for e in result.per_seat()],
+                         "rollouts": result.rollouts,
+                         "continuation": result.continuation,
+                         "belief": result.belief_stats,
+                         "seconds": round(result.seconds, 1)})
+            if result.interrupted:
+                return True
     return False
 
 

@@ -81,7 +81,8 @@ def export_rows(game, policy, rounds: int = 2000, seed: int = 0, all_keys: bool 
             n = engine.legal_actions(s, buf)
             legal = buf[:n].tolist()
             key = int(abstraction.abstract_key(s, player, policy.level))
-            probs = policy.lookup(s, player, n)
+            row = policy.find(key)
+            probs = policy.row(row, n) if row >= 0 else None
             entry = seen.get(key)
             if entry is None and probs is not None:
                 entry = seen[key] = {
@@ -95,12 +96,10 @@ def export_rows(game, policy, rounds: int = 2000, seed: int = 0, all_keys: bool 
         if progress:
             progress(r + 1)
     rows = []
-    index = {int(k): i for i, k in enumerate(policy.keys.tolist())} if all_keys else None
     for key, entry in sorted(seen.items(), key=lambda kv: (-kv[1]["visits"], kv[0])):
-        i = int(np.searchsorted(policy.keys, key))
-        _append_rows(rows, policy, i, key, level_name, entry)
+        _append_rows(rows, policy, policy.find(key), key, level_name, entry)
     if all_keys:
-        for key, i in index.items():
+        for i, key in enumerate(policy.keys.tolist()):
             if key not in seen:
                 _append_rows(rows, policy, i, key, level_name, None)
     return rows
@@ -108,9 +107,7 @@ def export_rows(game, policy, rounds: int = 2000, seed: int = 0, all_keys: bool 
 
 def _append_rows(rows, policy, i, key, level_name, entry):
     n = int(policy.num_actions[i])
-    block = policy.probs[policy.offsets[i]:policy.offsets[i] + n]
-    total = block.sum()
-    block = block / total if total > 0 else np.full(n, 1.0 / n)
+    block = policy.row(i, n)
     for j in range(n):
         action = entry["legal"][j] if entry else None
         rows.append({

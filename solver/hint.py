@@ -33,10 +33,12 @@ from spiel_game import layout as L
 from spiel_game.actions import decision_to_string
 from spiel_game.cards import CHARACTERS
 
-from .compiled_policies import TABLE_MISS, build_bank, policy_probs
+from .compiled_policies import (FROM_TABLE, TABLE_MISS, build_bank, policy_probs,
+                                probabilities)
 from .mccfr import sample_index
-from .policy_file import load_policy, shipped_policies
+from .policy_file import shipped_policies
 from .situation import Situation, SituationError, log_worlds, summary_worlds
+from .tournament import reset
 
 SCHEMA = "jabbas-palace-hint"
 SCHEMA_VERSION = 1
@@ -56,9 +58,10 @@ def rollout_values(worlds, picks, actions, me, seed, bank, chain, counts):
     legal = np.zeros(L.NUM_ACTIONS, dtype=np.int32)
     sigma = np.zeros(L.NUM_ACTIONS)
     rng = np.zeros(1, dtype=np.int64)
+    s = np.empty_like(worlds[0])
     for r in range(len(picks)):
         for a in range(len(actions)):
-            s = worlds[picks[r]].copy()
+            reset(s, worlds[picks[r]])
             engine.apply_action(s, actions[a])
             rng[0] = max(1, (seed * 1000003 + r * 7919) % 2147483647)
             while not engine.is_terminal(s):
@@ -84,27 +87,31 @@ ROLLOUT_DEFAULT = "agenda_expert"  # plays the rollout decisions no table has
 
 
 class PolicySet:
-    """The table(s) for one game, finest level first (maybe none), and the compiled bank
-    behind the rollouts: those tables, then ROLLOUT_DEFAULT."""
+    """The table(s) for one game, finest level first (maybe none), in one compiled bank
+    with ROLLOUT_DEFAULT after them: rollouts try them in that order."""
 
     def __init__(self, game, paths: list[Path]):
         self.paths = list(paths)
-        self.tables = [load_policy(p, game) for p in self.paths]
         self.bank = build_bank([str(p) for p in self.paths] + [ROLLOUT_DEFAULT], game)
         self.chain = np.arange(len(self.paths) + 1, dtype=np.int64)
 
+    @property
+    def levels(self) -> list[str]:
+        return [self.bank.headers[i]["abstraction"]["level"] for i in range(len(self.paths))]
+
     def lookup(self, s, player: int, n: int):
         """(probabilities, level name) from the finest table that has the key, or None."""
-        for table in self.tables:
-            probs = table.lookup(s, player, n)
-            if probs is not None:
-                return probs, table.header["abstraction"]["level"]
+        for i, level in enumerate(self.levels):
+            _, probs, source = probabilities(self.bank, i, s, player)
+            if source == FROM_TABLE:
+                return probs[:n], level
         return None
 
     def describe(self) -> list[dict]:
-        return [{"file": _display_path(path), "level": t.header["abstraction"]["level"],
-                 "iterations": t.header["iterations"], "keys": len(t)}
-                for path, t in zip(self.paths, self.tables)]
+        return [{"file": _display_path(path), "level": level,
+                 "iterations": self.bank.headers[i]["iterations"],
+                 "keys": self.bank.headers[i]["keys"]}
+                for i, (path, level) in enumerate(zip(self.paths, self.levels))]
 
 
 def _display_path(path: Path) -> str:
@@ -174,22 +181,18 @@ def _summary_stats(values: np.ndarray) -> list[dict]:
     return out
 
 
-def _posterior_summary(sit: Situation, game, states, weights) -> list[dict]:
-    """Per opponent: probability of each card in their hand, over the worlds."""
-    n, me = sit.players, sit.seat
+def _opponents(sit: Situation, s0, hand_mass) -> list[dict]:
+    """Per opponent: status and the probability of each card in their hand, from
+    hand_mass(q) (weight per character id)."""
     result = []
-    for q in range(n):
-        if q == me:
+    for q in range(sit.players):
+        if q == sit.seat:
             continue
-        s0 = states[0]
         if s0[L.S_IN_ROUND + q] == 0:
             result.append({"seat": q, "status": "out", "hand": []})
             continue
-        mass = np.zeros(L.MAX_CHARS)
-        for s, w in zip(states, weights):
-            for k in range(int(s[L.S_HAND_N + q])):
-                mass[s[L.S_HAND + q * L.MAX_HAND + k]] += w
-        mass /= mass.sum()
+        mass = hand_mass(q)
+        mass = mass / mass.sum()
         cards = [{"card": CHARACTERS[c].name, "probability": float(mass[c])}
                  for c in np.argsort(-mass, kind="stable") if mass[c] > 0]
         result.append({"seat": q, "status": "protected" if s0[L.S_PROTECTED + q] else "in",
@@ -197,25 +200,28 @@ def _posterior_summary(sit: Situation, game, states, weights) -> list[dict]:
     return result
 
 
-def _card_counting(sit: Situation, states, unseen) -> list[dict]:
-    """Per opponent: their card if known, else the unseen cards' shares (exact)."""
-    total = sum(unseen.values())
-    result = []
-    for q in range(sit.players):
-        if q == sit.seat:
-            continue
-        s0 = states[0]
-        if s0[L.S_IN_ROUND + q] == 0:
-            result.append({"seat": q, "status": "out", "hand": []})
-            continue
+def _world_mass(states, weights):
+    """hand_mass over weighted worlds (Bayes along a log)."""
+    def mass(q):
+        out = np.zeros(L.MAX_CHARS)
+        for s, w in zip(states, weights):
+            for k in range(int(s[L.S_HAND_N + q])):
+                out[s[L.S_HAND + q * L.MAX_HAND + k]] += w
+        return out
+    return mass
+
+
+def _counting_mass(sit: Situation, unseen):
+    """hand_mass by card counting: a known card, else the unseen cards (exact)."""
+    counts = np.zeros(L.MAX_CHARS)
+    for c, k in unseen.items():
+        counts[c] = k
+
+    def mass(q):
         if q in sit.saw:
-            cards = [{"card": CHARACTERS[sit.saw[q]].name, "probability": 1.0}]
-        else:
-            cards = [{"card": CHARACTERS[c].name, "probability": k / total}
-                     for c, k in sorted(unseen.items(), key=lambda ck: (-ck[1], ck[0]))]
-        result.append({"seat": q, "status": "protected" if s0[L.S_PROTECTED + q] else "in",
-                       "hand": cards})
-    return result
+            return np.eye(L.MAX_CHARS)[sit.saw[q]]
+        return counts
+    return mass
 
 
 def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float = 0.25,
@@ -225,14 +231,14 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
     policies = load_policies(game) if policies is None else policies
     me = sit.seat
     if sit.log is not None:
-        weighted, replay = log_worlds(sit, game, policies if policies.tables else None,
+        weighted, replay = log_worlds(sit, game, policies if policies.paths else None,
                                       seed=seed)
         states = [s for s, _ in weighted]
         weights = [w for _, w in weighted]
         source = "log"
         posterior_basis = ("Bayes over every history that gives the log, with the "
                            "policy's probabilities for the opponents' decisions"
-                           if policies.tables else
+                           if policies.paths else
                            "every history that gives the log, weighted by the odds")
     else:
         states, unseen = summary_worlds(sit, game, worlds, np.random.default_rng(seed))
@@ -245,13 +251,12 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
     found = policies.lookup(s0, me, len(legal))
     if found is not None:
         probs, level = found
-        finest = policies.tables[0].header["abstraction"]["level"]
-        how = "table" if level == finest else f"backed off to the {level} table"
+        how = "table" if level == policies.levels[0] else f"backed off to the {level} table"
         budget = seconds
     else:
         probs, level = None, None
         how = ("re-solved: no table has this situation's key; plays chosen by a rollout "
-               "search over the worlds" if policies.tables else
+               "search over the worlds" if policies.paths else
                "re-solved: no policy ships for this game; plays chosen by a rollout search "
                f"({ROLLOUT_DEFAULT} plays the rollouts)")
         budget = resolve_seconds
@@ -287,13 +292,13 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
             "action": ", ".join([plays[best]["action"]] + [s["chosen"] for s in steps]),
             "card": plays[best]["card"], "steps": steps},
         "plays": plays,
-        "opponents": (_posterior_summary(sit, game, states, weights) if sit.log is not None
-                      else _card_counting(sit, states, unseen)),
+        "opponents": _opponents(sit, s0, _world_mass(states, weights) if sit.log is not None
+                                else _counting_mass(sit, unseen)),
         "posterior": {"basis": posterior_basis, "worlds": len(states),
                       **({"complete": replay["complete"]} if replay else {})},
         "rollouts": {"count": int(values.shape[1]), "seconds": round(rollout_seconds, 3),
                      "decisions": rollout_decisions,
-                     "from_table": float(counts[0] if policies.tables else 0) / total,
+                     "from_table": float(counts[0] if policies.paths else 0) / total,
                      "from_coarser_table": float(counts[1:-1].sum()) / total,
                      "default_policy": ROLLOUT_DEFAULT,
                      "from_default_policy": float(counts[-1]) / total,

@@ -82,23 +82,29 @@ class TablePolicy:
         self.keys = arrays["keys"]
         self.offsets = arrays["offsets"].astype(np.int64)
         self.num_actions = arrays["num_actions"].astype(np.int64)
-        self.probs = arrays["probs"].astype(np.float64) / 255.0
+        self.probs = arrays["probs"]  # uint8, probability x 255; rows normalised on read
 
     def __len__(self) -> int:
         return len(self.keys)
 
-    def lookup(self, s, player: int, n: int) -> np.ndarray | None:
-        """Probabilities of the n legal actions at engine state s, or None if absent."""
-        key = abstraction.abstract_key(s, player, self.level)
+    def find(self, key: int) -> int:
+        """The row of an abstract key, or -1."""
         i = int(np.searchsorted(self.keys, key))
-        if i == len(self.keys) or self.keys[i] != key:
-            return None
+        return i if i < len(self.keys) and self.keys[i] == key else -1
+
+    def row(self, i: int, n: int) -> np.ndarray:
+        """Row i as probabilities of the n legal actions (uniform if all rounded to 0)."""
         if self.num_actions[i] != n:
             raise ValueError(f"policy row has {self.num_actions[i]} actions where the "
                              f"game offers {n}: the file does not match this game")
-        row = self.probs[self.offsets[i]:self.offsets[i] + n]
+        row = self.probs[self.offsets[i]:self.offsets[i] + n].astype(np.float64)
         total = row.sum()
         return row / total if total > 0 else np.full(n, 1.0 / n)
+
+    def lookup(self, s, player: int, n: int) -> np.ndarray | None:
+        """Probabilities of the n legal actions at engine state s, or None if absent."""
+        i = self.find(abstraction.abstract_key(s, player, self.level))
+        return None if i < 0 else self.row(i, n)
 
 
 def load_policy(path: str | Path, game=None) -> TablePolicy:

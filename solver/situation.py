@@ -27,7 +27,7 @@ import numpy as np
 from spiel_game import engine
 from spiel_game import layout as L
 from spiel_game.cards import AGENDA_NAMES, CHARACTERS, Effect, character_id
-from spiel_game.events import HIDDEN, Event, redact
+from spiel_game.events import HIDDEN, Event, describe, redact
 
 BIB_FORTUNA = next(c.id for c in CHARACTERS if c.effect == Effect.PROTECT)
 BOBA_FETT = next(c.id for c in CHARACTERS if c.effect == Effect.STEAL_HAND)
@@ -294,7 +294,8 @@ def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> N
 # Building worlds from a summary --------------------------------------------------------
 
 def _timeline(sit: Situation):
-    """Turns in order: (seat, index of the play in their area list) until my turn."""
+    """Turns in order: (seat, index of the play in their area list, or None where an out
+    player's turn would be) until my turn."""
     n, me = sit.players, sit.seat
     plays = [[i for i, a in enumerate(sit.areas[p]) if a.how == "played"] for p in range(n)]
     turns = []
@@ -302,7 +303,7 @@ def _timeline(sit: Situation):
     while True:
         for p in range(n):
             if p == me and cycle == len(plays[me]):
-                return turns, plays
+                return turns
             if cycle < len(plays[p]):
                 turns.append((p, plays[p][cycle]))
             elif p in sit.out and cycle == len(plays[p]):
@@ -319,7 +320,7 @@ def summary_worlds(sit: Situation, game, count: int, rng: np.random.Generator
     _mark_discards(sit)
     check(sit, deck_counts, cfg.face_up)
     n, me = sit.players, sit.seat
-    turns, _ = _timeline(sit)
+    turns = _timeline(sit)
     opp_leia = {p: sum(a.card == LEIA for a in _plays(sit.areas[p]))
                 for p in range(n) if p != me}
     unseen = Counter({c: k for c, k in enumerate(deck_counts) if k})
@@ -794,7 +795,6 @@ class _LogReplay:
             elif event.kind == L.E_FACE_UP or _omissible(event, self.me):
                 continue
             else:
-                from spiel_game.events import describe
                 expected = (f"line {ptr + 1} says {self.text[ptr]!r}" if ptr < len(self.lines)
                             else "the log ends")
                 self.fail(ptr, f"the rules give '{describe(event)}' where {expected}")

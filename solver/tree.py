@@ -54,10 +54,6 @@ class GameTree:
     def num_players(self) -> int:
         return self.utility.shape[1]
 
-    @property
-    def max_actions(self) -> int:
-        return max(len(a) for a in self.infoset_actions)
-
     def action_offsets(self) -> np.ndarray:
         """Start of each infoset's actions in a flat (infoset, action) array."""
         sizes = np.array([len(a) for a in self.infoset_actions], dtype=np.int64)

@@ -10,7 +10,9 @@ import pyspiel
 import pytest
 
 import spiel_game  # noqa: F401
+from conftest import random_action
 from solver import hint as H
+from solver.export import COLUMNS
 from solver.situation import SituationError, from_mapping, log_worlds, summary_worlds
 from solver.knowledge import knowledge
 from spiel_game import layout as L
@@ -114,11 +116,7 @@ def _random_prefix(game, seed: int, me: int):
     while not state.is_terminal():
         if state.current_player() == me and state._s[L.S_PHASE] == L.PH_PLAY:
             stops.append(state.clone())
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(outcomes, probs)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+        state.apply_action(random_action(state, rng))
     return rng.choice(stops) if stops else None
 
 
@@ -293,6 +291,5 @@ def test_cli_export_writes_a_strategy_table(tmp_path):
     result = _run("export", "--rounds", 20, "--out", out)
     assert result.exit_code == 0, result.output
     lines = out.read_text().splitlines()
-    assert lines[0].startswith("# {") and lines[1].split(",") == list(
-        __import__("solver.export").export.COLUMNS)
+    assert lines[0].startswith("# {") and lines[1].split(",") == list(COLUMNS)
     assert len(lines) > 20
