@@ -47,13 +47,47 @@ def test_hash_table_collisions_and_growth(shared):
     slots = [find_slot(tables.keys, key) for key in colliding]
     assert slots == [3, 4, 5]  # linear probing
     tables.regret[:6] = np.arange(6)
-    grown = tables.grown()
-    assert len(grown.keys) == 16 and grown.num_keys == 3
+    tables.grow()
+    assert len(tables.keys) == 16 and tables.num_keys == 3
     for key, offset in zip(colliding, offsets):
-        j = find_slot(grown.keys, key)
-        assert grown.keys[j] == key and grown.offsets[j] == offset
-        assert list(grown.regret[offset:offset + 2]) == [offset, offset + 1]
-    assert grown.keys[find_slot(grown.keys, 12345)] == 0  # absent key: empty slot
+        j = find_slot(tables.keys, key)
+        assert tables.keys[j] == key and tables.offsets[j] == offset
+        assert list(tables.regret[offset:offset + 2]) == [offset, offset + 1]
+    assert tables.keys[find_slot(tables.keys, 12345)] == 0  # absent key: empty slot
+
+
+def _probe_paths_unbroken(tables) -> bool:
+    """Linear probing's invariant: no empty slot between a key's home and its slot."""
+    keys = tables.keys
+    mask = len(keys) - 1
+    for j in np.flatnonzero(keys):
+        i = int(keys[j]) & mask
+        while i != j:
+            if keys[i] == 0:
+                return False
+            i = (i + 1) & mask
+    return True
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_growth_in_place_keeps_every_key(seed):
+    """Doubling in place, on half-full tables with clusters that wrap around the end
+    (seed 0 builds one on purpose, the others are random keys)."""
+    rng = np.random.default_rng(seed)
+    capacity = 64
+    tables = Tables.empty(capacity=capacity, values=1024)
+    if seed == 0:  # a cluster from slot 61 that wraps to slot 2, then keys homed at 0-2
+        keys = [61 + capacity * k for k in range(1, 6)] + [capacity * 7 + h for h in range(3)]
+    else:
+        keys = rng.integers(1, 1 << 62, size=capacity // 2).tolist()
+    blocks = {key: _block(tables.slots, tables.regret, tables.meta, key, 1, False)
+              for key in keys}
+    for _ in range(3):
+        tables.grow(values=False)
+        assert _probe_paths_unbroken(tables) and tables.num_keys == len(blocks)
+        for key, offset in blocks.items():
+            j = find_slot(tables.keys, key)
+            assert tables.keys[j] == key and tables.offsets[j] == offset
 
 
 @pytest.mark.parametrize("level", [0, 2])
