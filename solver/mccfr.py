@@ -31,9 +31,11 @@ node looks its block up after its children, so that lookup's cache miss overlaps
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import io
 import json
+import signal
 import threading
 import time
 import zipfile
@@ -194,19 +196,41 @@ class Tables:
         (no copy), so only the added half is new memory. A fresh table twice the size, as
         before, touched three times the memory and took a third of an identity run here
         (first touches of memory are slow on these virtual machines). Views of the arrays
-        taken before a grow must not be kept: numpy refuses to resize while they exist."""
-        if keys:
-            capacity = self.capacity
-            self.slots.resize(4 * capacity)  # zero-filled
-            _double_in_place(self.slots, capacity)
-            self.meta[META_CAPACITY] = 2 * capacity
-        if values:
-            size = 2 * len(self.regret)
-            self.regret.resize(size)
-            self.strategy_sum.resize(size)
+        taken before a grow must not be kept: numpy refuses to resize while they exist.
+        Ctrl-C waits for the end of a grow (a half-grown table is inconsistent)."""
+        with _deferred_interrupt():
+            if keys:
+                capacity = self.capacity
+                self.slots.resize(4 * capacity)  # zero-filled
+                _double_in_place(self.slots, capacity)
+                self.meta[META_CAPACITY] = 2 * capacity
+            if values:
+                size = 2 * len(self.regret)
+                self.regret.resize(size)
+                self.strategy_sum.resize(size)
 
     def args(self):
         return (self.slots, self.regret, self.strategy_sum, self.meta)
+
+
+@contextlib.contextmanager
+def _deferred_interrupt():
+    """Hold a Ctrl-C (SIGINT) until the block is done, then raise it. Only the main
+    thread receives signals, so elsewhere there is nothing to hold."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    previous = signal.signal(signal.SIGINT, lambda *args: received.append(args))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        if callable(previous):
+            previous(*received[0])  # Python's own handler raises KeyboardInterrupt
+        else:
+            raise KeyboardInterrupt
 
 
 @njit(**_JIT)

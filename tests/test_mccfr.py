@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import signal
+
 import numpy as np
 import pytest
 from conftest import load, tree_decision_states
 
+from solver import mccfr
 from solver.abstraction import identity_key
 from solver.best_response import exploitability
 from solver.mccfr import (
@@ -88,6 +92,26 @@ def test_growth_in_place_keeps_every_key(seed):
         for key, offset in blocks.items():
             j = find_slot(tables.keys, key)
             assert tables.keys[j] == key and tables.offsets[j] == offset
+
+
+def test_ctrl_c_during_growth_waits_for_a_consistent_table(monkeypatch):
+    """A SIGINT in the middle of a grow is raised only after it: the table is whole."""
+    tables = Tables.empty(capacity=64, values=256)
+    keys = list(range(101, 133))
+    for key in keys:
+        _block(tables.slots, tables.regret, tables.meta, key, 2, False)
+    rehash = mccfr._double_in_place
+
+    def interrupted_rehash(slots, capacity):
+        os.kill(os.getpid(), signal.SIGINT)
+        rehash(slots, capacity)
+
+    monkeypatch.setattr(mccfr, "_double_in_place", interrupted_rehash)
+    with pytest.raises(KeyboardInterrupt):
+        tables.grow()
+    assert tables.capacity == 128 == tables.meta[mccfr.META_CAPACITY]
+    assert len(tables.regret) == len(tables.strategy_sum) == 512
+    assert all(tables.keys[find_slot(tables.keys, key)] == key for key in keys)
 
 
 @pytest.mark.parametrize("level", [0, 2])
