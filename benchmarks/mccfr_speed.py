@@ -358,10 +358,10 @@ def print_memory(m: dict, players: int) -> None:
           f"{m['rss_mb_per_million_keys']:.1f}"]]))
     print("\nAllocated = nbytes of the slots (key + entry), regret and strategy_sum over "
           "the keys stored;\nused = one 16-byte slot + (regret + strategy "
-          "sum) × actions per key. The RSS\ngrowth is the rise of ru_maxrss over the run; "
-          "it includes the moment a table doubles, when\nthe old and the new arrays are both "
-          "alive.\nThe peak moves in steps at each doubling, so MB per million keys can vary "
-          "about 2x with\nwhere between two doublings the run stops.")
+          "sum) × actions per key. The RSS\ngrowth is the rise of ru_maxrss over the run "
+          "(tables grow in place: no moment\nholds two copies). Zero-filled memory counts "
+          "once written, so a doubling adds its new\nhalf at once; MB per million keys "
+          "varies up to 2x with where between two doublings\nthe run stops.")
 
 
 def main(argv: list[str] | None = None) -> dict:
