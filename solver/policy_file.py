@@ -1,11 +1,14 @@
 """Shipped policies: compact, self-describing .npz files of an MCCFR average strategy.
 
-Layout (numpy .npz, no pickles): `header` (JSON: game parameters, abstraction level and
-version, iterations, wall time, seed, code version, checksum), `keys` (sorted int64
-abstract keys), `offsets` (uint32 start of each key's probabilities), `num_actions`
-(uint8) and `probs` (uint8: probability x 255, rounded; each row renormalised on load).
-About 14 bytes per key. Loading checks the format, the checksum, the game parameters
-and the abstraction version, and refuses the file with a clear message otherwise.
+Layout (numpy .npz, compressed, no pickles): `header` (JSON: game parameters, abstraction
+level and version, iterations, wall time, seed, code version, checksum), `key_gaps` (the
+sorted int64 abstract keys as differences from the previous key, split into byte planes:
+uint8, one row per byte of the widest difference, so zlib sees the mostly-zero high bytes
+apart from the random low ones), `num_actions` (uint8 per key; each key's row starts
+where the previous row ends) and `probs` (uint8: probability x 255, rounded; each row
+renormalised on load). About 4-5 bytes per key (format 1 stored the keys whole and the
+row offsets: about 9). Loading checks the format, the checksum, the game parameters and
+the abstraction version, and refuses the file with a clear message otherwise.
 """
 
 from __future__ import annotations
@@ -24,8 +27,31 @@ from .results import code_version, write_atomic
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 FORMAT = "jabbas-palace-table-policy"
-FORMAT_VERSION = 1
-_ARRAYS = ("keys", "offsets", "num_actions", "probs")
+FORMAT_VERSION = 2
+_ARRAYS = ("key_gaps", "num_actions", "probs")
+
+
+def encode_keys(keys: np.ndarray) -> np.ndarray:
+    """Sorted non-negative int64 keys -> byte planes of their gaps (uint8, planes x keys)."""
+    gaps = np.diff(keys, prepend=np.int64(0)).astype(np.uint64)
+    width = max(1, (int(gaps.max(initial=0)).bit_length() + 7) // 8)
+    planes = gaps.view(np.uint8).reshape(-1, 8).T  # little-endian: row b holds byte b
+    return np.ascontiguousarray(planes[:width])
+
+
+def decode_keys(planes: np.ndarray) -> np.ndarray:
+    """The inverse of `encode_keys`."""
+    gaps = np.zeros(planes.shape[1], dtype=np.uint64)
+    for b in range(planes.shape[0]):
+        gaps |= planes[b].astype(np.uint64) << np.uint64(8 * b)
+    return np.cumsum(gaps, dtype=np.uint64).view(np.int64)
+
+
+def row_offsets(num_actions: np.ndarray) -> np.ndarray:
+    """Start of each key's row in `probs`: rows are stored back to back."""
+    offsets = np.zeros(len(num_actions), dtype=np.int64)
+    np.cumsum(num_actions[:-1], dtype=np.int64, out=offsets[1:])
+    return offsets
 
 
 def _checksum(arrays: dict[str, np.ndarray]) -> str:
@@ -44,15 +70,14 @@ def export_policy(solver: MCCFRSolver, path: str | Path, **extra) -> dict:
     src_offsets = t.offsets[used][order]
     num_actions = t.num_actions[used][order].astype(np.uint8)
     sums = t.strategy_sum[:int(t.meta[META_SLOTS_USED])].astype(np.float64)
-    offsets = np.zeros(len(keys), dtype=np.uint32)
-    offsets[1:] = np.cumsum(num_actions[:-1], dtype=np.uint64)
+    offsets = row_offsets(num_actions)
     probs = np.zeros(int(num_actions.sum()), dtype=np.uint8)
     for i, (src, n) in enumerate(zip(src_offsets.tolist(), num_actions.tolist())):
         block = sums[src:src + n]
         total = block.sum()
         p = block / total if total > 0 else np.full(n, 1.0 / n)
         probs[offsets[i]:offsets[i] + n] = np.round(p * 255)
-    arrays = {"keys": keys, "offsets": offsets, "num_actions": num_actions, "probs": probs}
+    arrays = {"key_gaps": encode_keys(keys), "num_actions": num_actions, "probs": probs}
     header = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         "game": {k: v for k, v in solver.game.get_parameters().items()},
@@ -79,8 +104,8 @@ class TablePolicy:
     def __init__(self, header: dict, arrays: dict[str, np.ndarray]):
         self.header = header
         self.level = abstraction.LEVELS[header["abstraction"]["level"]]
-        self.keys = arrays["keys"]
-        self.offsets = arrays["offsets"].astype(np.int64)
+        self.keys = decode_keys(arrays["key_gaps"])  # sorted
+        self.offsets = row_offsets(arrays["num_actions"])
         self.num_actions = arrays["num_actions"].astype(np.int64)
         self.probs = arrays["probs"]  # uint8, probability x 255; rows normalised on read
 
@@ -107,19 +132,27 @@ class TablePolicy:
         return None if i < 0 else self.row(i, n)
 
 
+class _WrongFormat(Exception):
+    pass
+
+
 def load_policy(path: str | Path, game=None) -> TablePolicy:
     """Load and verify a policy file; with `game`, also check it was made for that game."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in _ARRAYS}
             header = json.loads(str(data["header"]))
+            if header.get("format") != FORMAT or \
+                    header.get("format_version") != FORMAT_VERSION:
+                raise _WrongFormat(
+                    f"{path}: format {header.get('format')!r} version "
+                    f"{header.get('format_version')!r}, expected {FORMAT!r} version "
+                    f"{FORMAT_VERSION}; re-solve (or re-export) it with this code")
+            arrays = {name: data[name] for name in _ARRAYS}
+    except _WrongFormat as err:
+        raise ValueError(str(err)) from None
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
         raise ValueError(f"{path}: not a readable policy file ({err}); it may be truncated "
                          "or corrupt") from None
-    if header.get("format") != FORMAT or header.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{path}: format {header.get('format')!r} version "
-                         f"{header.get('format_version')!r}, expected {FORMAT!r} version "
-                         f"{FORMAT_VERSION}")
     if _checksum(arrays) != header.get("checksum_sha256"):
         raise ValueError(f"{path}: checksum mismatch: the file is corrupt")
     made_with = header["abstraction"]

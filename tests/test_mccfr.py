@@ -225,6 +225,8 @@ def test_policy_file_round_trip_and_refusals(tmp_path):
     header = policy_file.export_policy(solver, path)
     policy = policy_file.load_policy(path, game)
     assert len(policy) == solver.tables.num_keys == header["keys"]
+    keys = solver.tables.keys
+    assert np.array_equal(policy.keys, np.sort(keys[keys != 0]))  # stored exactly
     state = game.new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.legal_actions()[0])
@@ -254,3 +256,19 @@ def test_policy_file_round_trip_and_refusals(tmp_path):
     np.savez(tmp_path / "corrupt.npz", **arrays)
     with pytest.raises(ValueError, match="checksum mismatch"):
         policy_file.load_policy(tmp_path / "corrupt.npz")
+    header["format_version"] = 1  # the earlier layout (whole keys, row offsets)
+    arrays["header"] = np.array(json.dumps(header))
+    np.savez(tmp_path / "format_1.npz", **arrays)
+    with pytest.raises(ValueError, match="version 1, expected .* version 2; re-solve"):
+        policy_file.load_policy(tmp_path / "format_1.npz")
+
+
+@pytest.mark.parametrize("keys", [[1], [5, 6, 7], [1, (1 << 63) - 1],
+                                  sorted(np.random.default_rng(3).integers(
+                                      1, 1 << 63, size=1000, dtype=np.int64).tolist())])
+def test_policy_key_planes_round_trip(keys):
+    from solver.policy_file import decode_keys, encode_keys
+    keys = np.array(keys, dtype=np.int64)
+    planes = encode_keys(keys)
+    assert planes.dtype == np.uint8 and planes.shape[1] == len(keys)
+    assert np.array_equal(decode_keys(planes), keys)
