@@ -206,8 +206,10 @@ class Tables:
                 self.meta[META_CAPACITY] = 2 * capacity
             if values:
                 size = 2 * len(self.regret)
-                self.regret.resize(size)
+                # len(regret) is the value capacity: if the second resize is refused (a
+                # view exists), strategy_sum is merely longer than needed.
                 self.strategy_sum.resize(size)
+                self.regret.resize(size)
 
     def args(self):
         return (self.slots, self.regret, self.strategy_sum, self.meta)
