@@ -283,7 +283,9 @@ def find_slot(keys, key):
     return j
 
 
-@njit(**_JIT)
+# The table helpers below are inlined by numba into the traversal (no call, no reference
+# counting of the arrays passed): +4% on the small deck.
+@njit(inline="always", **_JIT)
 def _block(slots, regret, meta, key, n, shared):
     """Offset of key's block of n values, inserting it if new; -1 when the table is too
     full to insert (it sets the full flag instead). `shared`: other threads use the table,
@@ -322,7 +324,7 @@ def _block(slots, regret, meta, key, n, shared):
         j = (j + 1) & mask
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def _regret_matching(regret, offset, n, out):
     total = 0.0
     for i in range(n):
@@ -359,7 +361,7 @@ Workspace = collections.namedtuple(
     "Workspace", "returns states rows actions sigmas values frames key_work")
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def _copy_prefix(source, target, size):
     """target[:size] = source[:size], as a plain loop: numba's slice assignment checks
     for overlap and was measured at 7x the time of this loop for a state."""
@@ -388,7 +390,7 @@ def _prefetch(typingctx, array, index):
     return signature, codegen
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def _prefetch_slot(table, key):
     """Start fetching the home slot of `key`: a new key's slot is a cache miss (~150 ns
     here) that the work done before `_block` can overlap."""

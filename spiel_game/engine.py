@@ -65,6 +65,10 @@ AG_RESCUE_MISSION = int(Agenda.RESCUE_MISSION)
 # argument costs a reference-count round trip on every call (measured: ~15% of a playout).
 CARDS = card_table()
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+# The hottest small functions (`legal_actions`, `settle`, `_only_option`, `returns`) are
+# inlined by numba (inline="always"): a call that passes an array costs a reference-count
+# call pair and the call itself. Measured: MCCFR +10% on the small deck, +5% on the full
+# deck; random playouts +10%; ~1 s more to compile the MCCFR kernel.
 
 
 # Setup ----------------------------------------------------------------------------------
@@ -641,7 +645,7 @@ def chance_outcomes(s, outcomes, probs):
     return n
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def legal_actions(s, out):
     """Fill the sorted legal action ids (or chance outcomes); return how many."""
     phase = s[S_PHASE]
@@ -712,7 +716,7 @@ def _apply_one(s, action):
         _trade(s, action == TRADE)
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def _only_option(s):
     """The single legal action or chance outcome, or -1 if there are several.
 
@@ -764,7 +768,7 @@ def _only_option(s):
     return -1  # PH_TRADE: always two options
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def settle(s):
     """Resolve every node that has a single option (see the module docstring)."""
     while s[S_PHASE] != PH_TERMINAL:
@@ -797,7 +801,7 @@ def tokens(s, out):
         out[p] = s[S_TOKENS + p]
 
 
-@njit(**_JIT)
+@njit(inline="always", **_JIT)
 def returns(s, out):
     """Utilities at the end (zeros before): `margin` t_i - mean_j!=i t_j, or `tokens`."""
     n = s[S_NUM_PLAYERS]
