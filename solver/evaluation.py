@@ -427,20 +427,15 @@ def crosstable_markdown(record: dict) -> str:
             lines.append(f"#### {agenda}, {players} players ({first['deals']:,} deals x "
                          f"{players} seatings and {first['matches']:,} matches x {players} per "
                          "cell)")
-            lines.append("")
-            lines.append("| margin per round | " + " | ".join(policies) + " |")
-            lines.append("|---|" + "---|" * len(policies))
-            for a in policies:
-                cells_text = [format_ci(cells[(a, b)]["margin"]) if (a, b) in cells else "—"
-                              for b in policies]
-                lines.append(f"| **{a}** | " + " | ".join(cells_text) + " |")
-            lines.append("")
-            lines.append("| match-win rate | " + " | ".join(policies) + " |")
-            lines.append("|---|" + "---|" * len(policies))
-            for a in policies:
-                cells_text = [format_ci(cells[(a, b)]["win_rate"], percent=True)
-                              if (a, b) in cells else "—" for b in policies]
-                lines.append(f"| **{a}** | " + " | ".join(cells_text) + " |")
+            for title, field, percent in (("margin per round", "margin", False),
+                                          ("match-win rate", "win_rate", True)):
+                lines.append("")
+                lines.append(f"| {title} | " + " | ".join(policies) + " |")
+                lines.append("|---|" + "---|" * len(policies))
+                for a in policies:
+                    cells_text = [format_ci(cells[(a, b)][field], percent=percent)
+                                  if (a, b) in cells else "—" for b in policies]
+                    lines.append(f"| **{a}** | " + " | ".join(cells_text) + " |")
             misses = [r["table_miss_rate"] for r in rows if r["players"] == players
                       and r["agenda"] == agenda and r["policy"] == TABLE
                       and r["table_miss_rate"] is not None

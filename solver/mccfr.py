@@ -236,15 +236,6 @@ def _deferred_interrupt():
 
 
 @njit(**_JIT)
-def _reinsert(slots, mask, key, entry):
-    j = key & mask
-    while slots[2 * j] != 0:
-        j = (j + 1) & mask
-    slots[2 * j] = key
-    slots[2 * j + 1] = entry
-
-
-@njit(**_JIT)
 def _double_in_place(slots, capacity):
     """Rehash the keys in the first `capacity` slots for twice the capacity (the upper
     half is empty), in the same array.
@@ -256,7 +247,7 @@ def _double_in_place(slots, capacity):
     already redone (each holds its final key) and stops at the latest at slot i, which it
     just emptied; so no key is ever placed behind a key that will still move.
     """
-    mask = 2 * capacity - 1
+    keys = slots[0::2]  # all 2 * capacity slots: find_slot probes with the new mask
     e = 0
     while slots[2 * e] != 0:
         e += 1
@@ -268,9 +259,13 @@ def _double_in_place(slots, capacity):
             entry = slots[2 * i + 1]
             slots[2 * i] = 0
             slots[2 * i + 1] = 0
-            _reinsert(slots, mask, key, entry)
+            j = find_slot(keys, key)
+            slots[2 * j] = key
+            slots[2 * j + 1] = entry
     for i in range(e):
-        _reinsert(slots, mask, held[2 * i], held[2 * i + 1])
+        j = find_slot(keys, held[2 * i])
+        slots[2 * j] = held[2 * i]
+        slots[2 * j + 1] = held[2 * i + 1]
 
 
 @njit(**_JIT)

@@ -132,27 +132,23 @@ class TablePolicy:
         return None if i < 0 else self.row(i, n)
 
 
-class _WrongFormat(Exception):
-    pass
-
-
 def load_policy(path: str | Path, game=None) -> TablePolicy:
     """Load and verify a policy file; with `game`, also check it was made for that game."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            header = json.loads(str(data["header"]))
-            if header.get("format") != FORMAT or \
-                    header.get("format_version") != FORMAT_VERSION:
-                raise _WrongFormat(
-                    f"{path}: format {header.get('format')!r} version "
-                    f"{header.get('format_version')!r}, expected {FORMAT!r} version "
-                    f"{FORMAT_VERSION}; re-solve (or re-export) it with this code")
-            arrays = {name: data[name] for name in _ARRAYS}
-    except _WrongFormat as err:
-        raise ValueError(str(err)) from None
+            arrays = {name: data[name] for name in data.files}
+        header = json.loads(str(arrays.pop("header")))
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
         raise ValueError(f"{path}: not a readable policy file ({err}); it may be truncated "
                          "or corrupt") from None
+    if header.get("format") != FORMAT or header.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{path}: format {header.get('format')!r} version "
+                         f"{header.get('format_version')!r}, expected {FORMAT!r} version "
+                         f"{FORMAT_VERSION}; re-solve (or re-export) it with this code")
+    missing = [name for name in _ARRAYS if name not in arrays]
+    if missing:
+        raise ValueError(f"{path}: not a readable policy file (no {', '.join(missing)}); it "
+                         "may be truncated or corrupt")
     if _checksum(arrays) != header.get("checksum_sha256"):
         raise ValueError(f"{path}: checksum mismatch: the file is corrupt")
     made_with = header["abstraction"]
