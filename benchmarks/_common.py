@@ -18,7 +18,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 import pyspiel  # noqa: E402
 
 import spiel_game  # noqa: E402,F401  (registers "jabbas_palace")
-from solver.results import write_atomic  # noqa: E402
+from solver.provenance import write_atomic  # noqa: E402
 from spiel_game import engine  # noqa: E402
 
 AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")

@@ -30,7 +30,7 @@ For every level of `solver.abstraction.LEVELS`:
     (--dcfr-iterations) as the ~0 reference.
 
 Before anything else a guard checks that the compiled solver uses the current keys: numba
-caches `solver/mccfr.py` by its own source only, so after an edit of abstraction.py a
+caches `solver/mccfr/solver.py` by its own source only, so after an edit of abstraction.py a
 stale cache would silently keep the old keys (delete solver/__pycache__/mccfr.* then).
 
 Jobs run in --jobs worker processes (default 2), each single-threaded and seeded, so a
@@ -62,9 +62,9 @@ from _common import (
 )
 from numba import njit
 
-from solver import abstraction
-from solver.abstraction import LEVELS, abstract_key
-from solver.mccfr import META_SLOTS_USED, MCCFRSolver, find_slot, sample_index, strategy_on_tree
+from solver.abstraction import keys as abstraction
+from solver.abstraction.keys import LEVELS, abstract_key
+from solver.mccfr.solver import META_SLOTS_USED, MCCFRSolver, find_slot, sample_index, strategy_on_tree
 from spiel_game import engine
 from spiel_game import layout as L
 
@@ -167,8 +167,8 @@ def _self_play(root, level, rounds, seed, keys, offsets, num_actions, strategy_s
 def check_solver_keys(levels: dict[str, int]) -> None:
     """Every key the compiled solver stores on 'tiny' must be one the current
     abstract_key gives some decision node of the tiny tree; else numba's cache of
-    solver/mccfr.py predates the last edit of solver/abstraction.py."""
-    from solver.tree import build_tree, infoset_states
+    solver/mccfr/solver.py predates the last edit of solver/abstraction/keys.py."""
+    from solver.exact.tree import build_tree, infoset_states
 
     game = load_jabba(deck="tiny")
     tree = build_tree(game)
@@ -181,8 +181,8 @@ def check_solver_keys(levels: dict[str, int]) -> None:
         stored = set(solver.tables.keys[solver.tables.keys != 0].tolist())
         if not stored <= expected:
             sys.exit(f"level {name}: the compiled solver stores keys that the current "
-                     "abstract_key does not give: numba's cache of solver/mccfr.py is "
-                     "stale (it does not see edits of solver/abstraction.py). Delete "
+                     "abstract_key does not give: numba's cache of solver/mccfr/solver.py is "
+                     "stale (it does not see edits of solver/abstraction/keys.py). Delete "
                      "solver/__pycache__/mccfr.* and run again.")
 
 
@@ -280,14 +280,14 @@ def growth_job(agenda: str, level_name: str, iterations: int, seconds: float,
 
 def _exact_metric(players: int):
     """Exploitability with 2 players, NashConv with more."""
-    from solver.best_response import exploitability, nash_conv
+    from solver.exact.best_response import exploitability, nash_conv
 
     return exploitability if players == 2 else nash_conv
 
 
 def reduced_job(deck: str, level_name: str, iterations: int, seed: int,
                 players: int) -> dict:
-    from solver.tree import build_tree
+    from solver.exact.tree import build_tree
 
     game = load_jabba(players=players, agenda=REDUCED_AGENDA, deck=deck)
     tree = build_tree(game)
@@ -319,8 +319,8 @@ def merge_seeds(runs: list[dict]) -> list[dict]:
 
 
 def dcfr_job(deck: str, iterations: int, players: int) -> dict:
-    from solver.exact import solve
-    from solver.tree import build_tree
+    from solver.exact.solve import solve
+    from solver.exact.tree import build_tree
 
     tree = build_tree(load_jabba(players=players, agenda=REDUCED_AGENDA, deck=deck))
     outcome = solve(tree, "dcfr", iterations=iterations)

@@ -19,8 +19,8 @@ import time
 from _common import AGENDAS, add_output_args, load_jabba, machine_info, median, \
     markdown_table, write_json_atomic
 
-from solver import hint as H
-from solver.situation import from_mapping
+from solver.hint import advice as H
+from solver.hint.situation import from_mapping
 from spiel_game import layout as L
 from spiel_game.events import describe, events
 

@@ -47,8 +47,8 @@ from _common import (
     write_json_atomic,
 )
 
-from solver import mccfr
-from solver.abstraction import LEVELS
+from solver.mccfr import solver as mccfr
+from solver.abstraction.keys import LEVELS
 from spiel_game.cards import parse_deck
 
 TARGET_RATIO = 100  # the issue: ours >= 100x OpenSpiel's, same game

@@ -4,7 +4,7 @@ Side by side in one process, interleaved within each repeat so machine noise hit
 configuration alike (medians over repeats, min-max range):
 
 - the shipped 2-player table policy against itself (the issue's target: at least 20,000
-  rounds per second per core), with the duplicate deals of solver/tournament.py;
+  rounds per second per core), with the duplicate deals of solver/evaluation/tournament.py;
 - the table policy against `agenda_expert`, heuristics against each other, uniform play;
 - 3 players: heuristics;
 - for scale, the engine's own random playouts (engine.run_playouts, no policy, no deal).
@@ -28,8 +28,8 @@ from _common import (
     write_json_atomic,
 )
 
-from solver.compiled_policies import build_bank
-from solver.tournament import play_lineup
+from solver.policies.compiled import build_bank
+from solver.evaluation.tournament import play_lineup
 
 TARGET_ROUNDS_PER_S = 20_000  # 2 players, table policy, one core
 TABLE = Path(__file__).resolve().parent.parent / "results" / \

@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
 def _game(players: int, agenda: str, deck: str):
     import pyspiel
 
-    from solver.evaluation import load_game
+    from solver.evaluation.report import load_game
 
     try:
         return load_game(players, agenda, deck)
@@ -33,8 +33,8 @@ def _game(players: int, agenda: str, deck: str):
 
 
 def _bank(policies: list[str], game, deck: str, agenda: str, players: int):
-    from solver.compiled_policies import build_bank
-    from solver.evaluation import resolve_policies
+    from solver.policies.compiled import build_bank
+    from solver.evaluation.report import resolve_policies
 
     try:
         labels, specs = resolve_policies(policies, deck, agenda, players)
@@ -81,8 +81,9 @@ def tournament(
 ) -> None:
     """Play policies against each other: duplicate deals, margins and match-win rates
     with 95% intervals."""
-    from solver import evaluation, results
-    from solver.tournament import play_cross_table
+    from solver.evaluation import report as evaluation
+    from solver import provenance as results
+    from solver.evaluation.tournament import play_cross_table
 
     if deals < 0 or matches < 0 or deals + matches == 0:
         raise typer.BadParameter("deals and matches must not be negative, and not both 0")
@@ -130,7 +131,7 @@ def _print_crosstable(rows: list[dict], players: int, agenda: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from solver.evaluation import crosstable_cells, format_ci
+    from solver.evaluation.report import crosstable_cells, format_ci
 
     policies, cells = crosstable_cells(rows, players, agenda)
     for what, percent, title in (("margin", False, "mean margin per round (row v column)"),
@@ -164,8 +165,8 @@ def lbr(
     out: Optional[Path] = typer.Option(None, help="Write the result as JSON (atomically)."),
 ) -> None:
     """A lower bound on a policy's exploitability: a local best response plays it."""
-    from solver import results
-    from solver.lbr import exact_lbr_value, run_lbr
+    from solver import provenance as results
+    from solver.evaluation.lbr import exact_lbr_value, run_lbr
 
     if deals <= 0 or rollouts <= 0 or max_particles <= 0:
         raise typer.BadParameter("deals, rollouts and max-particles must be positive")
@@ -201,7 +202,7 @@ def lbr(
               "seconds": round(result.seconds, 1), "interrupted": result.interrupted,
               "code_version": results.code_version()}
     if exact:
-        from solver.tree import build_tree
+        from solver.exact.tree import build_tree
 
         try:
             tree = build_tree(game, max_nodes=3_000_000)
@@ -233,7 +234,7 @@ def evaluate(
     validation on reduced decks (results/evaluation_report.md)."""
     import shlex
 
-    from solver import evaluation
+    from solver.evaluation import report as evaluation
 
     chosen = list(evaluation.PARTS) if parts == "all" else [p.strip() for p in
                                                             parts.split(",")]

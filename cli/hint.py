@@ -41,9 +41,9 @@ def _read_situation_file(path: Path) -> dict:
 
 
 def _compiled_yet() -> bool:
-    import solver
-    cache = Path(solver.__file__).parent / "__pycache__"
-    return any(cache.glob("hint.rollout_values*.nbi"))
+    from solver.hint import advice
+    cache = Path(advice.__file__).parent / "__pycache__"
+    return any(cache.glob("advice.rollout_values*.nbi"))
 
 
 def register(app: typer.Typer) -> None:
@@ -94,8 +94,8 @@ def register(app: typer.Typer) -> None:
                                      "answer."),
     ) -> None:
         """Which card should I play? The policy's advice, each play's value, and beliefs."""
-        from solver import hint as hint_lib
-        from solver.situation import SituationError, from_mapping
+        from solver.hint import advice as hint_lib
+        from solver.hint.situation import SituationError, from_mapping
 
         data = _read_situation_file(situation) if situation else {}
         flags = {"players": players, "agenda": agenda, "seat": seat, "hand": hand,
@@ -158,8 +158,8 @@ def register(app: typer.Typer) -> None:
         from rich.progress import Progress
 
         import spiel_game  # noqa: F401
-        from solver.export import COLUMNS, export_rows, write_rows
-        from solver.policy_file import load_policy, shipped_policies
+        from solver.hint.export import COLUMNS, export_rows, write_rows
+        from solver.policies.table import load_policy, shipped_policies
 
         if fmt not in ("csv", "jsonl"):
             raise typer.BadParameter(f"--format {fmt!r}: allowed are csv, jsonl")

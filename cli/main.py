@@ -94,7 +94,7 @@ def solve(
     out: Optional[Path] = typer.Option(None, help="Result file; default under results/."),
 ) -> None:
     """Solve a game: exactly (CFR, CFR+, DCFR on a reduced deck) or by MCCFR."""
-    from solver.cfr import ALGORITHMS
+    from solver.exact.cfr import ALGORITHMS
 
     if algorithm not in (*ALGORITHMS, "mccfr"):
         raise typer.BadParameter(f"algorithm {algorithm!r}: allowed are "
@@ -113,8 +113,9 @@ def solve(
 
 def _solve_exact(game, deck, agenda, players, utility, algorithm, iterations, seconds,
                  target, lp, out) -> None:
-    from solver import exact, results
-    from solver.tree import build_tree
+    from solver.exact import solve as exact
+    from solver import provenance as results
+    from solver.exact.tree import build_tree
 
     with _status(f"building the game tree of deck {deck!r}"):
         try:
@@ -140,7 +141,7 @@ def _solve_exact(game, deck, agenda, players, utility, algorithm, iterations, se
     if lp and players == 2 and utility == "margin":
         lp_value = _lp_value(game, tree)
         if lp_value is not None:
-            from solver.best_response import profile_values
+            from solver.exact.best_response import profile_values
             cfr_value = profile_values(tree, outcome.strategy)[0]
             typer.echo(f"sequence-form LP game value for player 0: {lp_value:+.6f}; "
                        f"CFR average strategy: {cfr_value:+.6f} "
@@ -157,10 +158,10 @@ EXACT_CURVE_MAX_NODES = 3_000_000
 
 def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, threads,
                  seed, checkpoint, checkpoint_every, resume, out) -> None:
-    from solver import abstraction as abstraction_module
-    from solver.policy_file import export_policy
-    from solver.train import train
-    from solver.tree import build_tree
+    from solver.abstraction import keys as abstraction_module
+    from solver.policies.table import export_policy
+    from solver.mccfr.train import train
+    from solver.exact.tree import build_tree
 
     if abstraction not in abstraction_module.LEVELS:
         raise typer.BadParameter(f"abstraction {abstraction!r}: allowed are "
@@ -200,7 +201,7 @@ def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, 
     export_policy(solver, path, stopped_by=outcome.stopped_by, curve=outcome.curve)
     typer.echo(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     if tree is not None:
-        from solver.train import write_curve
+        from solver.mccfr.train import write_curve
         title = f"MCCFR ({abstraction}) on deck {deck}, {players} players, {agenda}"
         for written in write_curve(outcome.curve, path.with_suffix(""), title):
             typer.echo(f"wrote {written}")
@@ -250,7 +251,7 @@ def exploit(
 ) -> None:
     """Exact exploitability of every heuristic and of CFR-solved policies, per agenda."""
     from spiel_game.cards import AGENDA_NAMES
-    from solver.study import run_study, write_study
+    from solver.exact.study import run_study, write_study
 
     chosen = list(AGENDA_NAMES) if agendas == "all" else [a.strip() for a in
                                                           agendas.split(",")]

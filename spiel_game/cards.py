@@ -1,4 +1,4 @@
-"""Cards, effects and agendas as data (RULES.md "The deck", R12).
+"""Cards, effects and agendas as data (docs/RULES.md "The deck", R12).
 
 Every character is one row of `CHARACTERS`: its number, side, copies and effect. The
 engine dispatches on the effect kind and its two parameters, never on a character's

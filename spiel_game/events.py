@@ -1,4 +1,4 @@
-"""Who sees what of each logged event (RULES.md R2, R10), and how it reads.
+"""Who sees what of each logged event (docs/RULES.md R2, R10), and how it reads.
 
 The engine logs every event with full detail. `redact` hides what one viewer does not
 see; information-state strings, tensors and solver keys are all built from it, so they

@@ -1,4 +1,4 @@
-"""Abstraction keys (solver/abstraction.py): they see only the acting player's information,
+"""Abstraction keys (solver/abstraction/keys.py): they see only the acting player's information,
 fix the legal actions, nest from fine to coarse, and the card counting behind them is
 right.
 
@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 from conftest import load, random_action, replay, tree_decision_states
 
-from solver import abstraction as A
-from solver.knowledge import knowledge
+from solver.abstraction import keys as A
+from solver.policies.knowledge import knowledge
 from spiel_game import events as ev
 from spiel_game import layout as L
 
@@ -190,7 +190,7 @@ def test_legal_actions_are_identical_within_a_key(players, small_nodes):
 
 @pytest.mark.parametrize("players,deck", [(2, "full"), (3, "full"), (2, "medium")])
 def test_card_counting_matches_the_reference_and_the_truth(players, deck):
-    """`track` agrees with solver/knowledge.py (unseen counts, known hands, own hand), and
+    """`track` agrees with solver/policies/knowledge.py (unseen counts, known hands, own hand), and
     is right: a known card is the real one, an unknown one is among the unseen cards and
     among the characters its constraints (misses) allow; a player who 'knows my card'
     knows the card I really hold."""
@@ -244,10 +244,10 @@ def test_misses_narrow_the_hand_down():
 
 
 def test_compiled_solver_uses_the_current_keys():
-    """numba caches solver/mccfr.py by its own source only: after an edit of
+    """numba caches solver/mccfr/solver.py by its own source only: after an edit of
     abstraction.py a stale cache would keep old keys. Every key the solver stores on the
     tiny deck must be a current key of some decision node there."""
-    from solver.mccfr import MCCFRSolver
+    from solver.mccfr.solver import MCCFRSolver
 
     game = load(deck="tiny")
     nodes = list(tree_decision_states(game))

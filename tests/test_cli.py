@@ -8,7 +8,7 @@ import re
 from typer.testing import CliRunner
 
 from cli.main import app
-from solver import results
+from solver import provenance as results
 
 runner = CliRunner()
 
@@ -48,7 +48,7 @@ def test_solve_writes_a_self_describing_result(tmp_path):
 
 
 def test_mccfr_solve_writes_a_policy_and_its_curve(tmp_path):
-    from solver.policy_file import load_policy
+    from solver.policies.table import load_policy
     out = tmp_path / "policy.npz"
     result = runner.invoke(app, ["solve", "--deck", "tiny", "--algorithm", "mccfr",
                                  "--iterations", "2000", "--threads", "1", "--out", str(out)])

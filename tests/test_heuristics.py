@@ -1,9 +1,9 @@
-"""Heuristic policies (solver/heuristics.py) and player knowledge (solver/knowledge.py).
+"""Heuristic policies (solver/policies/heuristics.py) and player knowledge (solver/policies/knowledge.py).
 
 Three layers: every heuristic gives a valid distribution at every decision of random
 rounds; nothing depends on hidden cards (outputs are equal across an information set);
 scripted situations with a known answer for each documented rule, and for what a player
-knows (RULES.md R2, R8-R10, R13).
+knows (docs/RULES.md R2, R8-R10, R13).
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from conftest import AGENDAS, load, random_action, random_history, tree_decision
 from scripting import (BIB, BOBA, C3PO, CHEWIE, CRUMB, GUARD, HAN, JABBA, LANDO, LEIA, LUKE,
                        MERC, NO_TRADE, R2D2, RANCOR, TRADE, act, chance, deck_of, keep, name,
                        on_top, setup, target, turn)
-from solver.best_response import exploitability
-from solver.heuristics import (HEURISTICS, AgendaExpert, CardCounter, KeepHigher, KeepLower,
+from solver.exact.best_response import exploitability
+from solver.policies.heuristics import (HEURISTICS, AgendaExpert, CardCounter, KeepHigher, KeepLower,
                                UniformRandom)
-from solver.knowledge import knowledge
-from solver.policies import strategy_from_policy
-from solver.tree import build_tree
+from solver.policies.knowledge import knowledge
+from solver.exact.tree_policy import strategy_from_policy
+from solver.exact.tree import build_tree
 from spiel_game import layout as L
 from spiel_game.events import HIDDEN
 from test_information import _substitute

@@ -1,4 +1,4 @@
-"""The hint engine: worked situations, validation, log replay, JSON schema (RULES.md)."""
+"""The hint engine: worked situations, validation, log replay, JSON schema (docs/RULES.md)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 
 import spiel_game  # noqa: F401
 from conftest import random_action
-from solver import hint as H
-from solver.export import COLUMNS
-from solver.situation import SituationError, from_mapping, log_worlds, summary_worlds
-from solver.knowledge import knowledge
+from solver.hint import advice as H
+from solver.hint.export import COLUMNS
+from solver.hint.situation import SituationError, from_mapping, log_worlds, summary_worlds
+from solver.policies.knowledge import knowledge
 from spiel_game import layout as L
 from spiel_game.cards import CHARACTERS
 from spiel_game.events import describe, events, log_array, redact
@@ -144,7 +144,7 @@ def test_log_replay_finds_worlds_of_exactly_this_information_state(players):
 
 def _summary_of(state, me: int) -> tuple[dict, object]:
     """The summary a player would give of `state` (only what they know), and that
-    knowledge (solver/knowledge.py)."""
+    knowledge (solver/policies/knowledge.py)."""
     k = knowledge(state, me)
     n = k.num_players
     areas = [[] for _ in range(n)]

@@ -1,4 +1,4 @@
-"""Local best response (solver/lbr.py): Bayes beliefs, information, and a true lower bound.
+"""Local best response (solver/evaluation/lbr.py): Bayes beliefs, information, and a true lower bound.
 
 On reduced decks everything is exact: the belief is checked against the posterior computed
 on the whole tree, LBR's choices against the information partition, and LBR's value (exact
@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from conftest import load, tree_decision_states
-from solver.compiled_policies import build_bank, probabilities
-from solver.lbr import belief, exact_lbr_value, lbr_choice, run_lbr
-from solver.tree import build_tree
+from solver.policies.compiled import build_bank, probabilities
+from solver.evaluation.lbr import belief, exact_lbr_value, lbr_choice, run_lbr
+from solver.exact.tree import build_tree
 from spiel_game import layout as L
 
 SHIPPED_SMALL_TABLE = Path(__file__).resolve().parent.parent / \
@@ -161,8 +161,8 @@ def test_belief_carried_through_a_round_equals_the_one_built_from_scratch():
     """In play the belief advances from LBR's previous decision; at every decision the
     choice equals the one from a belief rebuilt from the whole log (so play and
     `exact_lbr_value` measure the same strategy)."""
-    from solver.lbr import DEFAULT_MAX_PARTICLES, NUM_BELIEF_STATS, decide, observe
-    from solver.tournament import reset
+    from solver.evaluation.lbr import DEFAULT_MAX_PARTICLES, NUM_BELIEF_STATS, decide, observe
+    from solver.evaluation.tournament import reset
     from spiel_game import engine
 
     game = load(deck="small", players=2)

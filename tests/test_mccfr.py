@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from conftest import load, tree_decision_states
 
-from solver import mccfr
-from solver.abstraction import identity_key
-from solver.best_response import exploitability
-from solver.mccfr import (
+from solver.mccfr import solver as mccfr
+from solver.abstraction.keys import identity_key
+from solver.exact.best_response import exploitability
+from solver.mccfr.solver import (
     MCCFRSolver,
     Tables,
     _block,
@@ -20,7 +20,7 @@ from solver.mccfr import (
     run_iterations,
     strategy_on_tree,
 )
-from solver.tree import DECISION, build_tree, infoset_states
+from solver.exact.tree import DECISION, build_tree, infoset_states
 
 
 def test_identity_key_is_the_information_state():
@@ -217,7 +217,7 @@ def test_bad_checkpoints_are_refused(tmp_path):
 
 
 def test_policy_file_round_trip_and_refusals(tmp_path):
-    from solver import policy_file
+    from solver.policies import table as policy_file
     game = load(deck="small")
     solver = MCCFRSolver(game, seed=4)
     solver.run(2_000)
@@ -267,7 +267,7 @@ def test_policy_file_round_trip_and_refusals(tmp_path):
                                   sorted(np.random.default_rng(3).integers(
                                       1, 1 << 63, size=1000, dtype=np.int64).tolist())])
 def test_policy_key_planes_round_trip(keys):
-    from solver.policy_file import decode_keys, encode_keys
+    from solver.policies.table import decode_keys, encode_keys
     keys = np.array(keys, dtype=np.int64)
     planes = encode_keys(keys)
     assert planes.dtype == np.uint8 and planes.shape[1] == len(keys)

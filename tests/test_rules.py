@@ -1,4 +1,4 @@
-"""Scripted scenarios for the rules of one round (RULES.md R1-R13, card effects, payoffs).
+"""Scripted scenarios for the rules of one round (docs/RULES.md R1-R13, card effects, payoffs).
 
 Every card that is dealt or drawn is chosen as a chance outcome (see scripting.py); no
 test depends on a random seed. R14 (the match: token goals, who starts the next round)

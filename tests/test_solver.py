@@ -11,12 +11,12 @@ import pytest
 from open_spiel.python import policy as policy_lib
 
 from conftest import load
-from solver import results
-from solver.best_response import exploitability, nash_conv, profile_values
-from solver.cfr import normalise
-from solver.exact import solve
-from solver.policies import strategy_from_policy, tabular_policy
-from solver.tree import build_tree
+from solver import provenance as results
+from solver.exact.best_response import exploitability, nash_conv, profile_values
+from solver.exact.cfr import normalise
+from solver.exact.solve import solve
+from solver.exact.tree_policy import strategy_from_policy, tabular_policy
+from solver.exact.tree import build_tree
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +112,7 @@ def test_result_file_is_self_describing_and_atomic(tiny_tree, tmp_path):
 
 def test_solved_policy_beats_every_heuristic_on_tiny(tiny_tree):
     """CFR's policy is < 1e-2 exploitable and less exploitable than each heuristic."""
-    from solver.heuristics import HEURISTICS
+    from solver.policies.heuristics import HEURISTICS
     solved = solve(tiny_tree, "cfr", iterations=300).value
     assert solved < 1e-2
     for name, heuristic in HEURISTICS.items():

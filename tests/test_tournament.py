@@ -1,4 +1,4 @@
-"""Tournaments (solver/tournament.py) and compiled policies (solver/compiled_policies.py).
+"""Tournaments (solver/evaluation/tournament.py) and compiled policies (solver/policies/compiled.py).
 
 The compiled heuristics and table look-ups give the Python policies' probabilities; deals
 are the engine's chance made repeatable (the same cards for every seating); the statistics
@@ -18,10 +18,10 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import AGENDAS, load, random_action
-from solver.compiled_policies import FROM_TABLE, TABLE_MISS, build_bank, probabilities
-from solver.heuristics import HEURISTICS
-from solver.policy_file import load_policy
-from solver.tournament import (TOKEN_GOAL, LineupResult, dealt_card, deck_cards, estimate,
+from solver.policies.compiled import FROM_TABLE, TABLE_MISS, build_bank, probabilities
+from solver.policies.heuristics import HEURISTICS
+from solver.policies.table import load_policy
+from solver.evaluation.tournament import (TOKEN_GOAL, LineupResult, dealt_card, deck_cards, estimate,
                                margins, play_cross_table, play_lineup, round_winners,
                                shuffled)
 from spiel_game import engine

@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .best_response import exploitability, nash_conv
-from .mccfr import MCCFRSolver
-from .tree import GameTree
+from solver.exact.best_response import exploitability, nash_conv
+from solver.mccfr.solver import MCCFRSolver
+from solver.exact.tree import GameTree
 
 
 @dataclasses.dataclass
@@ -57,7 +57,7 @@ def train(game, level: int, iterations: int | None, seconds: float | None, *,
     stopped_by = "iterations"
 
     def measure() -> dict:
-        from .mccfr import strategy_on_tree
+        from solver.mccfr.solver import strategy_on_tree
         point = {"iteration": solver.iterations, "seconds": round(solver.seconds, 2),
                  "keys": solver.tables.num_keys}
         if tree is not None:
@@ -104,7 +104,7 @@ def write_curve(curve: list[dict], stem: Path, title: str) -> list[Path]:
     import csv
     import io
 
-    from .results import write_atomic
+    from solver.provenance import write_atomic
 
     metric = next((k for k in ("exploitability", "nash_conv") if k in curve[0]), None)
     if metric is None:

@@ -15,9 +15,9 @@ from typing import Callable
 
 import numpy as np
 
-from .best_response import exploitability, nash_conv
-from .cfr import CFRSolver, TreeArrays
-from .tree import GameTree
+from solver.exact.best_response import exploitability, nash_conv
+from solver.exact.cfr import CFRSolver, TreeArrays
+from solver.exact.tree import GameTree
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What one player knows in a round, read only from the log as that player saw it.
 
-`knowledge(state, player)` replays `state.events(player)` (the redacted log, RULES.md R2,
+`knowledge(state, player)` replays `state.events(player)` (the redacted log, docs/RULES.md R2,
 R10) with the game's public parameters (deck composition, number of players, agenda). It
 never reads hidden state, so two states in one information set give equal `Knowledge`.
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from open_spiel.python import policy as policy_lib
 
-from .tree import GameTree, infoset_states
+from solver.exact.tree import GameTree, infoset_states
 
 
 def strategy_from_policy(tree: GameTree, policy: policy_lib.Policy) -> np.ndarray:

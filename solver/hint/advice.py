@@ -2,7 +2,7 @@
 
 `hint(situation)` answers for the start of the player's turn (2 cards in hand):
 
-1. Worlds: the hidden cards filled in (solver/situation.py): every history that gives
+1. Worlds: the hidden cards filled in (solver/hint/situation.py): every history that gives
    the log, weighted by Bayes with the policy's own action probabilities, or, from a
    summary, the unseen cards dealt at random (card counting).
 2. Policy: the shipped table for the game (results/policy_full_<agenda>_<n>p_<level>.npz)
@@ -33,12 +33,12 @@ from spiel_game import layout as L
 from spiel_game.actions import decision_to_string
 from spiel_game.cards import CHARACTERS
 
-from .compiled_policies import (FROM_TABLE, TABLE_MISS, build_bank, policy_probs,
+from solver.policies.compiled import (FROM_TABLE, TABLE_MISS, build_bank, policy_probs,
                                 probabilities)
-from .mccfr import sample_index
-from .policy_file import shipped_policies
-from .situation import Situation, SituationError, log_worlds, summary_worlds
-from .tournament import reset
+from solver.mccfr.solver import sample_index
+from solver.policies.table import shipped_policies
+from solver.hint.situation import Situation, SituationError, log_worlds, summary_worlds
+from solver.evaluation.tournament import reset
 
 SCHEMA = "jabbas-palace-hint"
 SCHEMA_VERSION = 1

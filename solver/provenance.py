@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .exact import SolveOutcome
-from .tree import GameTree
+from solver.exact.solve import SolveOutcome
+from solver.exact.tree import GameTree
 
 FORMAT = "jabbas-palace-policy"
 FORMAT_VERSION = 1

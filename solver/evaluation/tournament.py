@@ -1,6 +1,6 @@
 """Tournaments: policies against each other on the full game, compiled, with duplicate deals.
 
-A *lineup* gives one policy (of a solver/compiled_policies.py bank) per role; role j
+A *lineup* gives one policy (of a solver/policies/compiled.py bank) per role; role j
 plays seat j. Every deal is played once per cyclic rotation of the roles over the seats
 (role j at seat (j + r) % n in rotation r), with the same cards in the same order: with 2
 players, the duplicate pair, the same shuffle with the seats swapped. Seat advantage and
@@ -13,7 +13,7 @@ face-down set-aside card and the rest are drawn in order: every chance node of t
 (R2-D2) takes card 0. The engine's pool is exactly the cards not yet taken, so this is
 the engine's own chance distribution (the cards are exchangeable), made repeatable.
 
-Matches (RULES.md R14) play rounds until a player reaches the token goal (2 players 6,
+Matches (docs/RULES.md R14) play rounds until a player reaches the token goal (2 players 6,
 3 players 5, 4 players 4, more 3); the round winner starts the next round, a tie for
 the round is broken at random among the tied winners, a round without winner is started
 by a random player; the first round's starter is random. A match is played once per
@@ -40,7 +40,7 @@ from spiel_game import engine
 from spiel_game import layout as L
 from spiel_game.cards import CHARACTERS
 
-from .compiled_policies import FROM_TABLE, TABLE_MISS, PolicyBank, policy_probs
+from solver.policies.compiled import FROM_TABLE, TABLE_MISS, PolicyBank, policy_probs
 
 _JIT = dict(cache=True, nogil=True)
 TOKEN_GOAL = {2: 6, 3: 5, 4: 4, 5: 3, 6: 3}  # R14

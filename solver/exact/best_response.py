@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .cfr import TreeArrays, reach_sweep, value_sweep
-from .tree import CHANCE, DECISION, TERMINAL, GameTree
+from solver.exact.cfr import TreeArrays, reach_sweep, value_sweep
+from solver.exact.tree import CHANCE, DECISION, TERMINAL, GameTree
 
 _JIT = dict(cache=True, nogil=True)
 

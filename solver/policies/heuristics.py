@@ -21,7 +21,7 @@ from spiel_game import actions
 from spiel_game import layout as L
 from spiel_game.cards import CHARACTERS, Agenda, Effect, Side
 
-from .knowledge import Knowledge, knowledge
+from solver.policies.knowledge import Knowledge, knowledge
 
 _EPS = 1e-9
 assert L.PLAY == 0  # a play action id is the character id

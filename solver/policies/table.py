@@ -21,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from . import abstraction
-from .mccfr import META_SLOTS_USED, MCCFRSolver
-from .results import code_version, write_atomic
+from solver.abstraction import keys as abstraction
+from solver.mccfr.solver import META_SLOTS_USED, MCCFRSolver
+from solver.provenance import code_version, write_atomic
 
-RESULTS = Path(__file__).resolve().parent.parent / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "results"
 FORMAT = "jabbas-palace-table-policy"
 FORMAT_VERSION = 2
 _ARRAYS = ("key_gaps", "num_actions", "probs")

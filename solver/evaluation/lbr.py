@@ -18,7 +18,7 @@ against the policy is at most the best response's: its mean margin per round (ov
 seats; summed over seats for NashConv with 3+ players) is a lower bound on the policy's
 exploitability, up to sampling noise, which the 95% interval states. `exact_lbr_value`
 measures it without noise on a reduced deck's whole tree, where the exact exploitability
-is known (solver/best_response.py), and so shows how tight the bound is.
+is known (solver/exact/best_response.py), and so shows how tight the bound is.
 
 Belief details. A particle is a full engine state reached by a history consistent with
 LBR's redacted event log; particles advance one action at a time in lockstep (a chance
@@ -50,9 +50,9 @@ from numba import njit
 from spiel_game import engine
 from spiel_game import layout as L
 
-from .abstraction import T_SIZE, _redacted, track  # _redacted: the compiled redaction
-from .compiled_policies import PolicyBank, policy_probs
-from .tournament import (STREAM_DEAL, STREAM_DECISIONS, Estimate, deck_cards, dealt_card,
+from solver.abstraction.keys import T_SIZE, _redacted, track  # _redacted: the compiled redaction
+from solver.policies.compiled import PolicyBank, policy_probs
+from solver.evaluation.tournament import (STREAM_DEAL, STREAM_DECISIONS, Estimate, deck_cards, dealt_card,
                          estimate, next_float, play_out, reset, sample, shuffled,
                          stream_seed)
 
@@ -524,8 +524,8 @@ def run_lbr(game, bank: PolicyBank, policy: int, deals: int, seed: int = 1,
 
 def bank_strategy_on_tree(tree, bank: PolicyBank, policy: int) -> np.ndarray:
     """The flat strategy (tree infoset order) of a bank policy."""
-    from .compiled_policies import probabilities
-    from .tree import infoset_states
+    from solver.policies.compiled import probabilities
+    from solver.exact.tree import infoset_states
 
     offsets = tree.action_offsets()
     strategy = np.zeros(int(offsets[-1]))
@@ -608,7 +608,7 @@ class ExactComparison:
 
 def _combine(per_seat, policy_values) -> float:
     """NashConv = sum of (deviation value - policy value); exploitability = NashConv / 2
-    with 2 players (solver/best_response.py)."""
+    with 2 players (solver/exact/best_response.py)."""
     nash_conv = sum(v - u for v, u in zip(per_seat, policy_values))
     return nash_conv / 2 if len(per_seat) == 2 else nash_conv
 
@@ -619,9 +619,9 @@ def exact_lbr_value(tree, bank: PolicyBank, policy: int, seed: int = 1,
     """LBR's exact expected margin against `policy` in each seat, computed on the whole
     tree: LBR's choice at each of its information states (from one state of it, reading
     only the redacted log), the policy elsewhere; with the exact best response's."""
-    from .best_response import best_response, profile_values
-    from .cfr import TreeArrays
-    from .tree import infoset_states
+    from solver.exact.best_response import best_response, profile_values
+    from solver.exact.cfr import TreeArrays
+    from solver.exact.tree import infoset_states
 
     start = time.perf_counter()
     arrays = TreeArrays(tree)

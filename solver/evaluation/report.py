@@ -3,12 +3,12 @@
 Three parts, each run on its own and written atomically as CSV, Markdown, PNG and a JSON
 record (parameters, seeds, code version, run time, the command that remakes it):
 
-- `crosstable`: every policy against every other (solver/tournament.py), per agenda,
+- `crosstable`: every policy against every other (solver/evaluation/tournament.py), per agenda,
   2 and 3 players: mean margin per round and match-win rate with 95% intervals;
-- `lbr`: local best response lower bounds on exploitability (solver/lbr.py) for every
+- `lbr`: local best response lower bounds on exploitability (solver/evaluation/lbr.py) for every
   policy, per agenda, 2 players and 3 players (NashConv);
 - `validation`: the same LBR on reduced decks, where the exact exploitability is known
-  (solver/best_response.py): LBR's exact value next to it, and its estimate by play.
+  (solver/exact/best_response.py): LBR's exact value next to it, and its estimate by play.
 
 `write_report` assembles results/evaluation_report.md from the parts' JSON records.
 """
@@ -29,9 +29,9 @@ import numpy as np
 
 from spiel_game.cards import AGENDA_NAMES
 
-from . import results
-from .compiled_policies import HEURISTIC_KINDS, build_bank
-from .policy_file import RESULTS, shipped_policies
+from solver import provenance as results
+from solver.policies.compiled import HEURISTIC_KINDS, build_bank
+from solver.policies.table import RESULTS, shipped_policies
 
 PREFIX = "evaluation"
 HEURISTIC_ORDER = ["agenda_expert", "card_counter", "keep_higher", "keep_lower", "uniform"]
@@ -148,7 +148,7 @@ def _ci(e) -> dict:
 # Part 1: cross-tables ---------------------------------------------------------------------
 
 def crosstable_rows(table, bank, agenda: str) -> list[dict]:
-    """One row per played cell of a CrossTable (solver/tournament.py)."""
+    """One row per played cell of a CrossTable (solver/evaluation/tournament.py)."""
     players = table.players
     others = tuple(range(1, players))
     rows = []
@@ -185,7 +185,7 @@ def run_crosstable(settings: Settings, rows: list[dict], log: Log,
                    progress: Progress | None = None) -> bool:
     """Every cell of every (players, agenda) cross-table, appended to rows; True if
     interrupted."""
-    from .tournament import play_cross_table
+    from solver.evaluation.tournament import play_cross_table
 
     for players, agenda, game, _, _, bank in _games(settings):
         start = time.perf_counter()
@@ -208,7 +208,7 @@ def run_crosstable(settings: Settings, rows: list[dict], log: Log,
 def run_lbr_full(settings: Settings, rows: list[dict], log: Log,
                  progress: Progress | None = None) -> bool:
     """LBR against every policy of every game, appended to rows; True if interrupted."""
-    from .lbr import run_lbr
+    from solver.evaluation.lbr import run_lbr
 
     for players, agenda, game, labels, specs, bank in _games(settings):
         for index, label in enumerate(labels):
@@ -238,9 +238,9 @@ def run_lbr_full(settings: Settings, rows: list[dict], log: Log,
 
 def _train_table(game, level: str, iterations: int, seed: int, folder: Path) -> Path:
     """A reduced-deck MCCFR table policy, as the shipped full-game ones are made."""
-    from . import abstraction
-    from .mccfr import MCCFRSolver
-    from .policy_file import export_policy
+    from solver.abstraction import keys as abstraction
+    from solver.mccfr.solver import MCCFRSolver
+    from solver.policies.table import export_policy
 
     solver = MCCFRSolver(game, level=abstraction.LEVELS[level], seed=seed, threads=1)
     solver.run(iterations, batch=max(1, iterations // 10))
@@ -253,8 +253,8 @@ def run_validation(settings: Settings, rows: list[dict], log: Log,
                    progress: Progress | None = None) -> bool:
     """Exact LBR value and LBR by play against exact exploitability on reduced decks,
     appended to rows; True if interrupted."""
-    from .lbr import exact_lbr_value, run_lbr
-    from .tree import build_tree
+    from solver.evaluation.lbr import exact_lbr_value, run_lbr
+    from solver.exact.tree import build_tree
 
     cases = [(deck, 2) for deck in settings.validation_decks if 2 in settings.players]
     if 3 in settings.players:

@@ -26,8 +26,8 @@ from spiel_game import layout as L
 from spiel_game.actions import decision_to_string
 from spiel_game.cards import CHARACTERS
 
-from .knowledge import knowledge
-from .results import write_atomic
+from solver.policies.knowledge import knowledge
+from solver.provenance import write_atomic
 
 COLUMNS = ("key", "level", "seat", "decision", "information_state", "action", "action_id",
            "probability", "visits")
@@ -63,7 +63,7 @@ def describe_information(state, player: int) -> str:
 def export_rows(game, policy, rounds: int = 2000, seed: int = 0, all_keys: bool = False,
                 progress=None) -> list[dict]:
     """Rows (COLUMNS) of `policy` (a TablePolicy for `game`), from seeded self-play."""
-    from . import abstraction
+    from solver.abstraction import keys as abstraction
 
     level_name = policy.header["abstraction"]["level"]
     rng = random.Random(seed)

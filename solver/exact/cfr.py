@@ -1,4 +1,4 @@
-"""Counterfactual regret minimisation on a whole game tree (solver/tree.py), compiled.
+"""Counterfactual regret minimisation on a whole game tree (solver/exact/tree.py), compiled.
 
 Algorithms (Zinkevich et al. 2007, "Regret Minimization in Games with Incomplete
 Information"; Tammelin 2014, CFR+; Brown & Sandholm 2019, "Solving Imperfect-Information
@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .tree import CHANCE, DECISION, TERMINAL, GameTree
+from solver.exact.tree import CHANCE, DECISION, TERMINAL, GameTree
 
 ALGORITHMS = ("cfr", "cfr+", "dcfr")
 DCFR_ALPHA, DCFR_BETA, DCFR_GAMMA = 1.5, 0.0, 2.0

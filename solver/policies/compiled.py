@@ -4,13 +4,13 @@ Tournaments and local best responses ask a policy for its action probabilities m
 of times, inside numba code. `policy_probs(s, player, policy, bank, legal, n, out)` does
 that for every policy of a `PolicyBank`:
 
-- the heuristics of solver/heuristics.py (`uniform`, `keep_higher`, `keep_lower`,
+- the heuristics of solver/policies/heuristics.py (`uniform`, `keep_higher`, `keep_lower`,
   `card_counter`, `agenda_expert`), re-implemented over the compiled card counting of
-  solver/abstraction.py (`track`, which a test holds equal to solver/knowledge.py). They
+  solver/abstraction/keys.py (`track`, which a test holds equal to solver/policies/knowledge.py). They
   compute the same floating-point scores in the same order and break ties the same way
   (scores rounded to 9 decimals), so they give exactly the Python policies' probabilities
   (tests/test_tournament.py checks this at every decision of random rounds);
-- shipped table policies (solver/policy_file.py): the abstract key of the state, a binary
+- shipped table policies (solver/policies/table.py): the abstract key of the state, a binary
   search in the policy's sorted keys, the 8-bit row renormalised. A key missing from the
   table falls back to uniform over the legal actions and is counted as a miss.
 
@@ -30,8 +30,8 @@ from spiel_game.cards import (COL_EFFECT, COL_NUMBER, COL_PARAM_A, COL_PARAM_B, 
                               COL_TOKEN_IF_HELD, Effect, Side)
 from spiel_game.engine import AG_JABBAS_COURT, AG_MY_KIND_OF_SCUM, AG_RESCUE_MISSION, CARDS
 
-from .abstraction import T_HAND, T_KNOWN, T_SET_ASIDE, T_SIZE, T_UNSEEN, abstract_key, track
-from .heuristics import HEURISTICS
+from solver.abstraction.keys import T_HAND, T_KNOWN, T_SET_ASIDE, T_SIZE, T_UNSEEN, abstract_key, track
+from solver.policies.heuristics import HEURISTICS
 
 UNIFORM, KEEP_HIGHER, KEEP_LOWER, CARD_COUNTER, AGENDA_EXPERT, TABLE = range(6)
 HEURISTIC_KINDS = {"uniform": UNIFORM, "keep_higher": KEEP_HIGHER, "keep_lower": KEEP_LOWER,
@@ -408,9 +408,9 @@ def is_policy_file(name: str) -> bool:
 
 def build_bank(specs: list[str], game, labels: list[str] | None = None) -> PolicyBank:
     """A bank of the named policies: heuristic names, or paths of table-policy files for
-    `game` (solver/policy_file.py), called `labels` (default: the specs). Raises
+    `game` (solver/policies/table.py), called `labels` (default: the specs). Raises
     ValueError naming the allowed heuristics for an unknown name."""
-    from .policy_file import load_policy
+    from solver.policies.table import load_policy
 
     kinds, levels, headers = [], [], []
     key_parts, offset_parts, count_parts, prob_parts = [], [], [], []

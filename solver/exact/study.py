@@ -18,12 +18,12 @@ from typing import Callable
 
 import pyspiel
 
-from . import results
-from .best_response import profile_values
-from .exact import Measurement, measure, metric_name, solve
-from .heuristics import HEURISTICS
-from .policies import strategy_from_policy
-from .tree import build_tree
+from solver import provenance as results
+from solver.exact.best_response import profile_values
+from solver.exact.solve import Measurement, measure, metric_name, solve
+from solver.policies.heuristics import HEURISTICS
+from solver.exact.tree_policy import strategy_from_policy
+from solver.exact.tree import build_tree
 
 
 @dataclasses.dataclass(frozen=True)

@@ -9,7 +9,7 @@ Extensive Games"), one iteration per traverser p:
    (The sampling weights cancel the counterfactual reach in expectation.)
 The average strategy (normalised sums) converges to equilibrium in 2-player zero-sum games.
 
-Tables: an open-addressing hash (linear probing) from abstract key (solver/abstraction.py)
+Tables: an open-addressing hash (linear probing) from abstract key (solver/abstraction/keys.py)
 to a block of float32 regrets and float32 strategy sums, one value per legal action,
 allocated on first visit. A hash slot is 16 bytes: the key, then the block's offset and
 size. The table doubles, in place, when it is half full.
@@ -50,7 +50,7 @@ from numba.extending import intrinsic
 from spiel_game import engine
 from spiel_game import layout as L
 
-from .abstraction import (
+from solver.abstraction.keys import (
     IDENTITY,
     KEY_WORK_SIZE,
     PATH_SIZE,
@@ -63,7 +63,7 @@ from .abstraction import (
 _JIT = {"cache": True, "nogil": True}
 # The traversal kernel is compiled in each process, not cached: numba checks a cached
 # function against its own file only, so a cached kernel would keep stale copies of the
-# abstraction's keys after an edit of solver/abstraction.py.
+# abstraction's keys after an edit of solver/abstraction/keys.py.
 _JIT_KERNEL = {"cache": False, "nogil": True}
 META_SLOTS_USED, META_KEYS, META_CAPACITY, META_FULL = 0, 1, 2, 3
 _MAX_LOAD = 0.5
@@ -657,7 +657,7 @@ class MCCFRSolver:
 
     def save_checkpoint(self, path: str | Path) -> None:
         """Everything needed to resume, as .npz (no pickles), written atomically."""
-        from .results import code_version, write_atomic
+        from solver.provenance import code_version, write_atomic
 
         t = self.tables
         used = int(t.meta[META_SLOTS_USED])
@@ -705,7 +705,7 @@ class MCCFRSolver:
 def strategy_on_tree(solver: MCCFRSolver, tree) -> tuple[np.ndarray, int]:
     """The solver's average strategy on every infoset of a GameTree (uniform where the
     table has no entry); also returns how many infosets were missing."""
-    from .tree import infoset_states
+    from solver.exact.tree import infoset_states
 
     offsets = tree.action_offsets()
     strategy = np.zeros(int(offsets[-1]))

@@ -20,12 +20,12 @@ tests/test_abstraction.py scrambles them and checks that no key changes.
 | 2 | `coarse` | `coarse_key`: own hand, decision context, per opponent in/out, protected, known card or a bucketed summary of what it can be, knows-mine; deck size and agenda aggregate bucketed |
 
 The card counting behind levels 1-2 is `track`, a compiled replay of the redacted log
-with the rules of the Python reference solver/knowledge.py (a test compares the two):
+with the rules of the Python reference solver/policies/knowledge.py (a test compares the two):
 cards whose place the player does not know, the opponents' hand cards known for sure,
 which opponents know the player's card, and, beyond knowledge.py, what each hand can
 still be after public misses (a Jabba miss rules out Rebel cards...).
 
-The unseen multiset, which made the prototype abstractions of ../shared/BASELINES.md
+The unseen multiset, which made the prototype abstractions (docs/performance.md, "Prototype abstractions")
 grow without end, is never keyed: only a summary of it per opponent (Rebel share and
 mean number of what the card can be, bucketed; for naming, the set of likeliest
 numbers).
@@ -447,7 +447,7 @@ def _track_finish(s, player, row, out):
 
 @njit(cache=True)
 def track(s, player, out):
-    """Replay the log as `player` sees it into `out` (int32, T_SIZE); see solver/knowledge.py.
+    """Replay the log as `player` sees it into `out` (int32, T_SIZE); see solver/policies/knowledge.py.
 
     An opponent's card is known for sure after a look at it, a Mercenary comparison, a
     Lando trade with known cards, or when they draw a card `player` returned with Leia or

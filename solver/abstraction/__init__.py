@@ -1,0 +1,1 @@
+"""Information abstraction: compiled keys of what the acting player has seen."""

@@ -1,0 +1,1 @@
+"""Evaluation on the full game: tournaments, local best response, the report."""

@@ -1,0 +1,1 @@
+"""The hint engine: a described situation in, advice out; and strategy-table export."""

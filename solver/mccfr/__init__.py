@@ -1,0 +1,1 @@
+"""External-sampling MCCFR compiled over the rules engine, and its training loop."""

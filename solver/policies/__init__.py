@@ -1,0 +1,1 @@
+"""Policies: heuristics, their compiled twins, and table policies read from files."""
