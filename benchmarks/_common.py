@@ -1,4 +1,5 @@
-"""Shared helpers for the benchmark scripts: loading games, timing, tables, JSON output."""
+"""Shared helpers for the benchmark scripts: loading games, timing, tables, JSON output
+(with the provenance header of solver/provenance.py)."""
 
 from __future__ import annotations
 
@@ -18,21 +19,27 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 import pyspiel  # noqa: E402
 
 import spiel_game  # noqa: E402,F401  (registers "jabbas_palace")
-from solver.provenance import write_atomic  # noqa: E402
-from spiel_game import engine  # noqa: E402
+from solver import provenance  # noqa: E402
+from solver.reports import markdown  # noqa: E402
+from solver.sim import playout  # noqa: E402
 
 AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
+_STARTED = time.perf_counter()  # this run's wall time goes into the JSON's header
+_GAMES: list[dict] = []  # the parameters of every game `load_jabba` made, for the header
 
 
 def run_playouts(initial, num_rounds: int, seed: int):
-    """engine.run_playouts -> (decisions, chance events, token sums per seat)."""
-    return engine.run_playouts(initial, num_rounds, seed)
+    """Random rounds (solver/sim/playout.py run_playouts) -> (decisions, chance events,
+    token sums per seat)."""
+    return playout.run_playouts(initial, num_rounds, seed)
 
 
 def load_jabba(players: int = 2, agenda: str = "exalted_one", deck: str = "full"):
     """The `jabbas_palace` game with these parameters."""
-    return pyspiel.load_game("jabbas_palace", {"players": players, "agenda": agenda,
+    game = pyspiel.load_game("jabbas_palace", {"players": players, "agenda": agenda,
                                                "deck": deck})
+    _GAMES.append(dict(game.get_parameters()))
+    return game
 
 
 def add_output_args(parser: argparse.ArgumentParser, default_seed: int = 1) -> None:
@@ -73,11 +80,8 @@ def fmt_number(x: float, digits: int = 3) -> str:
 
 def markdown_table(headers: list[str], rows: list[list]) -> str:
     """A Markdown table; cells are formatted with `fmt_number` unless already strings."""
-    cells = [[c if isinstance(c, str) else fmt_number(c) for c in row] for row in rows]
-    lines = ["| " + " | ".join(headers) + " |",
-             "|" + "|".join("---" for _ in headers) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in cells]
-    return "\n".join(lines)
+    return "\n".join(markdown.table(headers, [
+        [c if isinstance(c, str) else fmt_number(c) for c in row] for row in rows]))
 
 
 def machine_info() -> dict:
@@ -94,6 +98,30 @@ def _version(module: str) -> str:
         return "?"
 
 
+def games_played() -> dict:
+    """The parameters of the games this run loaded: one value, or the list of them."""
+    values: dict[str, list] = {}
+    for params in _GAMES:
+        for key, value in params.items():
+            if value not in values.setdefault(key, []):
+                values[key].append(value)
+    return {key: seen[0] if len(seen) == 1 else seen for key, seen in sorted(values.items())}
+
+
+def _portable(value):
+    """`value` with every absolute path in it made portable (provenance.portable_path)."""
+    if isinstance(value, dict):
+        return {k: _portable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_portable(v) for v in value]
+    if isinstance(value, str) and os.path.isabs(value):
+        return provenance.portable_path(value)
+    return value
+
+
 def write_json_atomic(path: str, data: dict) -> None:
-    """Write `data` as JSON, atomically (solver.results.write_atomic)."""
-    write_atomic(path, (json.dumps(data, indent=2) + "\n").encode())
+    """Write `data` after the provenance header (the games loaded, this run's command
+    and wall time), as JSON naming no machine path, atomically."""
+    record = {**provenance.header(games_played(), seconds=time.perf_counter() - _STARTED),
+              **data}
+    provenance.write_atomic(path, (json.dumps(_portable(record), indent=2) + "\n").encode())

@@ -30,8 +30,9 @@ For every level of `solver.abstraction.LEVELS`:
     (--dcfr-iterations) as the ~0 reference.
 
 Before anything else a guard checks that the compiled solver uses the current keys: numba
-caches `solver/mccfr/solver.py` by its own source only, so after an edit of abstraction.py a
-stale cache would silently keep the old keys (delete solver/__pycache__/mccfr.* then).
+checks a cached function against its own source file only, so after an edit of
+abstraction.py a stale cache would silently keep the old keys (delete
+solver/mccfr/__pycache__ then).
 
 Jobs run in --jobs worker processes (default 2), each single-threaded and seeded, so a
 run is deterministic except for its timings and time-limited cut-offs.
@@ -64,7 +65,10 @@ from numba import njit
 
 from solver.abstraction import keys as abstraction
 from solver.abstraction.keys import LEVELS, abstract_key
-from solver.mccfr.solver import META_SLOTS_USED, MCCFRSolver, find_slot, sample_index, strategy_on_tree
+from solver.mccfr.solver import MCCFRSolver, strategy_on_tree
+from solver.mccfr.table import META_SLOTS_USED, find_slot
+from solver.sim.rng import STREAM_MCCFR, next_float, stream_seed
+from solver.sim.sampler import chance_card, sample
 from spiel_game import engine
 from spiel_game import layout as L
 
@@ -79,14 +83,14 @@ _JIT = {"cache": True, "nogil": True}
 
 @njit(**_JIT)
 def _probe(s, p, level, keys, offsets, regret, rng, counts):
-    """A read-only copy of solver.mccfr._traverse: same sampling from the current regrets,
+    """A read-only copy of solver/mccfr/kernel.py's traversal: same sampling from the
+    current regrets,
     nothing written. counts: [nodes, decisions, decisions whose key is missing]."""
     counts[0] += 1
     if engine.is_terminal(s):
         return
     if engine.is_chance(s):
-        rng[0] = engine.next_random(rng[0])
-        engine.apply_action(s, engine.sample_chance(s, rng[0]))
+        engine.apply_action(s, chance_card(s, rng))
         _probe(s, p, level, keys, offsets, regret, rng, counts)
         return
     counts[1] += 1
@@ -105,7 +109,7 @@ def _probe(s, p, level, keys, offsets, regret, rng, counts):
             for i in range(n):
                 sigma[i] = max(regret[offsets[j] + i], 0.0) / total
     if actor != p:
-        engine.apply_action(s, actions[sample_index(sigma, n, rng)])
+        engine.apply_action(s, actions[sample(sigma, n, rng)])
         _probe(s, p, level, keys, offsets, regret, rng, counts)
         return
     for i in range(n):
@@ -117,7 +121,7 @@ def _probe(s, p, level, keys, offsets, regret, rng, counts):
 @njit(**_JIT)
 def _probe_iterations(root, level, iterations, keys, offsets, regret, seed):
     counts = np.zeros(3, dtype=np.int64)
-    rng = np.array([max(1, seed % 2147483647)], dtype=np.int64)
+    rng = np.array([stream_seed(seed, STREAM_MCCFR, 0)], dtype=np.uint64)
     for _ in range(iterations):
         for p in range(root[L.S_NUM_PLAYERS]):
             _probe(root.copy(), p, level, keys, offsets, regret, rng, counts)
@@ -130,19 +134,18 @@ def _self_play(root, level, rounds, seed, keys, offsets, num_actions, strategy_s
     Returns [decisions, keys found, keys found with another action count]."""
     out = np.zeros(3, dtype=np.int64)
     buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    seed = max(1, seed % 2147483647)
+    rng = np.array([stream_seed(seed, STREAM_MCCFR, 1)], dtype=np.uint64)
     for _ in range(rounds):
         s = root.copy()
         while not engine.is_terminal(s):
-            seed = engine.next_random(seed)
             if engine.is_chance(s):
-                engine.apply_action(s, engine.sample_chance(s, seed))
+                engine.apply_action(s, chance_card(s, rng))
                 continue
             n = engine.legal_actions(s, buf)
             actor = engine.current_actor(s)
             j = find_slot(keys, abstract_key(s, actor, level))
             out[0] += 1
-            u = (seed - 1) / 2147483646.0
+            u = next_float(rng)
             pick = min(int(u * n), n - 1)
             if keys[j] != 0:
                 out[1] += 1
@@ -167,7 +170,7 @@ def _self_play(root, level, rounds, seed, keys, offsets, num_actions, strategy_s
 def check_solver_keys(levels: dict[str, int]) -> None:
     """Every key the compiled solver stores on 'tiny' must be one the current
     abstract_key gives some decision node of the tiny tree; else numba's cache of
-    solver/mccfr/solver.py predates the last edit of solver/abstraction/keys.py."""
+    solver/mccfr/ predates the last edit of solver/abstraction/keys.py."""
     from solver.exact.tree import build_tree, infoset_states
 
     game = load_jabba(deck="tiny")
@@ -181,9 +184,9 @@ def check_solver_keys(levels: dict[str, int]) -> None:
         stored = set(solver.tables.keys[solver.tables.keys != 0].tolist())
         if not stored <= expected:
             sys.exit(f"level {name}: the compiled solver stores keys that the current "
-                     "abstract_key does not give: numba's cache of solver/mccfr/solver.py is "
+                     "abstract_key does not give: numba's cache of solver/mccfr/ is "
                      "stale (it does not see edits of solver/abstraction/keys.py). Delete "
-                     "solver/__pycache__/mccfr.* and run again.")
+                     "solver/mccfr/__pycache__ and run again.")
 
 
 # Jobs (run in worker processes) ------------------------------------------------------------

@@ -36,7 +36,7 @@ from _common import (
 
 from spiel_game.cards import parse_deck
 
-PROTOTYPE_DECISION_HISTORIES_2P = 8e20  # BASELINES.md, Knuth estimate of a prototype
+PROTOTYPE_DECISION_HISTORIES_2P = 8e20  # Knuth estimate: docs/performance.md "The prototype"
 KNUTH_PLAYERS = (2, 3, 4)
 KNUTH_BATCHES = 10  # the probes are also split into batches to show the spread
 AUTO_ALL_AGENDAS_NODES = 200_000  # "--agendas auto": all four agendas below this size
@@ -207,7 +207,7 @@ def knuth_section(validation_decks, probes, seed):
     full_2p = next(r for r in records if r["deck"] == "full" and r["players"] == 2)
     ratio = full_2p["knuth"]["decision"]["mean"] / PROTOTYPE_DECISION_HISTORIES_2P
     note = (f"Full deck, 2 players: {full_2p['knuth']['decision']['mean']:.2e} decision "
-            f"histories, {ratio:.1f}× the prototype's ~8e20 (BASELINES.md).")
+            f"histories, {ratio:.1f}× the prototype's ~8e20 (docs/performance.md).")
     return table, note, records
 
 

@@ -1,7 +1,7 @@
 """Random-playout throughput, side by side in one process (one core).
 
-(a) the compiled engine (`engine.run_playouts`) for 2, 3 and 4 players, full deck,
-    Exalted One;
+(a) the compiled engine, random rounds (solver/sim/playout.py `run_playouts`), for 2, 3
+    and 4 players, full deck, Exalted One;
 (b) the same game through the pyspiel API (legal_actions / chance_outcomes /
     apply_action), with OpenSpiel's python_kuhn_poker and C++ leduc_poker through the
     same loop for comparison.
@@ -42,7 +42,7 @@ MIN_CHUNK_SECONDS = 0.05  # engine calls grow until one takes at least this long
 
 
 def measure_engine(initial, seconds: float, rng: random.Random) -> dict:
-    """Random rounds through engine.run_playouts for about `seconds`."""
+    """Random rounds (solver/sim/playout.py run_playouts) for about `seconds`."""
     chunk = 1000
     rounds = decisions = chance_events = 0
     clock = Stopwatch()
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> dict:
                             "decisions_per_round": decisions, "chance_per_round": chance,
                             "target_rounds_per_s": target, "runs": runs})
     api_rows, api_json = [], []
-    for label, game, target in api_games:
+    for label, _game, target in api_games:
         runs = api_runs[label]
         actions = summarize(runs, "actions_per_s")
         rounds = summarize(runs, "rounds_per_s")

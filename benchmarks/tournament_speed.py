@@ -7,7 +7,7 @@ configuration alike (medians over repeats, min-max range):
   rounds per second per core), with the duplicate deals of solver/evaluation/tournament.py;
 - the table policy against `agenda_expert`, heuristics against each other, uniform play;
 - 3 players: heuristics;
-- for scale, the engine's own random playouts (engine.run_playouts, no policy, no deal).
+- for scale, random playouts (solver/sim/playout.py run_playouts, no policy, no deal).
 
     python benchmarks/tournament_speed.py [--seconds 3] [--repeats 5] [--seed 1] [--out FILE]
 """

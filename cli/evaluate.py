@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -76,14 +75,16 @@ def tournament(
                                 "played once per seating)."),
     seed: int = typer.Option(1, help="Seed of the deals and of every random choice."),
     diagonal: bool = typer.Option(True, help="Also play each policy against itself."),
-    out: Optional[Path] = typer.Option(None, help="Write <out>.json, .csv and .md "
+    out: Path | None = typer.Option(None, help="Write <out>.json, .csv and .md "
                                        "(atomically)."),
 ) -> None:
     """Play policies against each other: duplicate deals, margins and match-win rates
     with 95% intervals."""
+    from solver import provenance
     from solver.evaluation import report as evaluation
-    from solver import provenance as results
     from solver.evaluation.tournament import play_cross_table
+    from solver.reports import csv as report_csv
+    from solver.reports import markdown as report_markdown
 
     if deals < 0 or matches < 0 or deals + matches == 0:
         raise typer.BadParameter("deals and matches must not be negative, and not both 0")
@@ -99,12 +100,6 @@ def tournament(
         table = play_cross_table(game, bank, deals, matches, seed, diagonal,
                                  on_progress=_tracker(progress))
     rows = evaluation.crosstable_rows(table, bank, agenda)
-    record = {"what": "tournament (duplicate deals)", "command": "jabba tournament",
-              "game": {k: v for k, v in game.get_parameters().items()},
-              "policies": dict(zip(bank.names, bank.specs)), "deals": deals,
-              "matches": matches, "seed": seed, "interrupted": table.interrupted,
-              "seconds": round(sum(r.seconds for r in table.cells.values()), 1),
-              "code_version": results.code_version(), "rows": rows}
     _print_crosstable(rows, players, agenda)
     rounds = sum(r.rounds for r in table.cells.values())
     seconds = sum(r.seconds for r in table.cells.values())
@@ -116,14 +111,18 @@ def tournament(
             typer.echo(f"{name} ({spec}): {100 * miss:.2f}% of its decisions missing from "
                        "the table (played uniformly)")
     if out:
-        record["command"] = (f"jabba tournament --players {players} --agenda {agenda} "
-                             f"--deck {deck} --policies {policies} --deals {deals} "
-                             f"--matches {matches} --seed {seed}")
-        results.write_json(out.with_suffix(".json"), record)
-        results.write_atomic(out.with_suffix(".csv"),
-                             evaluation.crosstable_csv(rows).encode())
-        results.write_atomic(out.with_suffix(".md"), evaluation.crosstable_markdown(
-            {**record, "seconds": seconds}).encode())
+        command = (f"jabba tournament --players {players} --agenda {agenda} --deck {deck} "
+                   f"--policies {policies} --deals {deals} --matches {matches} --seed {seed}")
+        record = {**provenance.header(game, seconds=seconds, command=command),
+                  "what": "tournament (duplicate deals)",
+                  "policies": {name: evaluation.recorded_spec(spec)
+                               for name, spec in zip(bank.names, bank.specs)},
+                  "deals": deals, "matches": matches, "seed": seed,
+                  "interrupted": table.interrupted, "rows": rows}
+        provenance.write_json(out.with_suffix(".json"), record)
+        provenance.write_atomic(out.with_suffix(".csv"), report_csv.crosstable(rows).encode())
+        provenance.write_atomic(out.with_suffix(".md"),
+                                report_markdown.crosstable(record).encode())
         typer.echo(f"wrote {out.with_suffix('.json')}, .csv, .md")
 
 
@@ -131,7 +130,7 @@ def _print_crosstable(rows: list[dict], players: int, agenda: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from solver.evaluation.report import crosstable_cells, format_ci
+    from solver.reports.markdown import crosstable_cells, format_ci
 
     policies, cells = crosstable_cells(rows, players, agenda)
     for what, percent, title in (("margin", False, "mean margin per round (row v column)"),
@@ -156,17 +155,18 @@ def lbr(
     deck: str = typer.Option("full", help="full, a reduced preset or a spec."),
     deals: int = typer.Option(2_000, help="Duplicate deals (LBR plays each in every seat)."),
     rollouts: int = typer.Option(64, help="Rollouts per action at each LBR decision."),
-    continuation: Optional[str] = typer.Option(None, help="Policy everybody follows in "
+    continuation: str | None = typer.Option(None, help="Policy everybody follows in "
                                                "the rollouts (default: the policy)."),
     max_particles: int = typer.Option(4096, help="Cap on the belief's particles."),
     seed: int = typer.Option(1, help="Seed of the deals and of every random choice."),
     exact: bool = typer.Option(False, help="Reduced decks: also compute LBR's value and "
                                "the exploitability exactly on the whole tree."),
-    out: Optional[Path] = typer.Option(None, help="Write the result as JSON (atomically)."),
+    out: Path | None = typer.Option(None, help="Write the result as JSON (atomically)."),
 ) -> None:
     """A lower bound on a policy's exploitability: a local best response plays it."""
-    from solver import provenance as results
+    from solver import provenance
     from solver.evaluation.lbr import exact_lbr_value, run_lbr
+    from solver.evaluation.report import recorded_spec
 
     if deals <= 0 or rollouts <= 0 or max_particles <= 0:
         raise typer.BadParameter("deals, rollouts and max-particles must be positive")
@@ -193,14 +193,14 @@ def lbr(
     b = result.belief_stats
     typer.echo(f"belief: {b['decisions']:,} decisions, up to {b['most_particles']:,} "
                f"particles, cap reached {b['truncated']:,} times, lost {b['lost']}")
-    record = {"what": f"local best response lower bound on {metric}", "command": "jabba lbr",
-              "game": {k: v for k, v in game.get_parameters().items()},
-              "policy": bank.names[0], "spec": bank.specs[0], "deals": result.deals,
-              "rollouts": rollouts, "continuation": result.continuation,
-              "max_particles": max_particles, "seed": seed, metric: bound.to_dict(),
+    record = {**provenance.header(game, seconds=result.seconds),
+              "what": f"local best response lower bound on {metric}",
+              "policy": bank.names[0], "spec": recorded_spec(bank.specs[0]),
+              "deals": result.deals, "rollouts": rollouts,
+              "continuation": result.continuation, "max_particles": max_particles,
+              "seed": seed, metric: bound.to_dict(),
               "per_seat": [e.to_dict() for e in result.per_seat()], "belief": b,
-              "seconds": round(result.seconds, 1), "interrupted": result.interrupted,
-              "code_version": results.code_version()}
+              "interrupted": result.interrupted}
     if exact:
         from solver.exact.tree import build_tree
 
@@ -214,7 +214,7 @@ def lbr(
         record["exact"] = {metric: comparison.exact, "lbr": comparison.lbr,
                            "tightness": comparison.tightness}
     if out:
-        results.write_json(out, record)
+        provenance.write_json(out, record)
         typer.echo(f"wrote {out}")
 
 
@@ -228,13 +228,18 @@ def evaluate(
     seed: int = typer.Option(1, help="Seed of every part."),
     validation_decks: str = typer.Option("small,medium", help="Reduced decks of the "
                                          "validation (the first also with 3 players)."),
-    out_dir: Path = typer.Option(Path("results"), help="Folder for the evaluation_* files."),
+    out_dir: Path | None = typer.Option(None, help="Folder for the evaluation_* files. "
+                                        "Default: the working directory."),
+    ship: bool = typer.Option(False, "--ship", help="Write into results/ of the source "
+                              "checkout (not in an installed package)."),
 ) -> None:
     """The evaluation report: cross-tables, LBR lower bounds on the full game, and their
     validation on reduced decks (results/evaluation_report.md)."""
     import shlex
 
+    from cli.main import ship_folder
     from solver.evaluation import report as evaluation
+    from solver.reports import files as report_files
 
     chosen = list(evaluation.PARTS) if parts == "all" else [p.strip() for p in
                                                             parts.split(",")]
@@ -257,7 +262,8 @@ def evaluate(
     options = [f"--{name} {shlex.quote(str(value))}" for name, value, default in (
         ("agendas", agendas, "all"), ("players", players, "2,3"), ("scale", scale, 1.0),
         ("seed", seed, 1), ("validation-decks", validation_decks, "small,medium"),
-        ("out-dir", out_dir, Path("results"))) if value != default]
+        ("out-dir", out_dir, None)) if value != default] + (["--ship"] if ship else [])
+    out_dir = ship_folder(out_dir, "--out-dir") if ship else out_dir or Path(".")
     for part in chosen:
         command = " ".join(["jabba evaluate --parts", part, *options])
         with _progress() as progress:
@@ -266,4 +272,4 @@ def evaluate(
                                         progress=_tracker(progress))
         for path in paths:
             typer.echo(f"wrote {path}")
-    typer.echo(f"wrote {evaluation.write_report(out_dir)}")
+    typer.echo(f"wrote {report_files.write_evaluation_report(out_dir)}")

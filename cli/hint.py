@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 
@@ -49,41 +48,41 @@ def _compiled_yet() -> bool:
 def register(app: typer.Typer) -> None:
     @app.command()
     def hint(
-        situation: Optional[Path] = typer.Option(
-            None, "--situation", "-s", help="A TOML or JSON situation file (README); the "
+        situation: Path | None = typer.Option(
+            None, "--situation", "-s", help="A TOML or JSON situation file (docs/hint.md); the "
             "flags below override its fields."),
-        players: Optional[int] = typer.Option(None, help="Players in the round, 2 to 6 "
+        players: int | None = typer.Option(None, help="Players in the round, 2 to 6 "
                                               "[default 2]."),
-        agenda: Optional[str] = typer.Option(None, help="exalted_one, my_kind_of_scum, "
+        agenda: str | None = typer.Option(None, help="exalted_one, my_kind_of_scum, "
                                              "jabbas_court or rescue_mission "
                                              "[default exalted_one]."),
-        seat: Optional[int] = typer.Option(None, help="Your seat, in turn order from the "
+        seat: int | None = typer.Option(None, help="Your seat, in turn order from the "
                                            "round's first player (0) [default 0]."),
-        hand: Optional[str] = typer.Option(None, help="Your 2 cards, e.g. 'jabba,guard'."),
-        face_up: Optional[str] = typer.Option(None, "--face-up", help="The 3 face-up "
+        hand: str | None = typer.Option(None, help="Your 2 cards, e.g. 'jabba,guard'."),
+        face_up: str | None = typer.Option(None, "--face-up", help="The 3 face-up "
                                               "set-aside cards (2 players)."),
-        area: Optional[List[str]] = typer.Option(
+        area: list[str] | None = typer.Option(
             None, help="A play area in the order played, SEAT=CARDS, e.g. "
             "'1=guard,boba,took:luke' (repeat per seat; 'took:' marks a card taken with "
             "Boba Fett; an out player's last card is the hand they discarded)."),
-        out: Optional[str] = typer.Option(None, help="Seats that are out, e.g. '2'."),
-        protected: Optional[str] = typer.Option(None, help="Seats protected by Bib "
+        out: str | None = typer.Option(None, help="Seats that are out, e.g. '2'."),
+        protected: str | None = typer.Option(None, help="Seats protected by Bib "
                                                 "Fortuna."),
-        saw: Optional[List[str]] = typer.Option(None, help="A card you know a player "
+        saw: list[str] | None = typer.Option(None, help="A card you know a player "
                                                 "holds, SEAT=CARD (repeatable)."),
-        seen_by: Optional[List[str]] = typer.Option(
+        seen_by: list[str] | None = typer.Option(
             None, "--seen-by", help="A player who knows one of your cards, SEAT=CARD."),
-        set_aside: Optional[str] = typer.Option(None, "--set-aside", help="The face-down "
+        set_aside: str | None = typer.Option(None, "--set-aside", help="The face-down "
                                                 "set-aside card, if you saw it (R2-D2)."),
-        bottom: Optional[str] = typer.Option(None, help="Cards you put under the deck with "
+        bottom: str | None = typer.Option(None, help="Cards you put under the deck with "
                                              "Leia, in draw order."),
-        deck: Optional[int] = typer.Option(None, help="Cards left in the deck, to check "
+        deck: int | None = typer.Option(None, help="Cards left in the deck, to check "
                                            "the situation against."),
-        log: Optional[str] = typer.Option(None, help="The round's events as you saw them, "
-                                          "separated by ';' (README: log lines)."),
-        log_file: Optional[Path] = typer.Option(None, "--log-file", help="The events, one "
+        log: str | None = typer.Option(None, help="The round's events as you saw them, "
+                                          "separated by ';' (docs/hint.md: event log)."),
+        log_file: Path | None = typer.Option(None, "--log-file", help="The events, one "
                                                 "per line."),
-        policy: Optional[List[Path]] = typer.Option(
+        policy: list[Path] | None = typer.Option(
             None, help="Policy file(s) to use instead of the shipped ones."),
         seconds: float = typer.Option(0.25, help="Time for the rollouts behind the "
                                       "values."),
@@ -143,7 +142,7 @@ def register(app: typer.Typer) -> None:
     def export(
         players: int = typer.Option(2, help="Players, for the shipped policy."),
         agenda: str = typer.Option("exalted_one", help="Agenda, for the shipped policy."),
-        policy: Optional[Path] = typer.Option(None, help="A policy file instead of the "
+        policy: Path | None = typer.Option(None, help="A policy file instead of the "
                                               "shipped one."),
         fmt: str = typer.Option("csv", "--format", help="csv or jsonl."),
         output: Path = typer.Option(..., "--out", "-o", help="File to write."),
@@ -153,12 +152,14 @@ def register(app: typer.Typer) -> None:
                                       "never met (no description, 0 visits)."),
         seed: int = typer.Option(0, help="Seed for the self-play sample."),
     ) -> None:
-        """Write a policy as a strategy table (CSV or JSON Lines; columns in the README)."""
+        """Write a policy as a strategy table (CSV or JSON Lines; columns in docs/hint.md)."""
+        import time
+
         import pyspiel
         from rich.progress import Progress
 
         import spiel_game  # noqa: F401
-        from solver.hint.export import COLUMNS, export_rows, write_rows
+        from solver.hint.export import export_header, export_rows, write_rows
         from solver.policies.table import load_policy, shipped_policies
 
         if fmt not in ("csv", "jsonl"):
@@ -178,12 +179,13 @@ def register(app: typer.Typer) -> None:
         except ValueError as err:
             typer.echo(f"Error: {err}", err=True)
             raise typer.Exit(2) from None
+        start = time.perf_counter()
         with Progress(transient=True) as bar:
             task = bar.add_task("self-play", total=rounds)
             rows = export_rows(game, table, rounds, seed, all_keys,
                                progress=lambda r: bar.update(task, completed=r))
-        header = {**table.header, "export": {"rounds": rounds, "seed": seed,
-                                             "all_keys": all_keys, "columns": list(COLUMNS)}}
+        header = export_header(game, table, paths[0], rounds=rounds, seed=seed,
+                               all_keys=all_keys, seconds=time.perf_counter() - start)
         write_rows(rows, output, fmt, header)
         keys = len({r["key"] for r in rows})
         typer.echo(f"wrote {output}: {len(rows)} rows, {keys} keys from {paths[0]}")

@@ -4,13 +4,30 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 app = typer.Typer(
     help="Solver and hint engine for Star Wars: Jabba's Palace - A Love Letter Game.",
     no_args_is_help=True, add_completion=False)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        from solver.provenance import code_version
+
+        typer.echo(f"jabba {version('jabbas-palace-solver')} (code {code_version()})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(_version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_print_version,
+        help="Print the package version and the code version (git commit), then exit.")
+             ) -> None:
+    pass
 
 
 def _load_game(players: int, agenda: str, deck: str, utility: str):
@@ -61,24 +78,60 @@ def play(
                    f"{state.information_state_string(viewer)}")
 
 
-def _default_result_path(kind: str, deck: str, agenda: str, players: int, detail: str,
-                         suffix: str) -> Path:
-    """results/<kind>_<deck>_<agenda>_<n>p_<detail><suffix>; a deck spec reads 'custom'."""
+def _default_result_path(deck: str, agenda: str, players: int, method: str,
+                         iterations: int, suffix: str) -> Path:
+    """Where `jabba solve` writes without --out or --ship: the working directory, e.g.
+    jabbas_palace_full_exalted_one_2p_mccfr_coarse_120000it.npz (a deck spec reads
+    'custom')."""
+    from spiel_game.game import SHORT_NAME
+
     safe_deck = deck if deck.isidentifier() else "custom"
-    return Path("results") / f"{kind}_{safe_deck}_{agenda}_{players}p_{detail}{suffix}"
+    return Path(f"{SHORT_NAME}_{safe_deck}_{agenda}_{players}p_{method}_{iterations}it"
+                f"{suffix}")
+
+
+def ship_folder(out: Path | None, option: str) -> Path:
+    """The checkout's results/ for --ship (every command that writes results has it), or
+    a clear refusal."""
+    from solver.policies import shipped
+
+    if out is not None:
+        raise typer.BadParameter(f"--ship and {option} both choose where to write; give one")
+    try:
+        return shipped.ship_folder()
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
+
+
+def _shipped_result_path(deck: str, agenda: str, players: int, algorithm: str,
+                         abstraction: str, out: Path | None) -> Path:
+    """results/ of the checkout, under the name its readers look for
+    (solver/policies/shipped.py)."""
+    from solver.policies.shipped import policy_name
+
+    if not deck.isidentifier():
+        raise typer.BadParameter(f"--ship: deck {deck!r} is a spec; only a named deck "
+                                 "(full, tiny, small, medium) ships")
+    folder = ship_folder(out, "--out")
+    if algorithm != "mccfr":
+        return folder / f"solve_{deck}_{agenda}_{players}p_{algorithm}.json.gz"
+    try:
+        return folder / policy_name(deck, agenda, players, abstraction)
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
 
 
 @app.command()
 def solve(
-    deck: str = typer.Option("tiny", help="full, a reduced preset or a spec (see README)."),
+    deck: str = typer.Option("tiny", help="full, a reduced preset or a spec (see docs/game.md)."),
     players: int = typer.Option(2, help="Number of players."),
     agenda: str = typer.Option("exalted_one", help="Agenda."),
     utility: str = typer.Option("margin", help="margin (zero-sum) or tokens."),
     algorithm: str = typer.Option("cfr+", help="cfr, cfr+, dcfr (exact, whole tree of a "
                                   "reduced deck) or mccfr (sampled, any deck)."),
-    iterations: Optional[int] = typer.Option(1000, help="Iteration budget (0: none)."),
-    seconds: Optional[float] = typer.Option(None, help="Time budget in seconds."),
-    target: Optional[float] = typer.Option(None, help="Exact algorithms: stop at this "
+    iterations: int | None = typer.Option(1000, help="Iteration budget (0: none)."),
+    seconds: float | None = typer.Option(None, help="Time budget in seconds."),
+    target: float | None = typer.Option(None, help="Exact algorithms: stop at this "
                                            "exploitability (2 players) or NashConv (3+)."),
     lp: bool = typer.Option(True, help="Exact, 2 players: also solve OpenSpiel's "
                             "sequence-form LP and compare the game value (small trees)."),
@@ -86,12 +139,17 @@ def solve(
                                     "level."),
     threads: int = typer.Option(2, help="mccfr: worker threads sharing the tables."),
     seed: int = typer.Option(1, help="mccfr: random seed."),
-    checkpoint: Optional[Path] = typer.Option(None, help="mccfr: checkpoint file (.npz), "
+    checkpoint: Path | None = typer.Option(None, help="mccfr: checkpoint file (.npz), "
                                               "written atomically."),
     checkpoint_every: float = typer.Option(600.0, help="mccfr: seconds between "
                                            "checkpoints."),
     resume: bool = typer.Option(False, help="mccfr: continue from --checkpoint."),
-    out: Optional[Path] = typer.Option(None, help="Result file; default under results/."),
+    out: Path | None = typer.Option(None, help="Result file. Default: in the working "
+                                       "directory, named by game, deck, agenda, players, "
+                                       "algorithm and iterations."),
+    ship: bool = typer.Option(False, "--ship", help="Write into results/ of the source "
+                              "checkout under the shipped name, where the hint and the "
+                              "evaluation look (not in an installed package)."),
 ) -> None:
     """Solve a game: exactly (CFR, CFR+, DCFR on a reduced deck) or by MCCFR."""
     from solver.exact.cfr import ALGORITHMS
@@ -100,6 +158,8 @@ def solve(
         raise typer.BadParameter(f"algorithm {algorithm!r}: allowed are "
                                  f"{', '.join(ALGORITHMS)}, mccfr")
     game = _load_game(players, agenda, deck, utility)
+    if ship:
+        out = _shipped_result_path(deck, agenda, players, algorithm, abstraction, out)
     if algorithm == "mccfr":
         _solve_mccfr(game, deck, agenda, players, iterations or None, seconds, abstraction,
                      threads, seed, checkpoint, checkpoint_every, resume, out)
@@ -147,7 +207,8 @@ def _solve_exact(game, deck, agenda, players, utility, algorithm, iterations, se
                        f"CFR average strategy: {cfr_value:+.6f} "
                        f"(|diff| {abs(lp_value - cfr_value):.1e}, bounded by "
                        f"exploitability x 2 = {2 * outcome.value:.1e})")
-    path = out or _default_result_path("solve", deck, agenda, players, algorithm, ".json.gz")
+    path = out or _default_result_path(deck, agenda, players, algorithm, outcome.iterations,
+                                       ".json.gz")
     results.write_json(path, results.policy_record(
         tree, outcome, deck_spec=game.config.deck.to_spec(), lp_value=lp_value))
     typer.echo(f"wrote {path}")
@@ -197,14 +258,14 @@ def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, 
     typer.echo(f"{solver.iterations:,} iterations in {solver.seconds:.0f} s (stopped by "
                f"{outcome.stopped_by}); {solver.tables.num_keys:,} keys; "
                f"{solver.nodes_touched / max(solver.seconds, 1e-9):,.0f} nodes/s")
-    path = out or _default_result_path("policy", deck, agenda, players, abstraction, ".npz")
-    export_policy(solver, path, stopped_by=outcome.stopped_by, curve=outcome.curve)
+    path = out or _default_result_path(deck, agenda, players, f"mccfr_{abstraction}",
+                                       solver.iterations, ".npz")
+    header = export_policy(solver, path, stopped_by=outcome.stopped_by, curve=outcome.curve)
     typer.echo(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
-    if tree is not None:
-        from solver.mccfr.train import write_curve
-        title = f"MCCFR ({abstraction}) on deck {deck}, {players} players, {agenda}"
-        for written in write_curve(outcome.curve, path.with_suffix(""), title):
-            typer.echo(f"wrote {written}")
+    from solver.reports import files as report_files
+    for written in report_files.write(path.parent, report_files.training_curve_files(
+            header, path.stem)):
+        typer.echo(f"wrote {written}")
 
 
 LP_MAX_INFOSETS = 5_000
@@ -246,8 +307,10 @@ def exploit(
                                 "NashConv)."),
     agendas: str = typer.Option("all", help="Comma-separated agendas, or 'all'."),
     iterations: int = typer.Option(1000, help="CFR iterations per algorithm."),
-    out_dir: Path = typer.Option(Path("results"), help="Folder for the CSV, Markdown, "
-                                 "PNG and JSON files."),
+    out_dir: Path | None = typer.Option(None, help="Folder for the CSV, Markdown, PNG "
+                                        "and JSON files. Default: the working directory."),
+    ship: bool = typer.Option(False, "--ship", help="Write into results/ of the source "
+                              "checkout (not in an installed package)."),
 ) -> None:
     """Exact exploitability of every heuristic and of CFR-solved policies, per agenda."""
     from spiel_game.cards import AGENDA_NAMES
@@ -261,6 +324,7 @@ def exploit(
                                  f"{', '.join(AGENDA_NAMES)} or 'all'")
     if iterations <= 0:
         raise typer.BadParameter("iterations must be positive")
+    out_dir = ship_folder(out_dir, "--out-dir") if ship else out_dir or Path(".")
     _load_game(players, chosen[0], deck, "margin")  # validates deck and players
     study = run_study(deck, players, chosen, iterations, log=typer.echo)
     for path in write_study(study, out_dir):
@@ -272,19 +336,23 @@ def exploit(
 @app.command()
 def rules(card: str = typer.Argument(..., help="A card (e.g. 'c3po', 'boba') or an "
                                      "agenda (e.g. 'jabbas_court').")) -> None:
-    """Print a card's or an agenda's ruling."""
-    from spiel_game.cards import AGENDA_NAMES, AGENDA_TEXT, CHARACTERS, character_id
+    """Print a card's or an agenda's rulings from docs/RULES.md."""
+    from spiel_game import rulebook
+    from spiel_game.cards import AGENDA_NAMES, character_id
 
     key = card.strip().lower().replace(" ", "_").replace("'", "")
-    if key in AGENDA_NAMES:
-        typer.echo(f"{key}: {AGENDA_TEXT[AGENDA_NAMES[key]]}")
-        return
+    card_id = None
+    if key not in AGENDA_NAMES:
+        try:
+            card_id = character_id(card)
+        except ValueError as err:
+            raise typer.BadParameter(f"{err} Agendas: {', '.join(AGENDA_NAMES)}.") from None
     try:
-        c = CHARACTERS[character_id(card)]
-    except ValueError as err:
-        raise typer.BadParameter(f"{err} Agendas: {', '.join(AGENDA_NAMES)}.") from None
-    typer.echo(f"{c.name} ({c.number}, {c.side.name.title()}, {c.copies} "
-               f"cop{'y' if c.copies == 1 else 'ies'}): {c.text}")
+        typer.echo(rulebook.agenda_ruling(key) if card_id is None
+                   else rulebook.ruling_for(card_id))
+    except (FileNotFoundError, ValueError) as err:  # the document is missing or malformed
+        typer.echo(f"Error: {err}", err=True)
+        raise typer.Exit(1) from None
 
 
 from cli import evaluate as _evaluate  # noqa: E402  (these commands register on `app`)

@@ -1,7 +1,10 @@
-"""Self-describing result files: JSON (optionally gzipped), written atomically.
+"""Self-describing result files: one provenance header, JSON (optionally gzipped) written
+atomically.
 
-Every file records what made it: game parameters, algorithm, abstraction, iterations,
-exploitability, code version and time. Never pickles.
+Every result and policy file starts from `header`: the game (name and parameters), the code
+version, the command that made it (naming no machine path), wall time, the machine's cores
+and the date, then the fields of its kind (algorithm, abstraction, iterations, metric ...).
+Never pickles.
 """
 
 from __future__ import annotations
@@ -10,18 +13,79 @@ import datetime
 import gzip
 import json
 import os
+import shlex
 import subprocess
+import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver.exact.solve import SolveOutcome
-from solver.exact.tree import GameTree
+if TYPE_CHECKING:
+    from solver.exact.solve import SolveOutcome
+    from solver.exact.tree import GameTree
 
+GAME_NAME = "jabbas_palace"
 FORMAT = "jabbas-palace-policy"
 FORMAT_VERSION = 1
+HEADER_FIELDS = ("game", "code_version", "command", "seconds", "cores", "created")
 _ROOT = Path(__file__).resolve().parent.parent
+
+
+def header(game, *, seconds: float, command: str | Sequence[str] | None = None,
+           **fields) -> dict:
+    """The provenance header (HEADER_FIELDS, then `fields`). `game`: a pyspiel game or a
+    dict of its parameters (a list value: the file covers each); `command`: the command
+    that remakes the file, by default the one running (sys.argv)."""
+    if not isinstance(game, dict):
+        game = dict(game.get_parameters())
+    return {"game": {"name": GAME_NAME, "parameters": game},
+            "code_version": code_version(), "command": command_line(command),
+            "seconds": round(float(seconds), 2), "cores": os.cpu_count(),
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                timespec="seconds"),
+            **fields}
+
+
+def game_parameters(record: dict) -> dict:
+    """The game parameters of a header; files written before `header` existed (policy
+    format 2, checkpoints) hold them directly under "game"."""
+    game = record["game"]
+    return game["parameters"] if "parameters" in game else game
+
+
+def portable_path(path: str | os.PathLike, root: str | os.PathLike | None = None) -> str:
+    """A path as a result file may record it: a relative one as given; an absolute one
+    relative to `root` (default: the working directory) if inside it, else its name."""
+    path = Path(path)
+    if not path.is_absolute():
+        return str(path)
+    try:
+        return str(path.resolve().relative_to(Path(root or Path.cwd()).resolve()))
+    except ValueError:
+        return path.name
+
+
+def command_line(command: str | Sequence[str] | None = None) -> str:
+    """A command as typed (default: sys.argv, the program by its name), with every
+    absolute path made portable (`portable_path`), also in --option=/path and in comma
+    lists (--policies table,/path/p.npz)."""
+    if command is None:
+        words = [Path(sys.argv[0]).name, *sys.argv[1:]]
+    else:
+        words = shlex.split(command) if isinstance(command, str) else list(command)
+
+    def portable(value: str) -> str:
+        return ",".join(portable_path(item) for item in value.split(","))
+
+    out = []
+    for word in map(str, words):
+        option, equals, value = word.partition("=")
+        out.append(f"{option}={portable(value)}" if equals and option.startswith("-")
+                   else portable(word))
+    return shlex.join(out)
 
 
 def code_version() -> str:
@@ -78,27 +142,24 @@ def read_json(path: str | os.PathLike) -> dict:
 
 
 def policy_record(tree: GameTree, outcome: SolveOutcome, *, deck_spec: str,
-                  lp_value: float | None = None) -> dict:
+                  lp_value: float | None = None, command: str | None = None) -> dict:
     """The result of an exact solve, with its whole policy table."""
     offsets = tree.action_offsets()
-    game = tree.game
-    params = {k: v for k, v in game.get_parameters().items()}
+    params = dict(tree.game.get_parameters())
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "game": {"name": "jabbas_palace", "parameters": params, "deck_spec": deck_spec},
+        **header(params, seconds=outcome.seconds, command=command),
+        "deck_spec": deck_spec,
         "algorithm": outcome.algorithm,
         "abstraction": "none (exact game tree, perfect recall)",
         "iterations": outcome.iterations,
-        "seconds": round(outcome.seconds, 3),
         "stopped_by": outcome.stopped_by,
         outcome.metric: outcome.value,
         "metric_units": "tokens per round (margin utility)" if params.get(
             "utility") == "margin" else "tokens per round",
         "lp_game_value_player0": lp_value,
         "tree": {"histories": tree.num_nodes, "information_states": tree.num_infosets},
-        "code_version": code_version(),
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "curve": [{"iteration": m.iteration, "seconds": round(m.seconds, 4),
                    outcome.metric: m.value} for m in outcome.curve],
         "policy": {

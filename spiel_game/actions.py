@@ -1,4 +1,4 @@
-"""Encoding and decoding of action ids (table in layout.py and the README).
+"""Encoding and decoding of action ids (table in layout.py and docs/game.md).
 
 Worked example, a 3-player turn: player 0 plays Guard (id 1), chooses player 2 and
 names 5:

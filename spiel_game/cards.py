@@ -212,7 +212,7 @@ RULES_FACE_UP_2P = 3
 
 DECK_PRESETS: dict[str, str] = {
     "full": "+".join(f"{c.aliases[0]}:{c.copies}" for c in CHARACTERS),
-    # Reduced decks for exact solving (sizes in the README): tiny and small fit
+    # Reduced decks for exact solving (sizes in docs/performance.md): tiny and small fit
     # OpenSpiel's own exact tools on this Python game; medium fits ours.
     "tiny": "han+guard+mercenary+luke+jabba+faceup:0",
     "small": "han+guard+crumb+mercenary+luke+jabba+faceup:0",

@@ -26,14 +26,16 @@ from .layout import (CH_BOBA_DRAW, CH_DEAL, CH_FACE_UP, CH_LEIA_DRAW, CH_SET_ASI
                      CH_TURN_DRAW, E_DRAW, E_FACE_UP, E_KEEP, E_MISS, E_NAME, E_NO_EFFECT,
                      E_NO_TRADE, E_OUT, E_PLAY, E_RETURN, E_ROUND_END, E_SEE,
                      E_SEE_SET_ASIDE, E_STEAL, E_TARGET, E_TARGET_SET_ASIDE, E_TIE,
-                     E_TRADE, EV_CARD, EV_EXTRA, END_DECK, END_LAST_PLAYER, END_NOBODY, EVENT_SIZE, KEEP,
+                     E_TRADE, EV_CARD, EV_EXTRA, END_DECK, END_LAST_PLAYER, END_NOBODY,
+                     EVENT_SIZE, KEEP,
                      MAX_AREA, MAX_CHARS, MAX_EVENTS, MAX_FACEUP, MAX_HAND, MAX_PLAYERS,
                      MAX_QUEUE, NAME, NO_TRADE, NUM_ACTIONS, NUM_NUMBERS, ORDER, PH_CHANCE,
                      PH_COUNTER, PH_KEEP, PH_NAME, PH_ORDER, PH_PLAY, PH_TARGET,
                      PH_TERMINAL, PH_TRADE, PLAY, S_ACTOR, S_AGENDA, S_AREA, S_AREA_N,
                      S_CHANCE_FOR, S_CHANCE_KIND, S_DEAL_NEXT, S_DECK_COUNTS, S_DRAWS_LEFT,
                      S_END_KIND, S_EVENT_N, S_EVENTS, S_FACE_UP, S_FACE_UP_LEFT,
-                     S_FACE_UP_N, S_HAND, S_HAND_N, S_IN_ROUND, S_LOGGING, S_NAMEABLE, S_NUM_PLAYERS,
+                     S_FACE_UP_N, S_HAND, S_HAND_N, S_IN_ROUND, S_LOGGING, S_NAMEABLE,
+                     S_NUM_PLAYERS,
                      S_PENDING_CARD, S_PENDING_TARGET, S_PHASE, S_POOL, S_POOL_SIZE,
                      S_PROTECTED, S_QUEUE, S_QUEUE_LEN, S_RETURN, S_RETURN_N,
                      S_SET_ASIDE, S_SET_ASIDE_GONE, S_TOKENS, S_TURN_PLAYER, S_TURNS,
@@ -625,7 +627,8 @@ def is_chance(s):
 
 @njit(**_JIT)
 def current_actor(s):
-    """Player to decide, -1 at a chance node, -2 at the end (OpenSpiel's conventions)."""
+    """Player to decide, -1 at a chance node, -4 at the end (OpenSpiel's kChancePlayerId
+    and kTerminalPlayerId)."""
     if s[S_PHASE] == PH_TERMINAL:
         return -4
     return s[S_ACTOR]
@@ -820,59 +823,16 @@ def returns(s, out):
             out[p] = t
 
 
-# Random playouts ------------------------------------------------------------------------
-# A Park-Miller generator: the same numbers compiled and un-jitted (no overflow in int64).
+# Chance by a pick --------------------------------------------------------------------------
+# The random numbers come from the caller (solver/sim/ for playouts and solvers), so the
+# engine holds no generator.
 
 @njit(**_JIT)
-def next_random(seed):
-    return (seed * 48271) % 2147483647
-
-
-@njit(**_JIT)
-def sample_chance(s, seed):
-    """The pool card that a random number in [0, 2^31) picks, with the true odds."""
-    pick = seed % s[S_POOL_SIZE]
+def sample_chance(s, pick):
+    """The pool card that `pick` (0 <= pick < pool size) selects: a uniform pick gives the
+    true odds, card c with probability pool[c] / pool size."""
     c = 0
     while pick >= s[S_POOL + c]:
         pick -= s[S_POOL + c]
         c += 1
     return c
-
-
-@njit(**_JIT)
-def random_playout(s, seed):
-    """Play s to the end with uniform decisions and true chance; return the new seed."""
-    buf = np.empty(NUM_ACTIONS, dtype=np.int32)
-    while s[S_PHASE] != PH_TERMINAL:
-        seed = next_random(seed)
-        if s[S_PHASE] == PH_CHANCE:
-            apply_action(s, sample_chance(s, seed))
-        else:
-            n = legal_actions(s, buf)
-            apply_action(s, buf[seed % n])
-    return seed
-
-
-@njit(**_JIT)
-def run_playouts(initial, num_rounds, seed):
-    """Random rounds from `initial`; return (decisions, chance events, tokens per seat)."""
-    s = initial.copy()
-    buf = np.empty(NUM_ACTIONS, dtype=np.int32)
-    decisions = 0
-    chance_events = 0
-    token_sum = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    seed = max(1, seed % 2147483647)
-    for _ in range(num_rounds):
-        s[:S_EVENTS] = initial[:S_EVENTS]  # the log past S_EVENT_N is never read
-        while s[S_PHASE] != PH_TERMINAL:
-            seed = next_random(seed)
-            if s[S_PHASE] == PH_CHANCE:
-                chance_events += 1
-                apply_action(s, sample_chance(s, seed))
-            else:
-                decisions += 1
-                n = legal_actions(s, buf)
-                apply_action(s, buf[seed % n])
-        for p in range(s[S_NUM_PLAYERS]):
-            token_sum[p] += s[S_TOKENS + p]
-    return decisions, chance_events, token_sum

@@ -7,6 +7,7 @@ agree by construction.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import numpy as np
@@ -69,50 +70,154 @@ def card_name(c: int) -> str:
     return "?" if c == HIDDEN else CHARACTERS[c].name
 
 
+# The log-line grammar -----------------------------------------------------------------
+# One table says how each event kind reads: `describe` writes lines with it and
+# `parse_line` (the hint's log reader) reads them with it. Per entry: the kind, the fields
+# the form fixes (it is the form written for an event with those values), and the form:
+# {a} ACTOR and {o} OTHER as seats (p0...), {c} CARD and {x} EXTRA as card names ("?"
+# when hidden), {n} EXTRA as a number, {src} EXTRA as a source, {end} EXTRA as an end
+# kind; <u|v> alternatives (written: the first), [...] a part the reader may miss.
+# Entries are read in order, so a form that fixes more comes before the one it refines.
+
+UNSTATED = -9  # parse_line: a field the line does not state
+END_NAMES = ("", "last player", "deck empty", "nobody left")
+_F_ACTOR, _F_OTHER, _F_CARD, _F_EXTRA = range(1, 5)
+LINE_FORMS = (
+    (L.E_FACE_UP, {}, "<face-up|faceup> {c}"),
+    (L.E_DRAW, {}, "p{a} <gets|draws> {c}[ ({src})]"),
+    (L.E_PLAY, {}, "p{a} plays {c}"),
+    (L.E_TARGET, {}, "p{a} chooses p{o}"),
+    (L.E_TARGET_SET_ASIDE, {}, "p{a} chooses the set-aside card"),
+    (L.E_NAME, {}, "p{a} names {n}"),
+    (L.E_MISS, {}, "p{a} stays in"),
+    (L.E_OUT, {}, "p{a} is out[ with {c}]"),
+    (L.E_SEE, {_F_CARD: HIDDEN}, "p{a} sees p{o}'s hand"),
+    (L.E_SEE, {}, "p{a} sees p{o}'s {c}"),
+    (L.E_SEE_SET_ASIDE, {}, "p{a} sees <set-aside|the set-aside> {c}"),
+    (L.E_TIE, {}, "p{a} and p{o} tie"),
+    (L.E_TRADE, {_F_CARD: HIDDEN, _F_EXTRA: HIDDEN}, "p{a} trades hands with p{o}"),
+    (L.E_TRADE, {}, "p{a} trades {c} to p{o} for {x}"),
+    (L.E_NO_TRADE, {}, "p{a} does not trade with p{o}"),
+    (L.E_STEAL, {}, "p{a} takes p{o}'s {c}"),
+    (L.E_KEEP, {}, "p{a} keeps {c}"),
+    (L.E_RETURN, {_F_OTHER: 2, _F_CARD: HIDDEN, _F_EXTRA: HIDDEN},
+     "p{a} returns 2 cards[ to the bottom]"),
+    (L.E_RETURN, {_F_OTHER: 2}, "p{a} returns {c} above {x}[ to the bottom]"),
+    (L.E_RETURN, {_F_OTHER: 1}, "p{a} returns {c}[ to the bottom]"),
+    (L.E_NO_EFFECT, {}, "p{a}'s {c} has no effect"),
+    (L.E_ROUND_END, {}, "round ends: {end}"),
+)
+_PLACEHOLDERS = {"a": "A", "o": "B", "c": "C", "x": "D", "n": "N",
+                 "src": "|".join(L.SOURCE_NAMES), "end": "|".join(END_NAMES[1:])}
+_FIELD_OF = {"a": _F_ACTOR, "o": _F_OTHER, "c": _F_CARD, "x": _F_EXTRA, "n": _F_EXTRA,
+             "src": _F_EXTRA, "end": _F_EXTRA}
+
+
+def _form_parts(form: str) -> list:
+    """The form as ("text", s), ("field", name), ("alt", [options]), ("opt", parts)."""
+    parts, i = [], 0
+    while i < len(form):
+        ch = form[i]
+        if ch == "{":
+            j = form.index("}", i)
+            parts.append(("field", form[i + 1:j]))
+        elif ch == "<":
+            j = form.index(">", i)
+            parts.append(("alt", form[i + 1:j].split("|")))
+        elif ch == "[":
+            j = form.index("]", i)
+            parts.append(("opt", _form_parts(form[i + 1:j])))
+        else:
+            j = i
+            while j + 1 < len(form) and form[j + 1] not in "{<[":
+                j += 1
+            parts.append(("text", form[i:j + 1]))
+        i = j + 1
+    return parts
+
+
+def _write(parts, values: dict) -> str:
+    out = []
+    for what, arg in parts:
+        if what == "text":
+            out.append(arg)
+        elif what == "field":
+            out.append(values[arg])
+        elif what == "alt":
+            out.append(arg[0])
+        else:
+            out.append(_write(arg, values))
+    return "".join(out)
+
+
+def doc_form(form: str) -> str:
+    """A form as docs/hint.md lists it: pA, pB, C, D, N and the source or end names."""
+    return _write(_form_parts(form), _PLACEHOLDERS)
+
+
 def describe(event: Event) -> str:
-    """One event, already redacted, in words."""
+    """One event, already redacted, in words (the first LINE_FORMS entry that fits)."""
     k, a, o, c, x = event
-    name = card_name
-    if k == L.E_FACE_UP:
-        return f"face-up {name(c)}"
-    if k == L.E_DRAW:
-        return f"p{a} gets {name(c)} ({L.SOURCE_NAMES[x]})"
-    if k == L.E_PLAY:
-        return f"p{a} plays {name(c)}"
-    if k == L.E_TARGET:
-        return f"p{a} chooses p{o}"
-    if k == L.E_TARGET_SET_ASIDE:
-        return f"p{a} chooses the set-aside card"
-    if k == L.E_NAME:
-        return f"p{a} names {x}"
-    if k == L.E_MISS:
-        return f"p{a} stays in"
-    if k == L.E_OUT:
-        return f"p{a} is out with {name(c)}"
-    if k == L.E_SEE:
-        return f"p{a} sees p{o}'s {name(c)}" if c != HIDDEN else f"p{a} sees p{o}'s hand"
-    if k == L.E_SEE_SET_ASIDE:
-        return f"p{a} sees set-aside {name(c)}"
-    if k == L.E_TIE:
-        return f"p{a} and p{o} tie"
-    if k == L.E_TRADE:
-        if c == HIDDEN:
-            return f"p{a} trades hands with p{o}"
-        return f"p{a} trades {name(c)} to p{o} for {name(x)}"
-    if k == L.E_NO_TRADE:
-        return f"p{a} does not trade with p{o}"
-    if k == L.E_STEAL:
-        return f"p{a} takes p{o}'s {name(c)}"
-    if k == L.E_KEEP:
-        return f"p{a} keeps {name(c)}"
-    if k == L.E_RETURN:
-        if o == 1:
-            return f"p{a} returns {name(c)} to the bottom"
-        if c == HIDDEN:
-            return f"p{a} returns 2 cards to the bottom"
-        return f"p{a} returns {name(c)} above {name(x)} to the bottom"
-    if k == L.E_NO_EFFECT:
-        return f"p{a}'s {name(c)} has no effect"
-    if k == L.E_ROUND_END:
-        return ("round ends: " + ("", "last player", "deck empty", "nobody left")[x])
+    for kind, fixed, form in LINE_FORMS:
+        if kind == k and all(event[f] == v for f, v in fixed.items()):
+            values = {"a": str(a), "o": str(o), "c": card_name(c),
+                      "x": card_name(x) if x != -1 else "", "n": str(x),
+                      "src": L.SOURCE_NAMES[x] if 0 <= x < len(L.SOURCE_NAMES) else "",
+                      "end": END_NAMES[x] if 0 <= x < len(END_NAMES) else ""}
+            return _write(_form_parts(form), values)
     raise ValueError(f"unknown event kind {k}")
+
+
+_CARD_TEXT = r"[\w\-' .?]+?"
+_FIELD_PATTERNS = {"a": r"\d", "o": r"\d", "c": _CARD_TEXT, "x": _CARD_TEXT, "n": r"\d",
+                   "src": "|".join(map(re.escape, L.SOURCE_NAMES)),
+                   "end": "|".join(map(re.escape, END_NAMES[1:]))}
+
+
+def _regex(parts) -> str:
+    out = []
+    for what, arg in parts:
+        if what == "text":
+            out.append(re.escape(arg))
+        elif what == "field":
+            out.append(f"(?P<{arg}>{_FIELD_PATTERNS[arg]})")
+        elif what == "alt":
+            out.append("(?:" + "|".join(map(re.escape, arg)) + ")")
+        else:
+            out.append("(?:" + _regex(arg) + ")?")
+    return "".join(out)
+
+
+_READERS = [(kind, fixed, re.compile(_regex(_form_parts(form.lower()))))
+            for kind, fixed, form in LINE_FORMS]
+
+
+def parse_line(line: str) -> Event:
+    """One log line as an Event pattern: fields the line leaves open are UNSTATED,
+    cards written "?" HIDDEN. ValueError names the forms (doc_form) for other text, and
+    an unknown card name with suggestions."""
+    from .cards import character_id
+
+    text = re.sub(r"\s+", " ", line.strip().rstrip(".")).lower()
+    for kind, fixed, reader in _READERS:
+        m = reader.fullmatch(text)
+        if not m:
+            continue
+        fields = [kind, UNSTATED, UNSTATED, UNSTATED, UNSTATED]
+        for f, v in fixed.items():
+            fields[f] = v
+        for name, value in m.groupdict().items():
+            if value is None:
+                continue
+            if name in ("a", "o", "n"):
+                number = int(value)
+            elif name == "src":
+                number = L.SOURCE_NAMES.index(value)
+            elif name == "end":
+                number = END_NAMES.index(value)
+            else:
+                number = HIDDEN if value.strip() == "?" else character_id(value.strip())
+            fields[_FIELD_OF[name]] = number
+        return Event(*fields)
+    raise ValueError(f"log line {line!r} is not an event; forms: "
+                     + "; ".join(doc_form(form) for _, _, form in LINE_FORMS))

@@ -18,15 +18,18 @@ Action ids (player decisions; chance outcomes are character ids 0-13, see cards.
 `encode_*`/`decode_*` helpers live in actions.py.
 """
 
+# The character table's size and top number come from the table itself (cards.py imports
+# only numpy, so this is no import cycle and loads no numba).
+from .cards import MAX_NUMBER, NUM_CHARACTERS
+
 MAX_PLAYERS = 6
-MAX_CHARS = 14
+MAX_CHARS = NUM_CHARACTERS
 MAX_HAND = 3
 MAX_AREA = 20
 MAX_QUEUE = 8
 MAX_FACEUP = 3
 MAX_EVENTS = 160
 EVENT_SIZE = 5
-MAX_NUMBER = 8
 NUM_NUMBERS = MAX_NUMBER + 1
 
 # Action ids -----------------------------------------------------------------------------

@@ -67,7 +67,7 @@ def test_identity_is_the_information_state_partition(small_nodes):
     for string, keys, _ in small_nodes:
         strings_by_key[keys[0]].add(string)
     assert all(len(strings) == 1 for strings in strings_by_key.values())
-    assert len(strings_by_key) == 1687  # the small deck's information states (README)
+    assert len(strings_by_key) == 1687  # the small deck's information states (docs/performance.md)
 
 
 def test_coarser_levels_have_fewer_keys(small_nodes):
@@ -198,7 +198,7 @@ def test_card_counting_matches_the_reference_and_the_truth(players, deck):
     rng = random.Random(23 + players)
     t = np.empty(A.T_SIZE, dtype=np.int32)
     constrained = 0
-    for state, actor in _decision_states(game, 150, rng):
+    for state, _actor in _decision_states(game, 150, rng):
         for p in range(players):
             k = knowledge(state, p)
             A.track(state._s, p, t)
@@ -270,7 +270,7 @@ def _check_path_keys(s, rows, work, rng, branches, counts):
     players = int(s[L.S_NUM_PLAYERS])
     while not engine.is_terminal(s):
         if engine.is_chance(s):
-            engine.apply_action(s, engine.sample_chance(s, rng.randrange(1, 2**31 - 1)))
+            engine.apply_action(s, engine.sample_chance(s, rng.randrange(s[L.S_POOL_SIZE])))
             continue
         # The actor always (as the solver asks), another player now and then (a row may
         # also lag several decisions behind).

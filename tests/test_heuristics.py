@@ -1,4 +1,5 @@
-"""Heuristic policies (solver/policies/heuristics.py) and player knowledge (solver/policies/knowledge.py).
+"""Heuristic policies (solver/policies/heuristics.py) and player knowledge
+(solver/policies/knowledge.py).
 
 Three layers: every heuristic gives a valid distribution at every decision of random
 rounds; nothing depends on hidden cards (outputs are equal across an information set);
@@ -18,8 +19,8 @@ from scripting import (BIB, BOBA, C3PO, CHEWIE, CRUMB, GUARD, HAN, JABBA, LANDO,
                        MERC, NO_TRADE, R2D2, RANCOR, TRADE, act, chance, deck_of, keep, name,
                        on_top, setup, target, turn)
 from solver.exact.best_response import exploitability
-from solver.policies.heuristics import (HEURISTICS, AgendaExpert, CardCounter, KeepHigher, KeepLower,
-                               UniformRandom)
+from solver.policies.heuristics import (HEURISTICS, AgendaExpert, CardCounter, KeepHigher,
+                                        KeepLower, UniformRandom)
 from solver.policies.knowledge import knowledge
 from solver.exact.tree_policy import strategy_from_policy
 from solver.exact.tree import build_tree

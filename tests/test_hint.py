@@ -13,7 +13,9 @@ import spiel_game  # noqa: F401
 from conftest import random_action
 from solver.hint import advice as H
 from solver.hint.export import COLUMNS
-from solver.hint.situation import SituationError, from_mapping, log_worlds, summary_worlds
+from solver.hint.log import log_worlds
+from solver.hint.situation import SituationError, from_mapping
+from solver.hint.worlds import summary_worlds
 from solver.policies.knowledge import knowledge
 from spiel_game import layout as L
 from spiel_game.cards import CHARACTERS
@@ -120,6 +122,19 @@ def _random_prefix(game, seed: int, me: int):
     return rng.choice(stops) if stops else None
 
 
+def _same_but_log(a, b) -> bool:
+    """Equal engine states apart from the event log and the order of cards in a hand."""
+    def table(s):
+        s = s[:L.S_EVENTS].copy()
+        for p in range(L.MAX_PLAYERS):
+            base = L.S_HAND + p * L.MAX_HAND
+            s[base:base + s[L.S_HAND_N + p]].sort()
+        if s[L.S_RETURN_N] == 0:
+            s[L.S_RETURN:L.S_RETURN + 2] = 0
+        return s
+    return np.array_equal(table(a), table(b))
+
+
 @pytest.mark.parametrize("players", [2, 3])
 def test_log_replay_finds_worlds_of_exactly_this_information_state(players):
     """R2/R10: every world rebuilt from my log shows me that log; the true one is there."""
@@ -136,7 +151,9 @@ def test_log_replay_finds_worlds_of_exactly_this_information_state(players):
         mine = redact(log_array(state._s), me)
         assert all(np.array_equal(redact(log_array(w), me), mine) for w, _ in worlds)
         if info["complete"]:
-            assert any(np.array_equal(log_array(w), log_array(state._s)) for w, _ in worlds)
+            # Histories nobody can tell apart later are merged (solver/belief): the true
+            # state is there, its log maybe that of an equivalent history.
+            assert any(_same_but_log(w, state._s) for w, _ in worlds)
         assert sum(w for _, w in worlds) == pytest.approx(1.0)
         checked += 1
     assert checked >= 8
@@ -230,7 +247,7 @@ PLAY_FIELDS_V1 = {"action", "action_id", "card", "probability", "ev", "ev_ci95",
 
 
 def test_json_schema_is_stable():
-    """Changing these fields means a new SCHEMA_VERSION (and README) for scripts."""
+    """Changing these fields means a new SCHEMA_VERSION (and docs/hint.md) for scripts."""
     a = answer({"players": 2, "seat": 0, "hand": ["guard", "luke"],
                 "face_up": ["crumb", "bib", "mercenary"]})
     assert a["schema"] == "jabbas-palace-hint" and a["schema_version"] == 1

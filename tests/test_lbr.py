@@ -1,4 +1,5 @@
-"""Local best response (solver/evaluation/lbr.py): Bayes beliefs, information, and a true lower bound.
+"""Local best response (solver/evaluation/lbr.py): Bayes beliefs, information, and a true
+lower bound.
 
 On reduced decks everything is exact: the belief is checked against the posterior computed
 on the whole tree, LBR's choices against the information partition, and LBR's value (exact
@@ -162,7 +163,7 @@ def test_belief_carried_through_a_round_equals_the_one_built_from_scratch():
     choice equals the one from a belief rebuilt from the whole log (so play and
     `exact_lbr_value` measure the same strategy)."""
     from solver.evaluation.lbr import DEFAULT_MAX_PARTICLES, NUM_BELIEF_STATS, decide, observe
-    from solver.evaluation.tournament import reset
+    from solver.sim.playout import reset
     from spiel_game import engine
 
     game = load(deck="small", players=2)

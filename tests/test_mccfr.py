@@ -9,17 +9,12 @@ import numpy as np
 import pytest
 from conftest import load, tree_decision_states
 
-from solver.mccfr import solver as mccfr
+from solver.mccfr import table as mccfr_table
 from solver.abstraction.keys import identity_key
 from solver.exact.best_response import exploitability
-from solver.mccfr.solver import (
-    MCCFRSolver,
-    Tables,
-    _block,
-    find_slot,
-    run_iterations,
-    strategy_on_tree,
-)
+from solver.mccfr.kernel import run_iterations
+from solver.mccfr.solver import MCCFRSolver, strategy_on_tree
+from solver.mccfr.table import Tables, claim_block, find_slot
 from solver.exact.tree import DECISION, build_tree, infoset_states
 
 
@@ -43,9 +38,9 @@ def test_identity_key_is_the_information_state():
 def test_hash_table_collisions_and_growth(shared):
     tables = Tables.empty(capacity=8, values=64)
     colliding = [8 * k + 3 for k in range(1, 4)]  # same slot modulo 8
-    offsets = [_block(tables.slots, tables.regret, tables.meta, key, 2, shared)
+    offsets = [claim_block(tables.slots, tables.regret, tables.meta, key, 2, shared)
                for key in colliding]
-    assert offsets == [_block(tables.slots, tables.regret, tables.meta, key, 2, shared)
+    assert offsets == [claim_block(tables.slots, tables.regret, tables.meta, key, 2, shared)
                        for key in colliding]  # found again, not inserted twice
     assert offsets == [0, 2, 4] and tables.num_keys == 3
     slots = [find_slot(tables.keys, key) for key in colliding]
@@ -84,7 +79,7 @@ def test_growth_in_place_keeps_every_key(seed):
         keys = [61 + capacity * k for k in range(1, 6)] + [capacity * 7 + h for h in range(3)]
     else:
         keys = rng.integers(1, 1 << 62, size=capacity // 2).tolist()
-    blocks = {key: _block(tables.slots, tables.regret, tables.meta, key, 1, False)
+    blocks = {key: claim_block(tables.slots, tables.regret, tables.meta, key, 1, False)
               for key in keys}
     for _ in range(3):
         tables.grow(values=False)
@@ -99,17 +94,17 @@ def test_ctrl_c_during_growth_waits_for_a_consistent_table(monkeypatch):
     tables = Tables.empty(capacity=64, values=256)
     keys = list(range(101, 133))
     for key in keys:
-        _block(tables.slots, tables.regret, tables.meta, key, 2, False)
-    rehash = mccfr._double_in_place
+        claim_block(tables.slots, tables.regret, tables.meta, key, 2, False)
+    rehash = mccfr_table._double_in_place
 
     def interrupted_rehash(slots, capacity):
         os.kill(os.getpid(), signal.SIGINT)
         rehash(slots, capacity)
 
-    monkeypatch.setattr(mccfr, "_double_in_place", interrupted_rehash)
+    monkeypatch.setattr(mccfr_table, "_double_in_place", interrupted_rehash)
     with pytest.raises(KeyboardInterrupt):
         tables.grow()
-    assert tables.capacity == 128 == tables.meta[mccfr.META_CAPACITY]
+    assert tables.capacity == 128 == tables.meta[mccfr_table.META_CAPACITY]
     assert len(tables.regret) == len(tables.strategy_sum) == 512
     assert all(tables.keys[find_slot(tables.keys, key)] == key for key in keys)
 
@@ -123,7 +118,7 @@ def test_atomic_and_plain_table_paths_give_the_same_run(level):
     runs = []
     for shared in (False, True):
         tables = Tables.empty()
-        rng = np.array([5, 0], dtype=np.int64)
+        rng = np.array([5, 0], dtype=np.uint64)  # [stream, nodes touched]
         assert run_iterations(root, level, 2000, *tables.args(), rng, 1 << 40, 1 << 40,
                               shared) == 2000
         runs.append(tables)

@@ -98,6 +98,7 @@ def test_result_file_is_self_describing_and_atomic(tiny_tree, tmp_path):
         results.write_json(path, record)
         loaded = results.read_json(path)
         assert loaded["game"]["parameters"]["deck"] == "tiny"
+        assert set(results.HEADER_FIELDS) <= set(loaded) and loaded["deck_spec"] == "tiny"
         assert loaded["iterations"] == 50 and loaded["algorithm"] == "cfr+"
         assert loaded["exploitability"] == pytest.approx(outcome.value)
         assert len(loaded["policy"]["rows"]) == tiny_tree.num_infosets

@@ -168,3 +168,31 @@ def test_forced_node_detection_agrees_with_legal_actions(players, deck, rng):
             checked += 1
             engine._apply_one(s, int(buf[rng.randrange(n)]))  # unsettled on purpose
     assert checked > 1000
+
+
+def test_layout_sizes_follow_the_card_table_and_load_no_numba():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from spiel_game import layout as L
+    from spiel_game.cards import CHARACTERS
+
+    assert L.MAX_CHARS == len(CHARACTERS)
+    assert L.MAX_NUMBER == max(c.number for c in CHARACTERS)
+    game = load()
+    assert game.num_distinct_actions() == L.NUM_ACTIONS
+    assert game.max_chance_outcomes() == len(CHARACTERS)
+    state = game.new_initial_state()
+    for c in CHARACTERS:  # a play id is a character id; a named number goes up to the top
+        assert state.action_to_string(0, L.PLAY + c.id) == f"play {c.name}"
+        assert state.action_to_string(0, L.NAME + c.number) == f"name {c.number}"
+    # layout.py reads cards.py: neither may pull in numba (or each other in a cycle).
+    package = Path(L.__file__).parent
+    probe = ("import sys, types; pkg = types.ModuleType('spiel_game'); "
+             f"pkg.__path__ = [{str(package)!r}]; sys.modules['spiel_game'] = pkg; "
+             "import spiel_game.layout; print(sorted(m for m in sys.modules "
+             "if m.startswith(('numba', 'pyspiel', 'spiel_game'))))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            check=True).stdout
+    assert loaded.strip() == "['spiel_game', 'spiel_game.cards', 'spiel_game.layout']"

@@ -1,4 +1,5 @@
-"""Tournaments (solver/evaluation/tournament.py) and compiled policies (solver/policies/compiled.py).
+"""Tournaments (solver/evaluation/tournament.py) and compiled policies
+(solver/policies/compiled.py).
 
 The compiled heuristics and table look-ups give the Python policies' probabilities; deals
 are the engine's chance made repeatable (the same cards for every seating); the statistics
@@ -21,9 +22,9 @@ from conftest import AGENDAS, load, random_action
 from solver.policies.compiled import FROM_TABLE, TABLE_MISS, build_bank, probabilities
 from solver.policies.heuristics import HEURISTICS
 from solver.policies.table import load_policy
-from solver.evaluation.tournament import (TOKEN_GOAL, LineupResult, dealt_card, deck_cards, estimate,
-                               margins, play_cross_table, play_lineup, round_winners,
-                               shuffled)
+from solver.evaluation.tournament import (TOKEN_GOAL, LineupResult, estimate, margins,
+                                          play_cross_table, play_lineup, round_winners)
+from solver.sim.playout import dealt_card, deck_cards, shuffled
 from spiel_game import engine
 from spiel_game import layout as L
 
@@ -270,7 +271,7 @@ def test_evaluate_command_writes_the_report(tmp_path):
         assert record["rows"] and not record["interrupted"]
         assert record["command"].startswith(f"jabba evaluate --parts {part}")
         assert record["command"] in report and (tmp_path / f"evaluation_{part}.csv").exists()
-    for figure in ("crosstable_2p", "crosstable_3p", "lbr", "lbr_validation"):
+    for figure in ("crosstable_2p", "crosstable_3p", "lbr", "validation"):
         assert (tmp_path / f"evaluation_{figure}.png").stat().st_size > 10_000
     validation = json.loads((tmp_path / "evaluation_validation.json").read_text())["rows"]
     assert all(r["lbr_exact"] <= r["exact"] + 1e-9 for r in validation)

@@ -17,7 +17,9 @@ tests/test_abstraction.py scrambles them and checks that no key changes.
 |---|---|---|
 | 0 | `identity` | `identity_key`: the redacted log itself (perfect recall) |
 | 1 | `fine` | `fine_key`: `coarse` + each opponent's last played card, 5 Rebel-share buckets |
-| 2 | `coarse` | `coarse_key`: own hand, decision context, per opponent in/out, protected, known card or a bucketed summary of what it can be, knows-mine; deck size and agenda aggregate bucketed |
+| 2 | `coarse` | `coarse_key`: own hand, decision context; per opponent in/out, protected,
+|   |          | known card or a bucketed summary of what it can be, knows-mine; deck size and
+|   |          | agenda aggregate bucketed |
 
 The card counting behind levels 1-2 is `track`, a compiled replay of the redacted log
 with the rules of the Python reference solver/policies/knowledge.py (a test compares the two):
@@ -25,10 +27,10 @@ cards whose place the player does not know, the opponents' hand cards known for 
 which opponents know the player's card, and, beyond knowledge.py, what each hand can
 still be after public misses (a Jabba miss rules out Rebel cards...).
 
-The unseen multiset, which made the prototype abstractions (docs/performance.md, "Prototype abstractions")
-grow without end, is never keyed: only a summary of it per opponent (Rebel share and
-mean number of what the card can be, bucketed; for naming, the set of likeliest
-numbers).
+The unseen multiset, which made the prototype abstractions grow without end
+(docs/performance.md "Prototype abstractions"), is never keyed: only a summary of it
+per opponent (Rebel share and mean number of what the card can be, bucketed; for
+naming, the set of likeliest numbers).
 
 Within one key the legal actions are always the same (the solver stores one block of n
 values per key): every level keys on the phase, the own hand, the card being resolved,
@@ -55,6 +57,10 @@ from spiel_game.cards import (
 from spiel_game.engine import AG_JABBAS_COURT, AG_RESCUE_MISSION, CARDS
 from spiel_game.events import _PRIVATE_TO_ACTOR, _PRIVATE_TO_BOTH, _TWO_CARD_KINDS
 
+from solver.abstraction.hashing import FNV_OFFSET as _FNV_OFFSET
+from solver.abstraction.hashing import finish as _finish
+from solver.abstraction.hashing import mix as _mix
+
 IDENTITY = 0
 FINE = 1
 COARSE = 2
@@ -63,8 +69,6 @@ LEVELS = {"identity": IDENTITY, "fine": FINE, "coarse": COARSE}
 # refused by another version (their keys would silently mean something else).
 VERSION = 1
 
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
 _HIDDEN = -2
 
 # numba freezes global arrays as constants: one visibility table for numpy and compiled code.
@@ -77,17 +81,6 @@ _PEEK_OR_SET_ASIDE = int(Effect.PEEK_OR_SET_ASIDE)
 _ELIMINATE_IF_SIDE = int(Effect.ELIMINATE_IF_SIDE)
 _AG_JABBAS_COURT = AG_JABBAS_COURT
 _AG_RESCUE_MISSION = AG_RESCUE_MISSION
-
-
-@njit(cache=True, inline="always")
-def _mix(h, value):
-    return (h ^ np.uint64(value + 3)) * _FNV_PRIME  # value >= -2
-
-
-@njit(cache=True, inline="always")
-def _finish(h):
-    key = np.int64(h >> np.uint64(1))  # non-negative int64
-    return key if key != 0 else np.int64(1)  # never 0 (0 marks an empty table slot)
 
 
 @njit(cache=True, inline="always")
@@ -447,7 +440,9 @@ def _track_finish(s, player, row, out):
 
 @njit(cache=True)
 def track(s, player, out):
-    """Replay the log as `player` sees it into `out` (int32, T_SIZE); see solver/policies/knowledge.py.
+    """Replay the log as `player` sees it into `out` (int32, T_SIZE).
+
+    The compiled twin of solver/policies/knowledge.py.
 
     An opponent's card is known for sure after a look at it, a Mercenary comparison, a
     Lando trade with known cards, or when they draw a card `player` returned with Leia or

@@ -20,21 +20,17 @@ exploitability, up to sampling noise, which the 95% interval states. `exact_lbr_
 measures it without noise on a reduced deck's whole tree, where the exact exploitability
 is known (solver/exact/best_response.py), and so shows how tight the bound is.
 
-Belief details. A particle is a full engine state reached by a history consistent with
-LBR's redacted event log; particles advance one action at a time in lockstep (a chance
-node tries every pool card, or only the cards LBR sees drawn; the policy's nodes try
-every action with positive probability; LBR's own nodes its logged action) and are kept
-when their log, redacted for LBR, agrees with the observed one (and a player about to
-play the next logged card holds it). Particles that agree on the state apart from the
-event log and on what every other player knows (their card counting, `track`) are
-merged, weights adding: that is exact for policies that read only those (the heuristics
-and the `fine` and `coarse` keys), and for a policy reading more of the log (`identity`)
-the likelier history stands for the merged ones, which only loosens the bound. Above
-`max_particles` the least likely particles are dropped (counted); should the policy give
-every consistent history probability 0 after that, the step ignores its probabilities,
-and should none be left, LBR plays the continuation policy (counted as lost). Face-up
-cards and Leia's two draws are logged sorted, so their cards are checked once the group
-is complete. A test compares the belief with the exact posterior on a reduced deck.
+Belief details. The belief is the belief engine's (solver/belief/filter.py) on the
+complete redacted log: particles (full engine states) advance in lockstep to the observed
+decision and are kept when their log, redacted for LBR, agrees with the observed one;
+particles that agree on the state and on what every other player knows (`track`) are
+merged, which is exact for policies that read only that (the heuristics, the `fine` and
+`coarse` keys) and for an `identity` policy lets the likelier history stand for the
+merged ones, which only loosens the bound. Above `max_particles` the least likely
+particles are dropped (counted); should the policy give every consistent history
+probability 0, the step ignores its probabilities, and should none be left, LBR plays
+the continuation policy (counted as lost). Tests compare the belief with the exact
+posterior on reduced decks (tests/test_lbr.py, tests/test_belief.py).
 """
 
 from __future__ import annotations
@@ -42,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
@@ -50,238 +46,22 @@ from numba import njit
 from spiel_game import engine
 from spiel_game import layout as L
 
-from solver.abstraction.keys import T_SIZE, _redacted, track  # _redacted: the compiled redaction
+from solver.belief.filter import (ANY_PHASE, B_DECISIONS, B_LOST, B_MOST_PARTICLES,
+                                  B_POLICY_IGNORED, B_STEPS, B_TRUNCATED, NUM_BELIEF_STATS,
+                                  OMIT_NONE, advance, aligned_progress, observe, observed_key)
 from solver.policies.compiled import PolicyBank, policy_probs
-from solver.evaluation.tournament import (STREAM_DEAL, STREAM_DECISIONS, Estimate, deck_cards, dealt_card,
-                         estimate, next_float, play_out, reset, sample, shuffled,
-                         stream_seed)
+from solver.evaluation.tournament import Estimate, estimate
+from solver.sim.playout import deck_cards, play_out, reset, shuffled
+from solver.sim.rng import (STREAM_DEAL, STREAM_DECISIONS, STREAM_LBR_ROLLOUT, next_float,
+                            stream_seed)
 
 _JIT = dict(cache=True, nogil=True)
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
-STREAM_ROLLOUT = 11  # purpose of the rollout streams (tournament.py uses 1-6)
 
 DEFAULT_ROLLOUTS = 64
 DEFAULT_MAX_PARTICLES = 4096
-# Belief statistics, per run.
-B_STEPS, B_MOST_PARTICLES, B_POLICY_IGNORED, B_LOST, B_TRUNCATED, B_DECISIONS = range(6)
-NUM_BELIEF_STATS = 6
 
 
-# The observed log -----------------------------------------------------------------------
-
-@njit(**_JIT)
-def observe(s, viewer, observed):
-    """observed[i] = event i as `viewer` saw it; returns the number of events. This is
-    all of the real state that LBR reads."""
-    n = s[L.S_EVENT_N]
-    for i in range(n):
-        kind, actor, other, card, extra = _redacted(s, i, viewer)
-        observed[i, 0] = kind
-        observed[i, 1] = actor
-        observed[i, 2] = other
-        observed[i, 3] = card
-        observed[i, 4] = extra
-    return n
-
-
-@njit(**_JIT)
-def observed_key(observed, n, viewer):
-    """A 64-bit hash of an information state (viewer and redacted log)."""
-    h = (_FNV_OFFSET ^ np.uint64(viewer + 3)) * _FNV_PRIME
-    for i in range(n):
-        for f in range(L.EVENT_SIZE):
-            h = (h ^ np.uint64(observed[i, f] + 3)) * _FNV_PRIME
-    return h
-
-
-# Belief ------------------------------------------------------------------------------------
-
-@njit(**_JIT)
-def _mix(h, value):
-    return (h ^ np.uint64(np.int64(value) & 0xFFFFFFFF)) * _FNV_PRIME
-
-
-@njit(**_JIT)
-def _state_hash(s, viewer, knowledge):
-    """Hash of the state as far as the future goes: everything but the event log, and
-    what each other player still in the round knows (their card counting, `track`, the
-    input of the heuristics and of the abstract keys). Up to what never matters again:
-    the order of the cards within a hand (legal actions and policies see the sorted
-    hand) and Leia's return slots once the cards are back in the deck."""
-    h = _FNV_OFFSET
-    for q in range(s[L.S_NUM_PLAYERS]):
-        if q != viewer and s[L.S_IN_ROUND + q] == 1:
-            track(s, q, knowledge)
-            for i in range(T_SIZE):
-                h = _mix(h, knowledge[i])
-    for i in range(L.S_RETURN):
-        h = _mix(h, s[i])
-    if s[L.S_RETURN_N] > 0:
-        for i in range(L.S_RETURN, L.S_RETURN + 2):
-            h = _mix(h, s[i])
-    for i in range(L.S_RETURN + 2, L.S_HAND):
-        h = _mix(h, s[i])
-    for p in range(L.MAX_PLAYERS):
-        base = L.S_HAND + p * L.MAX_HAND
-        a, b, c = s[base], s[base + 1], s[base + 2]
-        n = s[L.S_HAND_N + p]
-        if n >= 2 and a > b:
-            a, b = b, a
-        if n == 3:
-            if b > c:
-                b, c = c, b
-            if a > b:
-                a, b = b, a
-        h = _mix(_mix(_mix(h, a), b), c)
-    for i in range(L.S_HAND + L.MAX_PLAYERS * L.MAX_HAND, L.S_EVENTS):
-        h = _mix(h, s[i])
-    return h
-
-
-@njit(**_JIT)
-def _consistent(child, start, observed, n_obs, viewer):
-    """Does child's log, redacted for viewer, agree with the observed one from `start`
-    on? Cards of a draw group still open (face-up cards, Leia's draws, logged sorted
-    once complete) are checked when it closes: the last 3 events are always rechecked."""
-    m = child[L.S_EVENT_N]
-    if m > n_obs:
-        return False
-    open_group = child[L.S_PHASE] == L.PH_CHANCE and (
-        child[L.S_CHANCE_KIND] == L.CH_FACE_UP or child[L.S_CHANCE_KIND] == L.CH_LEIA_DRAW)
-    for i in range(max(0, start - 3), m):
-        kind, actor, other, card, extra = _redacted(child, i, viewer)
-        if (kind != observed[i, 0] or actor != observed[i, 1] or other != observed[i, 2]
-                or extra != observed[i, 4]):
-            return False
-        if card != observed[i, 3] and not (
-                open_group and (kind == L.E_DRAW or kind == L.E_FACE_UP)):
-            return False
-    # Look one event ahead: a player about to play a card that is logged next must hold
-    # it (prunes hidden draws early, before they multiply the particles).
-    if m < n_obs and child[L.S_PHASE] == L.PH_PLAY and observed[m, 0] == L.E_PLAY:
-        actor = child[L.S_ACTOR]
-        if observed[m, 1] != actor:
-            return False
-        held = False
-        for i in range(child[L.S_HAND_N + actor]):
-            if child[L.S_HAND + actor * L.MAX_HAND + i] == observed[m, 3]:
-                held = True
-        return held
-    return True
-
-
-@njit(**_JIT)
-def _is_done(s, n_obs, viewer):
-    """At the observed decision: the whole log seen and viewer to act."""
-    return (s[L.S_EVENT_N] == n_obs and s[L.S_PHASE] != L.PH_CHANCE
-            and s[L.S_PHASE] != L.PH_TERMINAL and s[L.S_ACTOR] == viewer)
-
-
-@njit(**_JIT)
-def _chance_candidates(s, observed, n_obs, viewer):
-    """Bit mask of the pool cards worth trying at a chance node: the cards the viewer
-    sees drawn nearby in the observed log, or every card if the draw is hidden."""
-    m = s[L.S_EVENT_N]
-    if m >= n_obs:
-        return 0
-    kind = observed[m, 0]
-    if observed[m, 3] < 0 or not (kind == L.E_DRAW or kind == L.E_FACE_UP
-                                  or kind == L.E_SEE_SET_ASIDE):
-        return (1 << L.MAX_CHARS) - 1
-    mask = 0
-    for i in range(max(0, m - 2), min(n_obs, m + 3)):
-        if observed[i, 0] == kind and observed[i, 1] == observed[m, 1] and observed[i, 3] >= 0:
-            mask |= 1 << observed[i, 3]
-    return mask
-
-
-@njit(**_JIT)
-def _insert(child, weight, buffers, target, weights, count, table, table_hashes,
-            max_particles, viewer, knowledge, stats):
-    """Add a particle to buffers[target], merging with an equal state; returns count."""
-    h = _state_hash(child, viewer, knowledge)
-    mask = len(table) - 1
-    j = np.int64(h & np.uint64(mask))
-    while table[j] != 0:
-        k = table[j] - 1
-        if table_hashes[j] == h:
-            if weight > weights[k]:  # keep the likelier history's log
-                used = L.S_EVENTS + child[L.S_EVENT_N] * L.EVENT_SIZE
-                buffers[target, k, :used] = child[:used]
-            weights[k] += weight
-            return count
-        j = (j + 1) & mask
-    used = L.S_EVENTS + child[L.S_EVENT_N] * L.EVENT_SIZE
-    if count < max_particles:
-        buffers[target, count, :used] = child[:used]
-        weights[count] = weight
-        table[j] = count + 1
-        table_hashes[j] = h
-        return count + 1
-    # Full: replace the least likely particle if this one is likelier (loosens the bound
-    # only). Its table entry stays, pointing at the new state: a rare missed merge.
-    stats[B_TRUNCATED] += 1
-    worst = 0
-    for k in range(count):
-        if weights[k] < weights[worst]:
-            worst = k
-    if weight > weights[worst]:
-        buffers[target, worst, :used] = child[:used]
-        weights[worst] = weight
-    return count
-
-
-@njit(**_JIT)
-def _expand(buffers, source, count, target, weights_in, weights_out, table, table_hashes,
-            observed, n_obs, viewer, bank, policy, use_policy, child, legal, probs,
-            max_particles, stats):
-    """One lockstep step: every particle not yet at the observed decision advances by
-    one action into buffers[target]; returns the new count."""
-    table[:] = 0
-    new_count = 0
-    knowledge = np.empty(T_SIZE, dtype=np.int32)
-    for k in range(count):
-        s = buffers[source, k]
-        w = weights_in[k]
-        if _is_done(s, n_obs, viewer):
-            new_count = _insert(s, w, buffers, target, weights_out, new_count, table,
-                                table_hashes, max_particles, viewer, knowledge, stats)
-            continue
-        m = s[L.S_EVENT_N]
-        if m >= n_obs or s[L.S_PHASE] == L.PH_TERMINAL:
-            continue  # the real round went another way
-        used = L.S_EVENTS + m * L.EVENT_SIZE
-        if s[L.S_PHASE] == L.PH_CHANCE:
-            candidates = _chance_candidates(s, observed, n_obs, viewer)
-            size = s[L.S_POOL_SIZE]
-            for c in range(L.MAX_CHARS):
-                if s[L.S_POOL + c] > 0 and (candidates >> c) & 1:
-                    child[:used] = s[:used]
-                    engine.apply_action(child, c)
-                    if _consistent(child, m, observed, n_obs, viewer):
-                        new_count = _insert(child, w * s[L.S_POOL + c] / size, buffers,
-                                            target, weights_out, new_count, table,
-                                            table_hashes, max_particles, viewer,
-                                            knowledge, stats)
-            continue
-        actor = s[L.S_ACTOR]
-        n = engine.legal_actions(s, legal)
-        if actor != viewer and use_policy:
-            policy_probs(s, actor, policy, bank, legal, n, probs)
-        else:
-            for i in range(n):
-                probs[i] = 1.0
-        for i in range(n):
-            if probs[i] > 0:
-                child[:used] = s[:used]
-                engine.apply_action(child, legal[i])
-                if _consistent(child, m, observed, n_obs, viewer):
-                    new_count = _insert(child, w * probs[i], buffers, target, weights_out,
-                                        new_count, table, table_hashes, max_particles,
-                                        viewer, knowledge, stats)
-    return new_count
-
+# Belief: the compiled particle filter of solver/belief, on the complete redacted log ------
 
 @njit(**_JIT)
 def advance_belief(buffers, weights, current, count, observed, n_obs, viewer, bank, policy,
@@ -289,43 +69,12 @@ def advance_belief(buffers, weights, current, count, observed, n_obs, viewer, ba
     """Advance the particles in buffers[current] (weights[current]) to the observed
     decision; returns (buffer index, count). Start a round with the initial state as the
     one particle of weight 1. count 0 on return: the belief is lost."""
-    child = np.empty(buffers.shape[2], dtype=buffers.dtype)
-    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    probs = np.empty(L.NUM_ACTIONS)
-    size = 1
-    while size < 2 * max_particles:
-        size *= 2
-    table = np.zeros(size, dtype=np.int64)
-    table_hashes = np.zeros(size, dtype=np.uint64)
-    while True:
-        done = True
-        for k in range(count):
-            if not _is_done(buffers[current, k], n_obs, viewer):
-                done = False
-                break
-        if done or count == 0:
-            break
-        target = 1 - current
-        new_count = _expand(buffers, current, count, target, weights[current],
-                            weights[target], table, table_hashes, observed, n_obs, viewer,
-                            bank, policy, True, child, legal, probs, max_particles, stats)
-        total = weights[target, :new_count].sum()
-        if new_count == 0 or total <= 0:
-            stats[B_POLICY_IGNORED] += 1
-            new_count = _expand(buffers, current, count, target, weights[current],
-                                weights[target], table, table_hashes, observed, n_obs,
-                                viewer, bank, policy, False, child, legal, probs,
-                                max_particles, stats)
-            total = weights[target, :new_count].sum()
-        stats[B_STEPS] += 1
-        stats[B_MOST_PARTICLES] = max(stats[B_MOST_PARTICLES], new_count)
-        if new_count > 0 and total > 0:
-            weights[target, :new_count] /= total
-        current = target
-        count = new_count
-    if count == 0:
-        stats[B_LOST] += 1
-    return current, count
+    progress = np.empty((2, buffers.shape[1], 2), dtype=np.int32)
+    aligned_progress(buffers, progress, current, count)
+    chain = np.full(1, policy, dtype=np.int64)
+    return advance(buffers, weights, progress, current, count, observed, n_obs, viewer,
+                   OMIT_NONE, ANY_PHASE, bank, chain, 0.0, False, False, max_particles,
+                   stats)
 
 
 # Choosing ----------------------------------------------------------------------------------
@@ -337,17 +86,17 @@ def lbr_action(particles, particle_weights, count, viewer, bank, policy, continu
     the belief; values[:n] gets the estimates. Rollouts start from particles drawn by
     systematic resampling; every action sees the same particles and random streams."""
     num_players = particles[0, L.S_NUM_PLAYERS]
-    seat_policy = np.full(num_players, policy, dtype=np.int32)
-    seat_policy[viewer] = continuation
-    seat_role = np.arange(num_players).astype(np.int32)
-    counts = np.zeros((num_players, 3), dtype=np.int64)
+    seat_chain = np.full((num_players, 1), policy, dtype=np.int32)
+    seat_chain[viewer, 0] = continuation
+    seat_row = np.arange(num_players).astype(np.int32)
+    counts = np.zeros((num_players, 2), dtype=np.int64)  # per seat: decided, missed
     no_order = np.empty(0, dtype=np.int32)
     state = np.empty(particles.shape[1], dtype=particles.dtype)
     roll_legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     roll_probs = np.empty(L.NUM_ACTIONS)
     returns = np.empty(num_players)
     rng = np.empty(1, dtype=np.uint64)
-    rng[0] = stream_seed(key, STREAM_ROLLOUT, 0)
+    rng[0] = stream_seed(key, STREAM_LBR_ROLLOUT, 0)
     offset = next_float(rng)
     for i in range(n):
         values[i] = 0.0
@@ -363,9 +112,9 @@ def lbr_action(particles, particle_weights, count, viewer, bank, policy, continu
         for i in range(n):
             state[:used] = source[:used]
             engine.apply_action(state, legal[i])
-            rng[0] = stream_seed(key, STREAM_ROLLOUT, r + 1)
-            play_out(state, no_order, seat_policy, bank, rng, roll_legal, roll_probs,
-                     counts, seat_role)
+            rng[0] = stream_seed(key, STREAM_LBR_ROLLOUT, r + 1)
+            play_out(state, no_order, seat_chain, bank, rng, roll_legal, roll_probs,
+                     counts, seat_row, -1)
             engine.returns(state, returns)
             values[i] += returns[viewer]
     best = 0
@@ -412,6 +161,9 @@ def _run_lbr(initial, bank, policy, continuation, cards, seed, first_deal, num_d
     values = np.empty(L.NUM_ACTIONS)
     rng = np.empty(1, dtype=np.uint64)
     returns = np.empty(n)
+    seat_chain = np.full((n, 1), policy, dtype=np.int32)  # LBR's seat is never played
+    seat_row = np.arange(n).astype(np.int32)
+    counts = np.zeros((n, 2), dtype=np.int64)  # per seat: decided, missed
     observed = np.empty((L.MAX_EVENTS, L.EVENT_SIZE), dtype=np.int32)
     buffers = np.empty((2, max_particles, len(initial)), dtype=initial.dtype)
     weights = np.empty((2, max_particles))
@@ -424,22 +176,19 @@ def _run_lbr(initial, bank, policy, continuation, cards, seed, first_deal, num_d
             current, count = 0, 1
             reset(buffers[0, 0], initial)
             weights[0, 0] = 1.0
-            while not engine.is_terminal(s):
-                if engine.is_chance(s):
-                    engine.apply_action(s, dealt_card(s, order))
-                    continue
-                p = engine.current_actor(s)
+            while True:
+                # The policy's seats and chance, up to LBR's next decision.
+                play_out(s, order, seat_chain, bank, rng, legal, probs, counts, seat_row,
+                         viewer)
+                if engine.is_terminal(s):
+                    break
                 k = engine.legal_actions(s, legal)
-                if p == viewer:
-                    n_obs = observe(s, viewer, observed)
-                    best, current, count = decide(
-                        s, observed, n_obs, viewer, buffers, weights, current, count, bank,
-                        policy, continuation, rollouts, max_particles, seed, legal, k,
-                        values, stats)
-                    engine.apply_action(s, legal[best])
-                else:
-                    policy_probs(s, p, policy, bank, legal, k, probs)
-                    engine.apply_action(s, legal[sample(probs, k, rng)])
+                n_obs = observe(s, viewer, observed)
+                best, current, count = decide(
+                    s, observed, n_obs, viewer, buffers, weights, current, count, bank,
+                    policy, continuation, rollouts, max_particles, seed, legal, k,
+                    values, stats)
+                engine.apply_action(s, legal[best])
             engine.returns(s, returns)
             payoffs[d, viewer] = returns[viewer]
 

@@ -7,11 +7,7 @@ players, the duplicate pair, the same shuffle with the seats swapped. Seat advan
 card luck cancel within a deal, so a deal (all its rotations) is the independent unit of
 the statistics.
 
-The same shuffle: a deal is a seeded permutation of the deck. Its first card is the
-face-down set-aside card and the rest are drawn in order: every chance node of the engine
-(face-up cards, the deal, draws) takes the next card, and a look at the set-aside card
-(R2-D2) takes card 0. The engine's pool is exactly the cards not yet taken, so this is
-the engine's own chance distribution (the cards are exchangeable), made repeatable.
+Deals, the play-out loop and its counts of table misses are solver/sim/playout.py's.
 
 Matches (docs/RULES.md R14) play rounds until a player reaches the token goal (2 players 6,
 3 players 5, 4 players 4, more 3); the round winner starts the next round, a tie for
@@ -22,8 +18,8 @@ rotation of the roles, with the same deals round by round.
 Statistics: mean over units ± 1.96 standard errors (normal approximation), units being
 deals or matches (averaged over their rotations).
 
-Every random choice comes from a splitmix64 stream keyed by (seed, purpose, index): a
-deal, or a game's decisions, is the same whatever else is played.
+Every random choice comes from a stream of solver/sim/rng.py keyed by (seed, purpose,
+index): a deal, or a game's decisions, is the same whatever else is played.
 """
 
 from __future__ import annotations
@@ -31,175 +27,58 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 from numba import njit
 
-from spiel_game import engine
 from spiel_game import layout as L
 from spiel_game.cards import CHARACTERS
 
-from solver.policies.compiled import FROM_TABLE, TABLE_MISS, PolicyBank, policy_probs
+from solver.policies.compiled import TABLE, PolicyBank
+from solver.sim.playout import deck_cards, play_out, reset, shuffled
+from solver.sim.rng import (STREAM_DEAL, STREAM_DECISIONS, STREAM_MATCH_DEAL,
+                            STREAM_MATCH_DECISIONS, STREAM_MATCH_START, STREAM_MATCH_TIES,
+                            check_seed, next_below, stream_seed)
 
 _JIT = dict(cache=True, nogil=True)
 TOKEN_GOAL = {2: 6, 3: 5, 4: 4, 5: 3, 6: 3}  # R14
 Z_95 = 1.959963984540054
 MAX_MATCH_ROUNDS = 500  # a safety stop; matches take about 6-15 rounds
 
-# Purposes of random streams.
-(STREAM_DEAL, STREAM_DECISIONS, STREAM_MATCH_START, STREAM_MATCH_DEAL,
- STREAM_MATCH_DECISIONS, STREAM_MATCH_TIES) = range(1, 7)
-# Per-role counters of a run.
+# Per-role counters of a run (LineupResult.counts).
 C_DECISIONS, C_TABLE_HITS, C_TABLE_MISSES = range(3)
+# Per-role counts of the play-out loop: decided by the role's policy, missed (chain of one).
+_DECIDED, _MISSED = 0, 1
 _HAN_SOLO = next(c.id for c in CHARACTERS if c.token_if_held)
-
-
-# Random numbers ---------------------------------------------------------------------------
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-
-
-@njit(**_JIT)
-def _splitmix(x):
-    z = x + _GOLDEN
-    z = (z ^ (z >> np.uint64(30))) * _MIX_1
-    z = (z ^ (z >> np.uint64(27))) * _MIX_2
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(**_JIT)
-def stream_seed(seed, purpose, index):
-    """The start of the random stream for (seed, purpose, index)."""
-    z = _splitmix(np.uint64(seed))
-    z = _splitmix(z ^ np.uint64(purpose))
-    return _splitmix(z ^ np.uint64(index))
-
-
-@njit(**_JIT)
-def next_float(rng):
-    """A float in [0, 1) from the splitmix64 stream in rng[0] (uint64)."""
-    rng[0] += _GOLDEN
-    return float(_splitmix(rng[0]) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(**_JIT)
-def next_below(rng, n):
-    return min(int(next_float(rng) * n), n - 1)
-
-
-@njit(**_JIT)
-def sample(probs, n, rng):
-    """An index in [0, n) drawn with probabilities probs[:n] (never one of probability
-    0, even when rounding leaves u above the sum)."""
-    u = next_float(rng)
-    last = 0
-    for i in range(n):
-        if probs[i] > 0:
-            u -= probs[i]
-            last = i
-            if u < 0:
-                return i
-    return last
-
-
-# Deals --------------------------------------------------------------------------------------
-
-def deck_cards(initial: np.ndarray) -> np.ndarray:
-    """The deck of a game as a sorted list of character ids (one entry per copy)."""
-    counts = initial[L.S_DECK_COUNTS:L.S_DECK_COUNTS + L.MAX_CHARS]
-    return np.repeat(np.arange(L.MAX_CHARS, dtype=np.int32), counts)
-
-
-@njit(**_JIT)
-def shuffled(cards, seed, purpose, index, out):
-    """out = a uniformly random permutation of cards (Fisher-Yates) for the stream key."""
-    rng = np.empty(1, dtype=np.uint64)
-    rng[0] = stream_seed(seed, purpose, index)
-    out[:] = cards
-    for i in range(len(out) - 1, 0, -1):
-        j = next_below(rng, i + 1)
-        out[i], out[j] = out[j], out[i]
-
-
-@njit(**_JIT)
-def dealt_card(s, order):
-    """The card the pending chance node takes from the deal `order` (module docstring)."""
-    if s[L.S_CHANCE_KIND] == L.CH_SET_ASIDE_LOOK:
-        c = order[0]
-    else:
-        c = order[len(order) - s[L.S_UNKNOWN_DECK]]
-    if s[L.S_POOL + c] <= 0:
-        raise RuntimeError("deal order and engine pool disagree")
-    return c
+_NO_STOP = -1  # play every seat
 
 
 # Playing --------------------------------------------------------------------------------------
 
 @njit(**_JIT)
-def reset(s, initial):
-    """s = a copy of the initial state (only the used part of the log)."""
-    used = L.S_EVENTS + initial[L.S_EVENT_N] * L.EVENT_SIZE
-    s[:used] = initial[:used]
-
-
-@njit(**_JIT)
-def play_out(s, order, seat_policy, bank, rng, legal, probs, counts, seat_role):
-    """Play s to the end: chance from `order` (or the engine's odds with order empty),
-    seat p's decisions from policy seat_policy[p]; counts per role (seat_role[p])."""
-    while not engine.is_terminal(s):
-        if engine.is_chance(s):
-            if len(order) > 0:
-                engine.apply_action(s, dealt_card(s, order))
-            else:
-                engine.apply_action(s, _random_chance(s, rng))
-            continue
-        p = engine.current_actor(s)
-        n = engine.legal_actions(s, legal)
-        source = policy_probs(s, p, seat_policy[p], bank, legal, n, probs)
-        role = seat_role[p]
-        counts[role, C_DECISIONS] += 1
-        if source == FROM_TABLE:
-            counts[role, C_TABLE_HITS] += 1
-        elif source == TABLE_MISS:
-            counts[role, C_TABLE_MISSES] += 1
-        engine.apply_action(s, legal[sample(probs, n, rng)])
-
-
-@njit(**_JIT)
-def _random_chance(s, rng):
-    """A pool card with the engine's odds."""
-    pick = next_below(rng, s[L.S_POOL_SIZE])
-    c = 0
-    while pick >= s[L.S_POOL + c]:
-        pick -= s[L.S_POOL + c]
-        c += 1
-    return c
-
-
-@njit(**_JIT)
 def _run_lineup(initial, bank, lineup, cards, seed, first_deal, num_deals, tokens, counts):
-    """tokens[d, r, j]: role j's tokens in deal first_deal + d, rotation r."""
+    """tokens[d, r, j]: role j's tokens in deal first_deal + d, rotation r; counts[j]:
+    role j's decisions by its policy and its misses."""
     n = initial[L.S_NUM_PLAYERS]
     s = np.empty_like(initial)
     order = np.empty_like(cards)
     legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     probs = np.empty(L.NUM_ACTIONS)
     rng = np.empty(1, dtype=np.uint64)
-    seat_policy = np.empty(n, dtype=np.int32)
+    seat_chain = np.empty((n, 1), dtype=np.int32)
     seat_role = np.empty(n, dtype=np.int32)
     for d in range(num_deals):
         deal = first_deal + d
         shuffled(cards, seed, STREAM_DEAL, deal, order)
         for r in range(n):
             for j in range(n):
-                seat_policy[(j + r) % n] = lineup[j]
+                seat_chain[(j + r) % n, 0] = lineup[j]
                 seat_role[(j + r) % n] = j
             rng[0] = stream_seed(seed, STREAM_DECISIONS, deal * n + r)
             reset(s, initial)
-            play_out(s, order, seat_policy, bank, rng, legal, probs, counts, seat_role)
+            play_out(s, order, seat_chain, bank, rng, legal, probs, counts, seat_role,
+                     _NO_STOP)
             for p in range(n):
                 tokens[d, r, seat_role[p]] = s[L.S_TOKENS + p]
 
@@ -231,7 +110,7 @@ def _run_matches(initial, bank, lineup, cards, seed, goal, first_match, num_matc
     probs = np.empty(L.NUM_ACTIONS)
     rng = np.empty(1, dtype=np.uint64)
     ties = np.empty(1, dtype=np.uint64)
-    seat_policy = np.empty(n, dtype=np.int32)
+    seat_chain = np.empty((n, 1), dtype=np.int32)
     seat_role = np.empty(n, dtype=np.int32)
     totals = np.zeros(n, dtype=np.int64)  # per table seat
     winners = np.zeros(n, dtype=np.int32)
@@ -252,12 +131,13 @@ def _run_matches(initial, bank, lineup, cards, seed, goal, first_match, num_matc
                 # (table seat - r) % n.
                 for i in range(n):
                     role = ((starter + i) % n - r) % n
-                    seat_policy[i] = lineup[role]
+                    seat_chain[i, 0] = lineup[role]
                     seat_role[i] = role
                 rng[0] = stream_seed(seed, STREAM_MATCH_DECISIONS,
                                      (match * n + r) * MAX_MATCH_ROUNDS + played)
                 reset(s, initial)
-                play_out(s, order, seat_policy, bank, rng, legal, probs, counts, seat_role)
+                play_out(s, order, seat_chain, bank, rng, legal, probs, counts, seat_role,
+                         _NO_STOP)
                 for i in range(n):
                     totals[(starter + i) % n] += s[L.S_TOKENS + i]
                 count = round_winners(s, winners)
@@ -391,6 +271,7 @@ def play_lineup(game, bank: PolicyBank, lineup: list[int], deals: int, matches: 
         raise ValueError(f"a lineup needs one policy per seat ({n}), got {len(lineup)}")
     if deals < 0 or matches < 0:
         raise ValueError("deals and matches must not be negative")
+    seed = check_seed(seed)
     initial = game.initial_array.copy()
     initial[L.S_LOGGING] = 1  # keys and card counting read the event log
     cards = deck_cards(initial)
@@ -399,7 +280,7 @@ def play_lineup(game, bank: PolicyBank, lineup: list[int], deals: int, matches: 
     tokens = np.zeros((deals, n, n), dtype=np.int32)
     wins = np.zeros((matches, n, n), dtype=np.int8)
     match_rounds = np.zeros((matches, n), dtype=np.int32)
-    counts = np.zeros((n, 3), dtype=np.int64)
+    played = np.zeros((n, 2), dtype=np.int64)  # per role: _DECIDED, _MISSED
     goal = TOKEN_GOAL[n]
     done_deals = done_matches = 0
     interrupted = False
@@ -413,12 +294,12 @@ def play_lineup(game, bank: PolicyBank, lineup: list[int], deals: int, matches: 
                 t0 = time.perf_counter()
                 if kind == "deals":
                     _run_lineup(initial, arrays, roles, cards, seed, first_deal + done, size,
-                                tokens[done:done + size], counts)
+                                tokens[done:done + size], played)
                     done_deals = done + size
                 else:
                     _run_matches(initial, arrays, roles, cards, seed, goal, done, size,
                                  wins[done:done + size], match_rounds[done:done + size],
-                                 counts)
+                                 played)
                     done_matches = done + size
                 done += size
                 if on_progress:
@@ -427,6 +308,9 @@ def play_lineup(game, bank: PolicyBank, lineup: list[int], deals: int, matches: 
                     size *= 2
     except KeyboardInterrupt:
         interrupted = True
+    # A table's decisions are its hits; a heuristic looks nothing up.
+    table_hits = np.where(bank.kinds[roles] == TABLE, played[:, _DECIDED], 0)
+    counts = np.column_stack([played.sum(axis=1), table_hits, played[:, _MISSED]])
     return LineupResult([bank.names[i] for i in lineup], tokens[:done_deals],
                         wins[:done_matches], match_rounds[:done_matches], counts,
                         time.perf_counter() - start, interrupted)

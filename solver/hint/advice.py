@@ -2,9 +2,10 @@
 
 `hint(situation)` answers for the start of the player's turn (2 cards in hand):
 
-1. Worlds: the hidden cards filled in (solver/hint/situation.py): every history that gives
-   the log, weighted by Bayes with the policy's own action probabilities, or, from a
-   summary, the unseen cards dealt at random (card counting).
+1. Worlds: the hidden cards filled in: every history that gives the log, weighted by
+   Bayes with the policy's own action probabilities (solver/hint/log.py, by the belief
+   engine solver/belief), or, from a summary, the unseen cards dealt at random (card
+   counting, solver/hint/worlds.py).
 2. Policy: the shipped table for the game (results/policy_full_<agenda>_<n>p_<level>.npz)
    gives the probability of each legal play at the player's abstract information
    state. If that key is missing it backs off to a coarser table for the same game when
@@ -16,7 +17,8 @@
    and a 95% interval.
 4. The full action: after the card, the target and the number, each by the same rule.
 
-The JSON form (`to_json`) is versioned: SCHEMA, SCHEMA_VERSION; fields in the README.
+The JSON form (`to_json`) is versioned: SCHEMA, SCHEMA_VERSION; the fields are in
+docs/hint.md "JSON schema".
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ from spiel_game import layout as L
 from spiel_game.actions import decision_to_string
 from spiel_game.cards import CHARACTERS
 
-from solver.policies.compiled import (FROM_TABLE, TABLE_MISS, build_bank, policy_probs,
-                                probabilities)
-from solver.mccfr.solver import sample_index
+from solver.policies.compiled import FROM_TABLE, build_bank, probabilities
 from solver.policies.table import shipped_policies
-from solver.hint.situation import Situation, SituationError, log_worlds, summary_worlds
-from solver.evaluation.tournament import reset
+from solver.hint.log import log_worlds
+from solver.hint.situation import Situation, SituationError
+from solver.hint.worlds import summary_worlds
+from solver.sim.playout import play_out, reset
+from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, stream_seed
 
 SCHEMA = "jabbas-palace-hint"
 SCHEMA_VERSION = 1
@@ -48,34 +51,30 @@ _JIT = dict(cache=True, nogil=True)
 # Compiled rollouts -----------------------------------------------------------------------
 
 @njit(**_JIT)
-def rollout_values(worlds, picks, actions, me, seed, bank, chain, counts):
+def rollout_values(worlds, picks, actions, me, seed, first, bank, chain, counts):
     """values[a, r]: my return after action a in world picks[r], then everybody playing
-    the first policy of `chain` (bank indices) that has their key, to the end; counts[i]
-    how often chain[i] decided. Rollout r uses the same random numbers for every a."""
+    by `chain` (bank indices: the first that has their key decides) to the end, chance
+    drawn at random (solver/sim/playout.py); counts[0, k]: decisions chain[k] took,
+    counts[0, len(chain)]: misses (none when the chain ends in a heuristic). Rollout r is
+    rollout first + r of the seed's streams: the same random numbers for every a."""
     num_players = worlds[0, L.S_NUM_PLAYERS]
     values = np.zeros((len(actions), len(picks)))
     out = np.zeros(num_players)
     legal = np.zeros(L.NUM_ACTIONS, dtype=np.int32)
-    sigma = np.zeros(L.NUM_ACTIONS)
-    rng = np.zeros(1, dtype=np.int64)
+    probs = np.zeros(L.NUM_ACTIONS)
+    rng = np.zeros(1, dtype=np.uint64)
     s = np.empty_like(worlds[0])
+    no_order = np.empty(0, dtype=np.int32)
+    seat_chain = np.empty((num_players, len(chain)), dtype=np.int32)
+    for p in range(num_players):
+        seat_chain[p, :] = chain
+    seat_row = np.zeros(num_players, dtype=np.int32)  # every seat counts in counts
     for r in range(len(picks)):
         for a in range(len(actions)):
             reset(s, worlds[picks[r]])
             engine.apply_action(s, actions[a])
-            rng[0] = max(1, (seed * 1000003 + r * 7919) % 2147483647)
-            while not engine.is_terminal(s):
-                if engine.is_chance(s):
-                    rng[0] = engine.next_random(rng[0])
-                    engine.apply_action(s, engine.sample_chance(s, rng[0]))
-                    continue
-                n = engine.legal_actions(s, legal)
-                actor = engine.current_actor(s)
-                for i in range(len(chain)):
-                    if policy_probs(s, actor, chain[i], bank, legal, n, sigma) != TABLE_MISS:
-                        counts[i] += 1
-                        break
-                engine.apply_action(s, legal[sample_index(sigma, n, rng)])
+            rng[0] = stream_seed(seed, STREAM_HINT_ROLLOUT, first + r)
+            play_out(s, no_order, seat_chain, bank, rng, legal, probs, counts, seat_row, -1)
             engine.returns(s, out)
             values[a, r] = out[me]
     return values
@@ -140,21 +139,22 @@ def _legal(s) -> list[int]:
 def _rollouts(states, weights, actions, me, policies, seconds, seed, min_rollouts=64,
               max_rollouts=20000):
     """Rollout values (actions x rollouts) within about `seconds`, worlds drawn by weight."""
+    seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     stacked = np.ascontiguousarray(np.stack(states))
     p = np.asarray(weights, dtype=np.float64)
     p = p / p.sum()
-    counts = np.zeros(len(policies.chain), dtype=np.int64)
+    counts = np.zeros((1, len(policies.chain) + 1), dtype=np.int64)  # + misses
     acts = np.asarray(actions, dtype=np.int32)
     bank = policies.bank.arrays()
     # Compile (or load from the cache) before the clock starts.
-    rollout_values(stacked, np.zeros(0, np.int64), acts, me, seed, bank, policies.chain,
+    rollout_values(stacked, np.zeros(0, np.int64), acts, me, seed, 0, bank, policies.chain,
                    counts.copy())
     chunks, done, batch = [], 0, 32
     start = time.perf_counter()
     while done < max_rollouts:
         picks = rng.choice(len(stacked), size=batch, p=p).astype(np.int64)
-        chunks.append(rollout_values(stacked, picks, acts, me, seed + done, bank,
+        chunks.append(rollout_values(stacked, picks, acts, me, seed, done, bank,
                                      policies.chain, counts))
         done += batch
         elapsed = time.perf_counter() - start
@@ -164,7 +164,8 @@ def _rollouts(states, weights, actions, me, policies, seconds, seed, min_rollout
                     max_rollouts - done)
         if batch <= 0:
             break
-    return np.concatenate(chunks, axis=1), counts, time.perf_counter() - start
+    # The chain ends in ROLLOUT_DEFAULT, a heuristic: no decision is a miss.
+    return np.concatenate(chunks, axis=1), counts[0, :-1], time.perf_counter() - start
 
 
 def _summary_stats(values: np.ndarray) -> list[dict]:
@@ -231,8 +232,7 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
     policies = load_policies(game) if policies is None else policies
     me = sit.seat
     if sit.log is not None:
-        weighted, replay = log_worlds(sit, game, policies if policies.paths else None,
-                                      seed=seed)
+        weighted, replay = log_worlds(sit, game, policies if policies.paths else None)
         states = [s for s, _ in weighted]
         weights = [w for _, w in weighted]
         source = "log"
@@ -251,10 +251,14 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
     found = policies.lookup(s0, me, len(legal))
     if found is not None:
         probs, level = found
-        how = "table" if level == policies.levels[0] else f"backed off to the {level} table"
+        if level == policies.levels[0]:
+            policy_source, how = "table", "table"
+        else:
+            policy_source, how = "backoff", f"backed off to the {level} table"
         budget = seconds
     else:
         probs, level = None, None
+        policy_source = "re-solve"
         how = ("re-solved: no table has this situation's key; plays chosen by a rollout "
                "search over the worlds" if policies.paths else
                "re-solved: no policy ships for this game; plays chosen by a rollout search "
@@ -285,9 +289,8 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                       "hand": [CHARACTERS[int(c)].name for c in sorted(
                           s0[L.S_HAND + me * L.MAX_HAND:L.S_HAND + me * L.MAX_HAND + 2])],
                       "deck": int(engine.deck_size(s0)), "described_by": source},
-        "policy": {"source": "table" if how == "table" else
-                   ("backoff" if found is not None else "re-solve"),
-                   "detail": how, "level": level, "tables": policies.describe()},
+        "policy": {"source": policy_source, "detail": how, "level": level,
+                   "tables": policies.describe()},
         "recommendation": {
             "action": ", ".join([plays[best]["action"]] + [s["chosen"] for s in steps]),
             "card": plays[best]["card"], "steps": steps},

@@ -26,7 +26,9 @@ from spiel_game import layout as L
 from spiel_game.actions import decision_to_string
 from spiel_game.cards import CHARACTERS
 
+from solver import provenance
 from solver.policies.knowledge import knowledge
+from solver.policies.shipped import shipped_folder
 from solver.provenance import write_atomic
 
 COLUMNS = ("key", "level", "seat", "decision", "information_state", "action", "action_id",
@@ -117,6 +119,17 @@ def _append_rows(rows, policy, i, key, level_name, entry):
             "action": decision_to_string(action) if entry else f"legal action #{j}",
             "action_id": action if entry else "", "probability": round(float(block[j]), 4),
             "visits": entry["visits"] if entry else 0})
+
+
+def export_header(game, policy, policy_path, *, rounds: int, seed: int, all_keys: bool,
+                  seconds: float) -> dict:
+    """The provenance header of an export (solver/provenance.py), then the sample's
+    settings and the policy file's own header."""
+    return {**provenance.header(game, seconds=seconds),
+            "export": {"rounds": rounds, "seed": seed, "all_keys": all_keys,
+                       "columns": list(COLUMNS)},
+            "policy": provenance.portable_path(policy_path, shipped_folder()),
+            "policy_header": policy.header}
 
 
 def write_rows(rows: list[dict], path, fmt: str, header: dict) -> None:

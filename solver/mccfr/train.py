@@ -1,5 +1,6 @@
 """Long MCCFR runs: budgets, periodic atomic checkpoints, resume, and the exact
-convergence curve when the game is a reduced deck whose tree fits in memory."""
+convergence curve when the game is a reduced deck whose tree fits in memory (kept in the
+policy file's header; solver/reports/ renders it as CSV and PNG)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import dataclasses
 import math
 import time
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from solver.exact.best_response import exploitability, nash_conv
 from solver.mccfr.solver import MCCFRSolver
@@ -97,40 +98,3 @@ def train(game, level: int, iterations: int | None, seconds: float | None, *,
     if checkpoint:
         solver.save_checkpoint(checkpoint)
     return TrainOutcome(solver, stopped_by, curve)
-
-
-def write_curve(curve: list[dict], stem: Path, title: str) -> list[Path]:
-    """The convergence curve as CSV and PNG (exact metric against iterations)."""
-    import csv
-    import io
-
-    from solver.provenance import write_atomic
-
-    metric = next((k for k in ("exploitability", "nash_conv") if k in curve[0]), None)
-    if metric is None:
-        return []
-    text = io.StringIO()
-    writer = csv.writer(text)
-    writer.writerow(["iteration", "seconds", "keys", metric])
-    for point in curve:
-        writer.writerow([point["iteration"], point["seconds"], point["keys"],
-                         f"{point[metric]:.6g}"])
-    csv_path, png_path = stem.with_suffix(".csv"), stem.with_suffix(".png")
-    write_atomic(csv_path, text.getvalue().encode())
-
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.5, 3.8))
-    ax.loglog([p["iteration"] for p in curve], [p[metric] for p in curve], marker=".")
-    ax.set_xlabel("MCCFR iterations")
-    ax.set_ylabel(f"exact {metric} (tokens / round)")
-    ax.set_title(title)
-    ax.grid(True, which="major", alpha=0.3)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    plt.close(fig)
-    write_atomic(png_path, buffer.getvalue())
-    return [csv_path, png_path]

@@ -6,7 +6,8 @@ that for every policy of a `PolicyBank`:
 
 - the heuristics of solver/policies/heuristics.py (`uniform`, `keep_higher`, `keep_lower`,
   `card_counter`, `agenda_expert`), re-implemented over the compiled card counting of
-  solver/abstraction/keys.py (`track`, which a test holds equal to solver/policies/knowledge.py). They
+  solver/abstraction/keys.py (`track`, which a test holds equal to
+  solver/policies/knowledge.py). They
   compute the same floating-point scores in the same order and break ties the same way
   (scores rounded to 9 decimals), so they give exactly the Python policies' probabilities
   (tests/test_tournament.py checks this at every decision of random rounds);
@@ -30,7 +31,8 @@ from spiel_game.cards import (COL_EFFECT, COL_NUMBER, COL_PARAM_A, COL_PARAM_B, 
                               COL_TOKEN_IF_HELD, Effect, Side)
 from spiel_game.engine import AG_JABBAS_COURT, AG_MY_KIND_OF_SCUM, AG_RESCUE_MISSION, CARDS
 
-from solver.abstraction.keys import T_HAND, T_KNOWN, T_SET_ASIDE, T_SIZE, T_UNSEEN, abstract_key, track
+from solver.abstraction.keys import (T_HAND, T_KNOWN, T_SET_ASIDE, T_SIZE, T_UNSEEN, abstract_key,
+                                     track)
 from solver.policies.heuristics import HEURISTICS
 
 UNIFORM, KEEP_HIGHER, KEEP_LOWER, CARD_COUNTER, AGENDA_EXPERT, TABLE = range(6)

@@ -1,14 +1,15 @@
 """Shipped policies: compact, self-describing .npz files of an MCCFR average strategy.
 
-Layout (numpy .npz, compressed, no pickles): `header` (JSON: game parameters, abstraction
-level and version, iterations, wall time, seed, code version, checksum), `key_gaps` (the
-sorted int64 abstract keys as differences from the previous key, split into byte planes:
-uint8, one row per byte of the widest difference, so zlib sees the mostly-zero high bytes
-apart from the random low ones), `num_actions` (uint8 per key; each key's row starts
-where the previous row ends) and `probs` (uint8: probability x 255, rounded; each row
-renormalised on load). About 4-5 bytes per key (format 1 stored the keys whole and the
-row offsets: about 9). Loading checks the format, the checksum, the game parameters and
-the abstraction version, and refuses the file with a clear message otherwise.
+Layout (numpy .npz, compressed, no pickles): `header` (JSON: the provenance header of
+solver/provenance.py, then abstraction level and version, iterations, seed, checksum),
+`key_gaps` (the sorted int64 abstract keys as differences from the previous key, split
+into byte planes: uint8, one row per byte of the widest difference, so zlib sees the
+mostly-zero high bytes apart from the random low ones), `num_actions` (uint8 per key;
+each key's row starts where the previous row ends) and `probs` (uint8: probability x
+255, rounded; each row renormalised on load). About 4-5 bytes per key (format 1 stored
+the keys whole and the row offsets: about 9). Loading checks the format, the checksum,
+the game parameters and the abstraction version, and refuses the file with a clear
+message otherwise.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from pathlib import Path
 import numpy as np
 
 from solver.abstraction import keys as abstraction
-from solver.mccfr.solver import META_SLOTS_USED, MCCFRSolver
-from solver.provenance import code_version, write_atomic
+from solver.mccfr.solver import MCCFRSolver
+from solver.mccfr.table import META_SLOTS_USED
+from solver.policies import shipped
+from solver import provenance
+from solver.provenance import write_atomic
 
-RESULTS = Path(__file__).resolve().parents[2] / "results"
 FORMAT = "jabbas-palace-table-policy"
 FORMAT_VERSION = 2
 _ARRAYS = ("key_gaps", "num_actions", "probs")
@@ -80,14 +83,14 @@ def export_policy(solver: MCCFRSolver, path: str | Path, **extra) -> dict:
     arrays = {"key_gaps": encode_keys(keys), "num_actions": num_actions, "probs": probs}
     header = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
-        "game": {k: v for k, v in solver.game.get_parameters().items()},
+        **provenance.header(solver.game, seconds=solver.seconds),
         "algorithm": "external-sampling MCCFR",
         "abstraction": {"level": _level_name(solver.level),
                         "version": abstraction.VERSION},
-        "iterations": solver.iterations, "seconds": round(solver.seconds, 1),
-        "seed": solver.seed, "threads": solver.threads, "keys": len(keys),
+        "iterations": solver.iterations, "seed": solver.seed, "threads": solver.threads,
+        "keys": len(keys),
         "quantisation": "uint8, probability x 255 rounded, rows renormalised on load",
-        "code_version": code_version(), "checksum_sha256": _checksum(arrays), **extra}
+        "checksum_sha256": _checksum(arrays), **extra}
     buffer = io.BytesIO()
     np.savez_compressed(buffer, header=np.array(json.dumps(header)), **arrays)
     write_atomic(path, buffer.getvalue())
@@ -160,15 +163,14 @@ def load_policy(path: str | Path, game=None) -> TablePolicy:
                          "Re-solve with this code.")
     if game is not None:
         params = {k: v for k, v in game.get_parameters().items()}
-        if header["game"] != params:
-            raise ValueError(f"{path}: policy is for game {header['game']}, not {params}")
+        if provenance.game_parameters(header) != params:
+            raise ValueError(f"{path}: policy is for game {provenance.game_parameters(header)}"
+                             f", not {params}")
     return TablePolicy(header, arrays)
 
 
-def shipped_policies(deck: str, agenda: str, players: int, folder: Path = RESULTS
+def shipped_policies(deck: str, agenda: str, players: int, folder: Path | None = None
                      ) -> list[Path]:
-    """The shipped files results/policy_<deck>_<agenda>_<n>p_<level>.npz of a game,
-    finest abstraction first (identity, fine, coarse)."""
-    return [folder / f"policy_{deck}_{agenda}_{players}p_{level}.npz"
-            for level in abstraction.LEVELS
-            if (folder / f"policy_{deck}_{agenda}_{players}p_{level}.npz").exists()]
+    """The shipped table policies of a game, finest abstraction first, by the rule of
+    solver/policies/shipped.py."""
+    return shipped.policy_files(deck, agenda, players, folder)

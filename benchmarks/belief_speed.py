@@ -1,0 +1,169 @@
+"""The hint's posterior from a log: the old depth-first `_LogReplay` against solver/belief.
+
+Both answer the same logs in one run: random 2-player rounds stopped at a play decision,
+described by the player's event log as `describe` writes it (complete) and with lines left
+out (others' draws, misses, targets, each with probability 1/2: partial), weighted by the
+shipped table. The old code is read from git (`git show REV:solver/situation.py`, default
+fae5ccb) into a temporary module. Reported: median seconds, the ratio, how many answers
+were complete (the old search stops after 30,000 steps), how many logs the old code
+refused (it cannot skip a left-out target line), and, where the old answer was complete,
+the largest difference between the two posteriors (hidden state and hand marginals).
+
+    python benchmarks/belief_speed.py [--logs 30] [--rev fae5ccb] [--out figures.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from _common import add_output_args, load_jabba, machine_info, markdown_table, median, \
+    write_json_atomic
+
+from solver.belief import omissible
+from solver.hint import advice as H
+from solver.hint.log import log_worlds
+from solver.hint.situation import from_mapping
+from spiel_game import layout as L
+from spiel_game.events import describe, events
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def old_situation_module(rev: str):
+    """The old solver/situation.py (with _LogReplay) as a module."""
+    source = subprocess.run(["git", "show", f"{rev}:solver/situation.py"], cwd=ROOT,
+                            check=True, capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp()) / "old_situation.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("old_situation", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def random_log(game, rng: random.Random, partial: bool):
+    """A random round stopped at one of its play decisions: (seat, log lines)."""
+    state, stops = game.new_initial_state(), []
+    while not state.is_terminal():
+        p = state.current_player()
+        if p >= 0 and state._s[L.S_PHASE] == L.PH_PLAY:
+            stops.append((p, events(state._s, p)))
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(outcomes, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    seat, log = rng.choice(stops)
+    if partial:
+        log = [e for e in log if not (omissible(e.kind, e.actor, seat) and rng.random() < 0.5)]
+    return seat, [describe(e) for e in log]
+
+
+def _table(s) -> bytes:
+    s = s[:L.S_EVENTS].copy()
+    for p in range(L.MAX_PLAYERS):
+        base = L.S_HAND + p * L.MAX_HAND
+        s[base:base + s[L.S_HAND_N + p]].sort()
+    if s[L.S_RETURN_N] == 0:
+        s[L.S_RETURN:L.S_RETURN + 2] = 0
+    return s.tobytes()
+
+
+def difference(old_worlds, new_worlds, seat: int) -> float:
+    """Largest difference in probability of a hidden state or of an opponent's card."""
+    def dist(worlds):
+        states, hands = defaultdict(float), np.zeros((L.MAX_PLAYERS, L.MAX_CHARS))
+        for s, w in worlds:
+            states[_table(s)] += w
+            for q in range(L.MAX_PLAYERS):
+                for k in range(int(s[L.S_HAND_N + q])):
+                    hands[q, s[L.S_HAND + q * L.MAX_HAND + k]] += w
+        return states, hands
+    (a, ha), (b, hb) = dist(old_worlds), dist(new_worlds)
+    state_diff = max(abs(a[k] - b[k]) for k in set(a) | set(b))
+    return max(state_diff, float(np.abs(ha - hb).max()))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--logs", type=int, default=30, help="per kind (complete, partial)")
+    parser.add_argument("--rev", default="fae5ccb", help="git revision of the old code")
+    parser.add_argument("--agenda", default="exalted_one")
+    add_output_args(parser)
+    args = parser.parse_args()
+    old = old_situation_module(args.rev)
+    game = load_jabba(2, args.agenda)
+    policies = H.load_policies(game)
+    rng = random.Random(args.seed)
+    seat, log = random_log(game, random.Random(0), False)  # warm up: compile or load
+    log_worlds(from_mapping({"players": 2, "agenda": args.agenda, "seat": seat,
+                             "log": log}), game, policies)
+    figures = {"machine": machine_info(), "rev": args.rev, "agenda": args.agenda,
+               "policy": [str(p.name) for p in policies.paths], "kinds": {}}
+    rows = []
+    for kind in ("complete", "partial"):
+        old_s, new_s, old_complete, new_complete, diffs, steps = [], [], 0, 0, [], []
+        truncated_old_s, truncated_new_s, old_refused = [], [], 0
+        for _ in range(args.logs):
+            seat, log = random_log(game, rng, kind == "partial")
+            data = {"players": 2, "agenda": args.agenda, "seat": seat, "log": log}
+            start = time.perf_counter()
+            new_worlds, new_info = log_worlds(from_mapping(data), game, policies)
+            new_seconds = time.perf_counter() - start
+            start = time.perf_counter()
+            try:
+                old_worlds, old_info = old.log_worlds(old.from_mapping(data), game,
+                                                      policies, seed=rng.randrange(1 << 30))
+            except old.SituationError:  # e.g. a target line left out: the old cannot
+                old_refused += 1
+                continue
+            old_s.append(time.perf_counter() - start)
+            new_s.append(new_seconds)
+            old_complete += old_info["complete"]
+            new_complete += new_info["complete"]
+            steps.append(old_info["replay_steps"])
+            if old_info["complete"]:
+                diffs.append(difference(old_worlds, new_worlds, seat))
+            else:
+                truncated_old_s.append(old_s[-1])
+                truncated_new_s.append(new_s[-1])
+        figures["kinds"][kind] = {
+            "logs": args.logs, "old_refused": old_refused, "compared": len(old_s),
+            "old_median_s": median(old_s), "new_median_s": median(new_s),
+            "speedup_of_medians": median(old_s) / median(new_s),
+            "median_speedup": median([o / n for o, n in zip(old_s, new_s)]),
+            "old_complete": old_complete, "new_complete": new_complete,
+            "old_median_steps": median(steps),
+            "truncated_by_old": len(truncated_old_s),
+            "truncated_old_median_s": median(truncated_old_s) if truncated_old_s else None,
+            "truncated_new_median_s": median(truncated_new_s) if truncated_new_s else None,
+            "largest_posterior_difference": max(diffs) if diffs else None}
+        f = figures["kinds"][kind]
+        rows.append([kind, f"{f['old_median_s'] * 1000:.1f} ms",
+                     f"{f['new_median_s'] * 1000:.1f} ms", f"{f['speedup_of_medians']:.1f}x",
+                     f"{old_complete}/{len(old_s)}", f"{new_complete}/{len(old_s)}",
+                     str(old_refused),
+                     (f"{f['truncated_old_median_s'] * 1000:.0f} -> "
+                      f"{f['truncated_new_median_s'] * 1000:.0f} ms")
+                     if truncated_old_s else "-",
+                     f"{f['largest_posterior_difference']:.1e}" if diffs else "-"])
+    print(markdown_table(["log", "old median", "new median", "ratio", "old complete",
+                          "new complete", "old refused",
+                          "logs the old truncated (old -> new median)",
+                          "largest difference where the old was complete"], rows))
+    if args.out:
+        write_json_atomic(args.out, figures)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""One belief engine: the posterior over hidden cards given what a player observed.
+
+Input: the game's initial state, the viewer (seat), an observation pattern (the
+viewer's redacted events, solver/belief/filter.py; fields may be ANY, and in OMIT_LOG
+mode the events `filter.omissible` may be missing), and optionally a policy (bank
+indices tried in order, with a likelihood floor for the hint's trembling opponents).
+Output (`Posterior`): weighted particles, full engine states consistent with the
+observations, weights = chance odds x policy probabilities, normalised, and the
+marginals (each player's hand). The same compiled kernel serves LBR (the complete log,
+advanced decision by decision, solver/evaluation/lbr.py), the hint (a log with `?` and
+omitted lines, solver/hint/log.py) and the search. Exact unless `truncated`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from spiel_game import layout as L
+
+from solver.abstraction.keys import IDENTITY
+from solver.belief.filter import (ANY, ANY_PHASE, B_FAIL_ACTOR, B_FAIL_CARD, B_FAIL_EXTRA,
+                                  B_FAIL_KIND, B_FAIL_OTHER, B_FURTHEST, B_LOST,
+                                  B_MOST_PARTICLES, B_POLICY_IGNORED, B_POLICY_MISSES,
+                                  B_STEPS, B_TRUNCATED, NO_COPY, NO_FAILURE, NUM_BELIEF_STATS,
+                                  OMIT_LOG, OMIT_NONE, advance, hand_marginals, observe,
+                                  observed_key, omissible)
+
+__all__ = ["ANY", "ANY_PHASE", "NO_COPY", "NO_FAILURE", "NUM_BELIEF_STATS", "OMIT_LOG",
+           "OMIT_NONE", "Posterior", "complete_pattern", "observe", "observed_key", "omissible",
+           "posterior", "posterior_of_state"]
+
+DEFAULT_MAX_PARTICLES = 4096
+
+
+@dataclasses.dataclass
+class Posterior:
+    """Weighted particles (full engine states) and how the filter fared."""
+
+    states: np.ndarray  # (count, STATE_SIZE)
+    weights: np.ndarray  # normalised
+    stats: dict
+    max_particles: int
+
+    @property
+    def complete(self) -> bool:
+        """Every history that fits is represented (no particle was dropped)."""
+        return self.stats["truncated"] == 0
+
+    def hands(self) -> np.ndarray:
+        """(MAX_PLAYERS, MAX_CHARS): probability that each player holds each card."""
+        out = np.zeros((L.MAX_PLAYERS, L.MAX_CHARS))
+        if len(self.states):
+            hand_marginals(self.states[None], self.weights[None], 0, len(self.states), out)
+        return out
+
+
+def stats_dict(stats: np.ndarray) -> dict:
+    return {"steps": int(stats[B_STEPS]), "most_particles": int(stats[B_MOST_PARTICLES]),
+            "policy_ignored_steps": int(stats[B_POLICY_IGNORED]),
+            "lost": int(stats[B_LOST]), "truncated": int(stats[B_TRUNCATED]),
+            "policy_misses": int(stats[B_POLICY_MISSES]),
+            "furthest_line": int(stats[B_FURTHEST]),
+            "failed_event": tuple(int(stats[i]) for i in (B_FAIL_KIND, B_FAIL_ACTOR,
+                                                          B_FAIL_OTHER, B_FAIL_CARD,
+                                                          B_FAIL_EXTRA))}
+
+
+def complete_pattern(state_array: np.ndarray, viewer: int) -> tuple[np.ndarray, int]:
+    """The complete observation of a state for viewer: (pattern rows, count)."""
+    observed = np.empty((L.MAX_EVENTS, L.EVENT_SIZE), dtype=np.int32)
+    return observed, int(observe(state_array, viewer, observed))
+
+
+def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
+              floor: float = 0.0, miss_unknown: bool = False, omissions: bool = False,
+              done_phase: int = ANY_PHASE, merge_logs: bool | None = None,
+              max_particles: int = DEFAULT_MAX_PARTICLES,
+              grow_to: int | None = None) -> Posterior:
+    """The posterior at viewer's decision after `pattern` (rows kind, actor, other, card,
+    extra; ANY fits anything), from the start of the round.
+
+    bank: a PolicyBank, chain: its policies tried in order for the other players'
+    decisions (none: chance odds only); floor: least likelihood of any of their actions;
+    miss_unknown: a decision no policy of chain has counts as uninformative (1 for every
+    action) rather than the policy's uniform fallback. merge_logs (default: if a chain
+    policy reads the whole log, an `identity` table) merges particles only when every
+    other player's log agrees too, which keeps such policies exact. If particles had to
+    be dropped, the run is repeated with 4 times as many, up to grow_to."""
+    from solver.policies.compiled import build_bank
+
+    pattern = np.ascontiguousarray(pattern, dtype=np.int32).reshape(-1, L.EVENT_SIZE)
+    if bank is None:
+        bank, chain = build_bank(["uniform"], game), ()
+    chain = np.asarray(chain, dtype=np.int64)
+    if merge_logs is None:
+        merge_logs = bool(len(chain)) and bool(np.any(bank.levels[chain] == IDENTITY))
+    arrays = bank.arrays()
+    grow_to = max_particles if grow_to is None else max(grow_to, max_particles)
+    initial = game.initial_array.copy()
+    initial[L.S_LOGGING] = 1
+    while True:
+        buffers = np.empty((2, max_particles, len(initial)), dtype=initial.dtype)
+        weights = np.empty((2, max_particles))
+        progress = np.zeros((2, max_particles, 2), dtype=np.int32)
+        buffers[0, 0] = initial
+        weights[0, 0] = 1.0
+        stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
+        stats[B_FAIL_KIND] = NO_FAILURE
+        current, count = advance(buffers, weights, progress, 0, 1, pattern, len(pattern),
+                                 viewer, OMIT_LOG if omissions else OMIT_NONE, done_phase,
+                                 arrays, chain, float(floor), miss_unknown, merge_logs,
+                                 max_particles, stats)
+        if stats[B_TRUNCATED] == 0 or max_particles >= grow_to:
+            break
+        max_particles = min(4 * max_particles, grow_to)
+    return Posterior(buffers[current, :count].copy(), weights[current, :count].copy(),
+                     stats_dict(stats), max_particles)
+
+
+def posterior_of_state(game, state_array: np.ndarray, viewer: int, **kw) -> Posterior:
+    """The posterior at a real state's decision of viewer, from its complete log."""
+    observed, n = complete_pattern(state_array, viewer)
+    return posterior(game, viewer, observed[:n], **kw)

@@ -1,0 +1,428 @@
+"""The compiled particle filter: histories consistent with an observation pattern.
+
+A particle is a full engine state with a weight and its progress: how many of its
+logged events are matched (`checked`) and how many pattern lines they used (`ptr`).
+Particles advance one action at a time in lockstep: a chance node tries every pool card
+(only the cards the pattern shows nearby when the viewer sees the draw), a decision
+every action with positive probability (the viewer's own: every legal action, the
+events decide). A new event, redacted for the viewer (the one compiled redaction,
+solver/abstraction/keys.py `_redacted`), either fits the next pattern line (a field ANY
+fits anything) or, in OMIT_LOG mode, is one a log may leave out (`omissible`);
+otherwise the particle dies. The matching is greedy: an event that fits the next line
+uses it. Face-up cards and Leia's two draws are logged sorted once their group is
+complete (spiel_game/engine.py), so an open group's events are matched when it closes.
+
+Particles that agree on the state apart from the event log, on their progress, and on
+what every other player still in the round knows (their card counting `track`; with
+`merge_logs` also their whole redacted log) are merged, weights adding: exact for
+policies that read only those (heuristics, `fine` and `coarse` keys; `identity` tables
+need `merge_logs`). Above `max_particles` the least likely particles are dropped
+(counted in B_TRUNCATED; the posterior is then approximate).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from spiel_game import engine
+from spiel_game import layout as L
+
+from solver.abstraction.hashing import FNV_OFFSET, mix
+from solver.abstraction.keys import T_SIZE, _redacted, identity_key, track
+from solver.policies.compiled import TABLE_MISS, policy_probs
+
+_JIT = dict(cache=True, nogil=True)
+
+ANY = -9  # a pattern field that fits any value (a log line that does not state it)
+OMIT_NONE = 0  # the pattern is the complete redacted log (LBR, search)
+OMIT_LOG = 1  # a hint log: events `omissible` may be left out
+ANY_PHASE = -1
+ALL_CARDS = (1 << L.MAX_CHARS) - 1
+NO_FAILURE = -1  # B_FAIL_KIND before any failure
+NO_COPY = -2  # B_FAIL_KIND: the pattern's card has no copy left to draw
+
+# Statistics, accumulated over calls.
+(B_STEPS, B_MOST_PARTICLES, B_POLICY_IGNORED, B_LOST, B_TRUNCATED, B_DECISIONS,
+ B_POLICY_MISSES, B_FURTHEST, B_FAIL_KIND, B_FAIL_ACTOR, B_FAIL_OTHER, B_FAIL_CARD,
+ B_FAIL_EXTRA) = range(13)
+NUM_BELIEF_STATS = 13
+
+# Events a log may leave out, as they follow from the lines around them: misses, the
+# round's end, "no effect", targets (the next lines name the target); and other players'
+# draws (the viewer never sees their cards).
+_OMISSIBLE = np.zeros(L.NUM_EVENT_KINDS, dtype=np.int8)
+_OMISSIBLE[[L.E_MISS, L.E_ROUND_END, L.E_NO_EFFECT, L.E_TARGET]] = 1
+
+
+@njit(**_JIT)
+def omissible(kind, actor, viewer):
+    return _OMISSIBLE[kind] == 1 or (kind == L.E_DRAW and actor != viewer)
+
+
+# The observation ---------------------------------------------------------------------
+
+@njit(**_JIT)
+def observe(s, viewer, observed):
+    """observed[i] = event i as `viewer` saw it; returns the number of events: the
+    complete pattern of s for viewer."""
+    n = s[L.S_EVENT_N]
+    for i in range(n):
+        kind, actor, other, card, extra = _redacted(s, i, viewer)
+        observed[i, 0] = kind
+        observed[i, 1] = actor
+        observed[i, 2] = other
+        observed[i, 3] = card
+        observed[i, 4] = extra
+    return n
+
+
+@njit(**_JIT)
+def observed_key(observed, n, viewer):
+    """A 64-bit hash of an information state (viewer and complete redacted log); the
+    unfinished `identity_key` of any state with that log."""
+    h = mix(FNV_OFFSET, viewer)
+    for i in range(n):
+        for f in range(L.EVENT_SIZE):
+            h = mix(h, observed[i, f])
+    return h
+
+
+@njit(**_JIT)
+def _fits(pattern, j, kind, actor, other, card, extra):
+    return (pattern[j, 0] == kind
+            and (pattern[j, 1] == ANY or pattern[j, 1] == actor)
+            and (pattern[j, 2] == ANY or pattern[j, 2] == other)
+            and (pattern[j, 3] == ANY or pattern[j, 3] == card)
+            and (pattern[j, 4] == ANY or pattern[j, 4] == extra))
+
+
+@njit(**_JIT)
+def _settled(s, checked):
+    """How many leading events have their final form: all but an open draw group's
+    (face-up cards, Leia's draws: logged sorted when the group closes)."""
+    m = s[L.S_EVENT_N]
+    if s[L.S_PHASE] == L.PH_CHANCE and (s[L.S_CHANCE_KIND] == L.CH_FACE_UP
+                                        or s[L.S_CHANCE_KIND] == L.CH_LEIA_DRAW):
+        while m > checked:
+            kind = s[L.S_EVENTS + (m - 1) * L.EVENT_SIZE + L.EV_KIND]
+            if kind != L.E_FACE_UP and kind != L.E_DRAW:
+                break
+            m -= 1
+    return m
+
+
+@njit(**_JIT)
+def _failed(stats, ptr, kind, actor, other, card, extra):
+    """Note the furthest failure (the caller's diagnosis when no history fits): the
+    event that did not fit line ptr, or kind NO_COPY: card has no copy left to draw."""
+    if ptr >= stats[B_FURTHEST]:
+        stats[B_FURTHEST] = ptr
+        stats[B_FAIL_KIND] = kind
+        stats[B_FAIL_ACTOR] = actor
+        stats[B_FAIL_OTHER] = other
+        stats[B_FAIL_CARD] = card
+        stats[B_FAIL_EXTRA] = extra
+
+
+@njit(**_JIT)
+def _match(s, checked, ptr, pattern, n_pat, viewer, omit, stats):
+    """Match s's events from `checked` on against the pattern from `ptr`: (settled
+    events, new ptr), ptr -1 if they do not fit."""
+    upto = _settled(s, checked)
+    for i in range(checked, upto):
+        kind, actor, other, card, extra = _redacted(s, i, viewer)
+        if ptr < n_pat and _fits(pattern, ptr, kind, actor, other, card, extra):
+            ptr += 1
+        elif omit == OMIT_LOG and omissible(kind, actor, viewer):
+            continue
+        else:
+            _failed(stats, ptr, kind, actor, other, card, extra)
+            return upto, -1
+    # Look one line ahead: a player about to play the card the next line plays must
+    # hold it (prunes hidden draws early, before they multiply the particles).
+    if (upto == s[L.S_EVENT_N] and s[L.S_PHASE] == L.PH_PLAY and ptr < n_pat
+            and pattern[ptr, 0] == L.E_PLAY):
+        actor = s[L.S_ACTOR]
+        if pattern[ptr, 1] != ANY and pattern[ptr, 1] != actor:
+            return upto, -1
+        if pattern[ptr, 3] >= 0:
+            held = False
+            for i in range(s[L.S_HAND_N + actor]):
+                if s[L.S_HAND + actor * L.MAX_HAND + i] == pattern[ptr, 3]:
+                    held = True
+            if not held:
+                return upto, -1
+    return upto, ptr
+
+
+@njit(**_JIT)
+def _is_done(s, checked, ptr, n_pat, viewer, done_phase):
+    """At the observed decision: every event matched, the pattern used up, viewer to act
+    (in done_phase unless ANY_PHASE)."""
+    return (ptr == n_pat and checked == s[L.S_EVENT_N] and s[L.S_PHASE] != L.PH_CHANCE
+            and s[L.S_PHASE] != L.PH_TERMINAL and s[L.S_ACTOR] == viewer
+            and (done_phase == ANY_PHASE or s[L.S_PHASE] == done_phase))
+
+
+@njit(**_JIT)
+def _chance_candidates(s, ptr, pattern, n_pat, viewer):
+    """Bit mask of the pool cards worth trying at a chance node: for a draw the viewer
+    sees, the cards the pattern shows drawn nearby; else every card. None past the
+    pattern's end (the log ends at the viewer's decision)."""
+    if ptr >= n_pat:
+        return 0
+    chance = s[L.S_CHANCE_KIND]
+    receiver = s[L.S_CHANCE_FOR]
+    if chance == L.CH_FACE_UP:
+        kind = L.E_FACE_UP
+        receiver = -1
+    elif receiver == viewer:
+        kind = L.E_SEE_SET_ASIDE if chance == L.CH_SET_ASIDE_LOOK else L.E_DRAW
+    else:
+        return ALL_CARDS
+    mask = 0
+    for j in range(max(0, ptr - 2), min(n_pat, ptr + 3)):
+        if pattern[j, 0] == kind and (pattern[j, 1] == receiver or pattern[j, 1] == ANY):
+            if pattern[j, 3] == ANY:
+                return ALL_CARDS
+            if pattern[j, 3] >= 0:
+                mask |= 1 << pattern[j, 3]
+    return mask
+
+
+# Merging -------------------------------------------------------------------------------
+
+@njit(**_JIT)
+def state_hash(s, viewer, knowledge, merge_logs):
+    """Hash of the state as far as the future goes: everything but the event log, and
+    what each other player still in the round knows (`track`, the input of the
+    heuristics and of the abstract keys; with merge_logs their whole redacted log). Up
+    to what never matters again: the order of the cards within a hand (legal actions and
+    policies see the sorted hand) and Leia's return slots once the cards are back."""
+    h = FNV_OFFSET
+    for q in range(s[L.S_NUM_PLAYERS]):
+        if q != viewer and s[L.S_IN_ROUND + q] == 1:
+            track(s, q, knowledge)
+            for i in range(T_SIZE):
+                h = mix(h, knowledge[i])
+            if merge_logs:
+                h = mix(h, identity_key(s, q))
+    for i in range(L.S_RETURN):
+        h = mix(h, s[i])
+    if s[L.S_RETURN_N] > 0:
+        for i in range(L.S_RETURN, L.S_RETURN + 2):
+            h = mix(h, s[i])
+    for i in range(L.S_RETURN + 2, L.S_HAND):
+        h = mix(h, s[i])
+    for p in range(L.MAX_PLAYERS):
+        base = L.S_HAND + p * L.MAX_HAND
+        a, b, c = s[base], s[base + 1], s[base + 2]
+        n = s[L.S_HAND_N + p]
+        if n >= 2 and a > b:
+            a, b = b, a
+        if n == 3:
+            if b > c:
+                b, c = c, b
+            if a > b:
+                a, b = b, a
+        h = mix(mix(mix(h, a), b), c)
+    for i in range(L.S_HAND + L.MAX_PLAYERS * L.MAX_HAND, L.S_EVENTS):
+        h = mix(h, s[i])
+    return h
+
+
+@njit(**_JIT)
+def _insert(child, weight, checked, ptr, buffers, target, weights, progress, count, table,
+            table_hashes, max_particles, viewer, knowledge, merge_logs, stats):
+    """Add a particle to buffers[target], merging with an equal one; returns count."""
+    h = mix(mix(state_hash(child, viewer, knowledge, merge_logs), checked), ptr)
+    mask = len(table) - 1
+    j = np.int64(h & np.uint64(mask))
+    used = L.S_EVENTS + child[L.S_EVENT_N] * L.EVENT_SIZE
+    while table[j] != 0:
+        k = table[j] - 1
+        if table_hashes[j] == h:
+            if weight > weights[k]:  # keep the likelier history's log
+                buffers[target, k, :used] = child[:used]
+            weights[k] += weight
+            return count
+        j = (j + 1) & mask
+    if count < max_particles:
+        buffers[target, count, :used] = child[:used]
+        weights[count] = weight
+        progress[target, count, 0] = checked
+        progress[target, count, 1] = ptr
+        table[j] = count + 1
+        table_hashes[j] = h
+        return count + 1
+    # Full: replace the least likely particle if this one is likelier. Its table entry
+    # stays, pointing at the new state: a rare missed merge.
+    stats[B_TRUNCATED] += 1
+    worst = 0
+    for k in range(count):
+        if weights[k] < weights[worst]:
+            worst = k
+    if weight > weights[worst]:
+        buffers[target, worst, :used] = child[:used]
+        weights[worst] = weight
+        progress[target, worst, 0] = checked
+        progress[target, worst, 1] = ptr
+    return count
+
+
+@njit(**_JIT)
+def _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_policy, legal,
+                    n, probs, stats):
+    """probs[:n]: the likelihood of each legal action at s: the first policy of chain
+    that has the key (on a miss everywhere: the last one's fallback, or 1 for every
+    action if miss_unknown), at least floor; 1 for the viewer's own or without policy."""
+    if actor == viewer or not use_policy or len(chain) == 0:
+        for i in range(n):
+            probs[i] = 1.0
+        return
+    found = False
+    for j in range(len(chain)):
+        if policy_probs(s, actor, chain[j], bank, legal, n, probs) != TABLE_MISS:
+            found = True
+            break
+    if not found:
+        stats[B_POLICY_MISSES] += 1
+        if miss_unknown:
+            for i in range(n):
+                probs[i] = 1.0
+    if floor > 0:
+        for i in range(n):
+            probs[i] = max(probs[i], floor)
+
+
+@njit(**_JIT)
+def _expand(buffers, source, count, target, weights_in, weights_out, progress, table,
+            table_hashes, pattern, n_pat, viewer, omit, done_phase, bank, chain, floor,
+            miss_unknown, merge_logs, use_policy, child, legal, probs, max_particles,
+            stats):
+    """One lockstep step: every particle not yet done advances by one action into
+    buffers[target]; returns the new count."""
+    table[:] = 0
+    new_count = 0
+    knowledge = np.empty(T_SIZE, dtype=np.int32)
+    for k in range(count):
+        s = buffers[source, k]
+        w = weights_in[k]
+        checked = progress[source, k, 0]
+        ptr = progress[source, k, 1]
+        if _is_done(s, checked, ptr, n_pat, viewer, done_phase):
+            new_count = _insert(s, w, checked, ptr, buffers, target, weights_out, progress,
+                                new_count, table, table_hashes, max_particles, viewer,
+                                knowledge, merge_logs, stats)
+            continue
+        if s[L.S_PHASE] == L.PH_TERMINAL:
+            continue  # the real round went another way
+        m = s[L.S_EVENT_N]
+        used = L.S_EVENTS + m * L.EVENT_SIZE
+        if s[L.S_PHASE] == L.PH_CHANCE:
+            candidates = _chance_candidates(s, ptr, pattern, n_pat, viewer)
+            size = s[L.S_POOL_SIZE]
+            for c in range(L.MAX_CHARS):
+                if (candidates >> c) & 1 and s[L.S_POOL + c] == 0 and candidates != ALL_CARDS:
+                    _failed(stats, ptr, NO_COPY, -1, -1, c, -1)
+                if s[L.S_POOL + c] > 0 and (candidates >> c) & 1:
+                    child[:used] = s[:used]
+                    engine.apply_action(child, c)
+                    upto, after = _match(child, checked, ptr, pattern, n_pat, viewer, omit,
+                                         stats)
+                    if after >= 0:
+                        new_count = _insert(child, w * s[L.S_POOL + c] / size, upto, after,
+                                            buffers, target, weights_out, progress,
+                                            new_count, table, table_hashes, max_particles,
+                                            viewer, knowledge, merge_logs, stats)
+            continue
+        if ptr >= n_pat and checked == m:
+            continue  # the pattern is used up but the round is not at its decision
+        actor = s[L.S_ACTOR]
+        n = engine.legal_actions(s, legal)
+        _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_policy,
+                        legal, n, probs, stats)
+        for i in range(n):
+            if probs[i] > 0:
+                child[:used] = s[:used]
+                engine.apply_action(child, legal[i])
+                upto, after = _match(child, checked, ptr, pattern, n_pat, viewer, omit,
+                                     stats)
+                if after >= 0:
+                    new_count = _insert(child, w * probs[i], upto, after, buffers, target,
+                                        weights_out, progress, new_count, table,
+                                        table_hashes, max_particles, viewer, knowledge,
+                                        merge_logs, stats)
+    return new_count
+
+
+@njit(**_JIT)
+def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, omit,
+            done_phase, bank, chain, floor, miss_unknown, merge_logs, max_particles,
+            stats):
+    """Advance the particles in buffers[current] (weights[current], progress[current])
+    until all are done; returns (buffer index, count), count 0: no history fits."""
+    child = np.empty(buffers.shape[2], dtype=buffers.dtype)
+    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    probs = np.empty(L.NUM_ACTIONS)
+    size = 1
+    while size < 2 * max_particles:
+        size *= 2
+    table = np.zeros(size, dtype=np.int64)
+    table_hashes = np.zeros(size, dtype=np.uint64)
+    while True:
+        done = True
+        for k in range(count):
+            if not _is_done(buffers[current, k], progress[current, k, 0],
+                            progress[current, k, 1], n_pat, viewer, done_phase):
+                done = False
+                break
+        if done or count == 0:
+            break
+        target = 1 - current
+        new_count = _expand(buffers, current, count, target, weights[current],
+                            weights[target], progress, table, table_hashes, pattern, n_pat,
+                            viewer, omit, done_phase, bank, chain, floor, miss_unknown,
+                            merge_logs, True, child, legal, probs, max_particles, stats)
+        total = weights[target, :new_count].sum()
+        if new_count == 0 or total <= 0:
+            # The policy rules out every history that fits: ignore it for this step.
+            stats[B_POLICY_IGNORED] += 1
+            new_count = _expand(buffers, current, count, target, weights[current],
+                                weights[target], progress, table, table_hashes, pattern,
+                                n_pat, viewer, omit, done_phase, bank, chain, floor,
+                                miss_unknown, merge_logs, False, child, legal, probs,
+                                max_particles, stats)
+            total = weights[target, :new_count].sum()
+        stats[B_STEPS] += 1
+        stats[B_MOST_PARTICLES] = max(stats[B_MOST_PARTICLES], new_count)
+        if new_count > 0 and total > 0:
+            weights[target, :new_count] /= total
+        current = target
+        count = new_count
+    if count == 0:
+        stats[B_LOST] += 1
+    return current, count
+
+
+@njit(**_JIT)
+def aligned_progress(buffers, progress, current, count):
+    """Progress of particles whose logs are matched line for line so far (the initial
+    state; a complete pattern's previous decision): checked = ptr = events logged."""
+    for k in range(count):
+        m = buffers[current, k, L.S_EVENT_N]
+        progress[current, k, 0] = m
+        progress[current, k, 1] = m
+
+
+@njit(**_JIT)
+def hand_marginals(buffers, weights, current, count, out):
+    """out[q, c]: the posterior probability that player q holds a copy of character c,
+    weighted by the particles (a hand of 2 copies counts once per copy)."""
+    out[:, :] = 0.0
+    for k in range(count):
+        s = buffers[current, k]
+        for q in range(s[L.S_NUM_PLAYERS]):
+            for i in range(s[L.S_HAND_N + q]):
+                out[q, s[L.S_HAND + q * L.MAX_HAND + i]] += weights[current, k]

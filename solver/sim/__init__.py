@@ -1,0 +1,1 @@
+"""The simulation core: one random generator, one sampler, one play-out loop."""

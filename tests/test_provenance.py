@@ -1,0 +1,191 @@
+"""Provenance: one header for every result file, no machine path in results/, and every
+committed rendering remade byte for byte from its committed record."""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import load
+from solver import provenance
+from solver.reports import files as report_files
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+RECORD_SUFFIXES = (".json", ".json.gz", ".npz")
+RENDERING_SUFFIXES = (".csv", ".md", ".png")
+# A path from the root (/home/..., /tmp/x) or a drive (C:\): a word that starts with a
+# slash and goes on to another one; "tokens / round" and "a/b" are not.
+ABSOLUTE_PATH = re.compile(r"(?:^|[\s\"'=(\[,:])(?:/[\w.~+-]+/|[A-Za-z]:\\)")
+
+
+def _files() -> list[Path]:
+    return sorted(p for p in RESULTS.iterdir() if p.is_file() and not p.name.startswith("."))
+
+
+def _stem(path: Path) -> str:
+    return path.name[:-len(next(s for s in (*RECORD_SUFFIXES, *RENDERING_SUFFIXES)
+                                if path.name.endswith(s)))]
+
+
+def _record(path: Path) -> dict:
+    if path.suffix == ".npz":
+        with np.load(path, allow_pickle=False) as data:
+            return json.loads(str(data["header"]))
+    return provenance.read_json(path)
+
+
+def _assert_header(record: dict, where: str) -> None:
+    missing = [field for field in provenance.HEADER_FIELDS if field not in record]
+    assert not missing, f"{where}: no {missing}"
+    assert record["game"]["name"] == "jabbas_palace", where
+    assert {"agenda", "deck", "players", "utility"} <= set(record["game"]["parameters"])
+    assert record["code_version"] and record["command"].split()[0] == "jabba", where
+    assert record["seconds"] >= 0 and isinstance(record["cores"], int), where
+    assert datetime.datetime.fromisoformat(record["created"]).tzinfo is not None, where
+
+
+def test_header_names_the_game_and_no_machine_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out").mkdir()
+    monkeypatch.setattr(sys, "argv", ["/opt/venv/bin/jabba", "solve", "--out",
+                                      str(tmp_path / "out" / "r.json.gz"),
+                                      "--checkpoint=/elsewhere/c.npz", "--policies",
+                                      "uniform,/elsewhere/p.npz", "--deck", "tiny"])
+    header = provenance.header(load(deck="tiny"), seconds=1.234, algorithm="cfr")
+    assert list(header)[:len(provenance.HEADER_FIELDS)] == list(provenance.HEADER_FIELDS)
+    assert header["command"] == ("jabba solve --out out/r.json.gz --checkpoint=c.npz "
+                                 "--policies uniform,p.npz --deck tiny")
+    assert header["game"] == {"name": "jabbas_palace", "parameters": {
+        "agenda": "exalted_one", "deck": "tiny", "players": 2, "utility": "margin"}}
+    assert header["seconds"] == 1.23 and header["algorithm"] == "cfr"
+    _assert_header(header, "header")
+    given = provenance.header({"deck": "full", "players": [2, 3]}, seconds=0,
+                              command="jabba evaluate --out-dir '/a b/results'")
+    assert given["command"] == "jabba evaluate --out-dir results"
+    assert provenance.game_parameters(given) == {"deck": "full", "players": [2, 3]}
+    assert provenance.game_parameters({"game": {"deck": "full"}}) == {"deck": "full"}
+    assert provenance.portable_path("uniform") == "uniform"
+    assert provenance.portable_path(RESULTS / "x.npz", RESULTS) == "x.npz"
+
+
+def test_the_path_pattern_finds_machine_paths_only():
+    for text in ('"spec": "/work/main/results/p.npz"', "made in /tmp/x/y", "C:\\Users\\me",
+                 "--out=/home/me/a.json"):
+        assert ABSOLUTE_PATH.search(text), text
+    for text in ("(tokens / round)", "results/policy.npz", "hand jabba+han; deck 3",
+                 "evaluation_lbr.png", "1/2"):
+        assert not ABSOLUTE_PATH.search(text), text
+
+
+@pytest.mark.parametrize("path", _files(), ids=lambda p: p.name)
+def test_every_results_file_has_provenance_and_no_machine_path(path):
+    """A record (JSON, gzipped JSON, policy .npz) carries the header; a rendering (CSV,
+    Markdown, PNG) sits next to the record its name extends (evaluation_lbr.csv:
+    evaluation_lbr.json; evaluation_crosstable_2p.png: evaluation_crosstable.json;
+    policy_..._identity.csv: policy_..._identity.npz); the evaluation report next to the
+    records of all its parts."""
+    if path.name.endswith(RECORD_SUFFIXES):
+        record = _record(path)
+        _assert_header(record, path.name)
+        text = json.dumps(record)
+    else:
+        assert path.name.endswith(RENDERING_SUFFIXES), f"{path.name}: unknown kind of file"
+        stem = _stem(path)
+        records = {_stem(p): p for p in _files() if p.name.endswith(RECORD_SUFFIXES)}
+        if stem == f"{report_files.EVALUATION}_report":
+            sources = [f"{report_files.EVALUATION}_{part}" for part in
+                       ("crosstable", "lbr", "validation")]
+        else:
+            sources = [max((s for s in records if stem == s or stem.startswith(s + "_")),
+                           key=len, default=None)]
+        assert None not in sources and set(sources) <= set(records), \
+            f"{path.name}: no record it is rendered from"
+        text = "" if path.suffix == ".png" else path.read_text()
+    if path.name.endswith(".gz"):
+        text += gzip.decompress(path.read_bytes()).decode()
+    found = ABSOLUTE_PATH.search(text)
+    assert found is None, f"{path.name}: machine path {text[found.start():found.end() + 40]!r}"
+
+
+def _committed_renderings() -> dict[str, bytes]:
+    out = {}
+    for part in ("crosstable", "lbr", "validation"):
+        record = provenance.read_json(RESULTS / f"evaluation_{part}.json")
+        out.update(report_files.evaluation_part_files(record, figures=False))
+    out.update(report_files.evaluation_report_files(RESULTS))
+    for path in sorted(RESULTS.glob("exploitability_*.json")):
+        out.update(report_files.exploitability_files(provenance.read_json(path),
+                                                     figures=False))
+    for path in sorted(RESULTS.glob("policy_*.npz")):
+        out.update(report_files.training_curve_files(_record(path), path.stem,
+                                                     figures=False))
+    return out
+
+
+def test_committed_tables_are_remade_byte_for_byte_from_their_records():
+    remade = _committed_renderings()
+    committed = {p.name for p in _files() if p.suffix in (".csv", ".md")}
+    assert set(remade) == committed
+    for name, data in remade.items():
+        assert (RESULTS / name).read_bytes() == data, f"{name} differs from its record"
+
+
+def test_shipped_policy_files_load_with_their_checksums():
+    from solver.policies.table import load_policy
+
+    for path in sorted(RESULTS.glob("policy_*.npz")):
+        header = _record(path)
+        game = load(**{k: v for k, v in provenance.game_parameters(header).items()
+                       if k != "utility"})
+        assert len(load_policy(path, game)) == header["keys"]  # checksum checked on load
+
+
+def test_table_policy_file_gets_the_header_and_keeps_its_refusals(tmp_path, monkeypatch):
+    from solver.mccfr.solver import MCCFRSolver
+    from solver.policies.table import export_policy, load_policy
+
+    monkeypatch.setattr(sys, "argv", ["jabba", "solve", "--algorithm", "mccfr"])
+    game = load(deck="tiny")
+    solver = MCCFRSolver(game, seed=2, threads=1)
+    solver.run(200)
+    path = tmp_path / "p.npz"
+    header = export_policy(solver, path)
+    _assert_header(header, "export_policy")
+    assert header["command"] == "jabba solve --algorithm mccfr"
+    assert provenance.game_parameters(load_policy(path, game).header) == dict(
+        game.get_parameters())
+    with pytest.raises(ValueError, match="policy is for game"):
+        load_policy(path, load(deck="tiny", agenda="rescue_mission"))
+
+
+def test_tournament_and_lbr_records_name_policy_files_without_a_machine(tmp_path,
+                                                                         monkeypatch):
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    monkeypatch.chdir(tmp_path)
+    policy = str(RESULTS / "policy_small_exalted_one_2p_identity.npz")  # absolute
+    runs = {"t": ["tournament", "--deck", "small", "--policies", f"{policy},uniform",
+                  "--deals", "40", "--matches", "0", "--out", str(tmp_path / "t")],
+            "l": ["lbr", "--deck", "small", "--policy", policy, "--deals", "4",
+                  "--rollouts", "2", "--out", str(tmp_path / "l.json")]}
+    for name, args in runs.items():
+        monkeypatch.setattr(sys, "argv", ["jabba", *args])
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+        record = provenance.read_json(tmp_path / f"{name}.json")
+        _assert_header(record, name)
+        text = json.dumps(record) + "".join(p.read_text() for p in tmp_path.glob(f"{name}.*"))
+        assert "policy_small_exalted_one_2p_identity.npz" in text
+        assert not ABSOLUTE_PATH.search(text), text[:300]
+    assert provenance.read_json(tmp_path / "t.json")["policies"] == {
+        "policy_small_exalted_one_2p_identity": "policy_small_exalted_one_2p_identity.npz",
+        "uniform": "uniform"}
