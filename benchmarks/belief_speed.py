@@ -28,7 +28,7 @@ import numpy as np
 from _common import add_output_args, load_jabba, machine_info, markdown_table, median, \
     write_json_atomic
 
-from solver.belief import omissible
+from solver.belief import hidden_state, omissible
 from solver.hint import advice as H
 from solver.hint.log import log_worlds
 from solver.hint.situation import from_mapping
@@ -69,22 +69,12 @@ def random_log(game, rng: random.Random, partial: bool):
     return seat, [describe(e) for e in log]
 
 
-def _table(s) -> bytes:
-    s = s[:L.S_EVENTS].copy()
-    for p in range(L.MAX_PLAYERS):
-        base = L.S_HAND + p * L.MAX_HAND
-        s[base:base + s[L.S_HAND_N + p]].sort()
-    if s[L.S_RETURN_N] == 0:
-        s[L.S_RETURN:L.S_RETURN + 2] = 0
-    return s.tobytes()
-
-
 def difference(old_worlds, new_worlds, seat: int) -> float:
     """Largest difference in probability of a hidden state or of an opponent's card."""
     def dist(worlds):
         states, hands = defaultdict(float), np.zeros((L.MAX_PLAYERS, L.MAX_CHARS))
         for s, w in worlds:
-            states[_table(s)] += w
+            states[hidden_state(s)] += w
             for q in range(L.MAX_PLAYERS):
                 for k in range(int(s[L.S_HAND_N + q])):
                     hands[q, s[L.S_HAND + q * L.MAX_HAND + k]] += w

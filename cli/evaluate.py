@@ -10,6 +10,8 @@ from pathlib import Path
 
 import typer
 
+from cli import options
+
 DEFAULT_POLICIES = "table,agenda_expert,card_counter,keep_higher,keep_lower,uniform"
 
 
@@ -66,17 +68,19 @@ def tournament(
     players: int = typer.Option(2, help="Number of players, 2 to 6."),
     agenda: str = typer.Option("exalted_one", help="Agenda."),
     deck: str = typer.Option("full", help="full, a reduced preset or a spec."),
-    policies: str = typer.Option(DEFAULT_POLICIES, help="Comma-separated: 'table' (the "
+    policies: str = typer.Option(DEFAULT_POLICIES, show_default=False,
+                                 help="Comma-separated: 'table' (the "
                                  "shipped table policy of this game), heuristics, or "
                                  "policy files (.npz). Default: all, 'table' if shipped."),
-    deals: int = typer.Option(20_000, help="Duplicate deals per cell (each played once "
-                              "per seating)."),
-    matches: int = typer.Option(1_000, help="Matches to the token goal per cell (each "
-                                "played once per seating)."),
-    seed: int = typer.Option(1, help="Seed of the deals and of every random choice."),
+    deals: int = typer.Option(20_000, **options.COUNT, help="Duplicate deals per cell "
+                              "(each played once per seating)."),
+    matches: int = typer.Option(1_000, **options.COUNT, help="Matches to the token goal "
+                                "per cell (each played once per seating)."),
+    seed: int = typer.Option(1, **options.SEED, help="Seed of the deals and of every "
+                             "random choice."),
     diagonal: bool = typer.Option(True, help="Also play each policy against itself."),
-    out: Path | None = typer.Option(None, help="Write <out>.json, .csv and .md "
-                                       "(atomically)."),
+    out: Path | None = typer.Option(None, **options.OUTPUT_FILE, help="Write OUT.json, "
+                                    "OUT.csv and OUT.md (atomically)."),
 ) -> None:
     """Play policies against each other: duplicate deals, margins and match-win rates
     with 95% intervals."""
@@ -86,8 +90,9 @@ def tournament(
     from solver.reports import csv as report_csv
     from solver.reports import markdown as report_markdown
 
-    if deals < 0 or matches < 0 or deals + matches == 0:
-        raise typer.BadParameter("deals and matches must not be negative, and not both 0")
+    if deals + matches == 0:
+        raise typer.BadParameter("--deals and --matches are both 0; give at least one "
+                                 "of them above 0", param_hint="--deals")
     game = _game(players, agenda, deck)
     names = [p.strip() for p in policies.split(",") if p.strip()]
     if policies == DEFAULT_POLICIES and evaluation.shipped_table(deck, agenda,
@@ -153,23 +158,26 @@ def lbr(
     players: int = typer.Option(2, help="Number of players."),
     agenda: str = typer.Option("exalted_one", help="Agenda."),
     deck: str = typer.Option("full", help="full, a reduced preset or a spec."),
-    deals: int = typer.Option(2_000, help="Duplicate deals (LBR plays each in every seat)."),
-    rollouts: int = typer.Option(64, help="Rollouts per action at each LBR decision."),
+    deals: int = typer.Option(2_000, **options.POSITIVE, help="Duplicate deals (LBR plays "
+                              "each in every seat)."),
+    rollouts: int = typer.Option(64, **options.POSITIVE, help="Rollouts per action at each "
+                                 "LBR decision."),
     continuation: str | None = typer.Option(None, help="Policy everybody follows in "
                                                "the rollouts (default: the policy)."),
-    max_particles: int = typer.Option(4096, help="Cap on the belief's particles."),
-    seed: int = typer.Option(1, help="Seed of the deals and of every random choice."),
+    max_particles: int = typer.Option(4096, **options.POSITIVE, help="Cap on the belief's "
+                                      "particles."),
+    seed: int = typer.Option(1, **options.SEED, help="Seed of the deals and of every "
+                             "random choice."),
     exact: bool = typer.Option(False, help="Reduced decks: also compute LBR's value and "
                                "the exploitability exactly on the whole tree."),
-    out: Path | None = typer.Option(None, help="Write the result as JSON (atomically)."),
+    out: Path | None = typer.Option(None, **options.OUTPUT_FILE, help="Write the result as "
+                                    "JSON (atomically)."),
 ) -> None:
     """A lower bound on a policy's exploitability: a local best response plays it."""
     from solver import provenance
     from solver.evaluation.lbr import exact_lbr_value, run_lbr
     from solver.evaluation.report import recorded_spec
 
-    if deals <= 0 or rollouts <= 0 or max_particles <= 0:
-        raise typer.BadParameter("deals, rollouts and max-particles must be positive")
     if exact and deck == "full":
         raise typer.BadParameter("--exact needs a reduced deck: the full game's tree is far "
                                  "too large")
@@ -223,12 +231,13 @@ def evaluate(
                               "or 'all'."),
     agendas: str = typer.Option("all", help="Comma-separated agendas, or 'all'."),
     players: str = typer.Option("2,3", help="Player counts: 2 and/or 3."),
-    scale: float = typer.Option(1.0, help="Multiply every sample size (e.g. 0.05 for a "
-                                "quick look)."),
-    seed: int = typer.Option(1, help="Seed of every part."),
+    scale: float = typer.Option(1.0, **options.POSITIVE_REAL, help="Multiply every sample "
+                                "size (e.g. 0.05 for a quick look)."),
+    seed: int = typer.Option(1, **options.SEED, help="Seed of every part."),
     validation_decks: str = typer.Option("small,medium", help="Reduced decks of the "
                                          "validation (the first also with 3 players)."),
-    out_dir: Path | None = typer.Option(None, help="Folder for the evaluation_* files. "
+    out_dir: Path | None = typer.Option(None, **options.OUTPUT_FOLDER,
+                                        help="Folder for the evaluation_* files. "
                                         "Default: the working directory."),
     ship: bool = typer.Option(False, "--ship", help="Write into results/ of the source "
                               "checkout (not in an installed package)."),
@@ -247,8 +256,6 @@ def evaluate(
     if unknown:
         raise typer.BadParameter(f"unknown part(s) {unknown}; allowed: "
                                  f"{', '.join(evaluation.PARTS)} or 'all'")
-    if scale <= 0:
-        raise typer.BadParameter("scale must be positive")
     decks = tuple(d.strip() for d in validation_decks.split(",") if d.strip())
     if not decks or "full" in decks:
         raise typer.BadParameter("validation decks must be reduced decks, e.g. small,medium")

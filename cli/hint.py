@@ -8,35 +8,38 @@ from pathlib import Path
 
 import typer
 
-
-def _pairs(values: list[str] | None, what: str) -> dict:
-    """'1=luke' or '1:luke,guard' items as {seat: text}."""
-    out = {}
-    for item in values or []:
-        seat, sep, rest = item.partition("=")
-        if not sep:
-            seat, sep, rest = item.partition(":")
-        if not sep:
-            raise typer.BadParameter(f"--{what} {item!r}: expected SEAT=CARDS, e.g. "
-                                     f"'1=luke'")
-        out[seat.strip()] = rest.strip()
-    return out
+from cli import options
 
 
 def _read_situation_file(path: Path) -> dict:
+    """The situation file's fields: a UTF-8 TOML table or JSON object."""
+    text = options.read_text(path, "--situation")
+    kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
     try:
-        text = path.read_text()
-    except OSError as err:
-        raise typer.BadParameter(f"situation file {path}: {err.strerror}") from None
-    try:
-        if path.suffix.lower() == ".json":
-            return json.loads(text)
-        import tomllib
-        return tomllib.loads(text)
-    except (ValueError, json.JSONDecodeError) as err:
-        raise typer.BadParameter(f"situation file {path}: not valid "
-                                 f"{'JSON' if path.suffix.lower() == '.json' else 'TOML'}: "
-                                 f"{err}") from None
+        if kind == "JSON":
+            data = json.loads(text)
+        else:
+            import tomllib
+            data = tomllib.loads(text)
+    except ValueError as err:  # json.JSONDecodeError and tomllib.TOMLDecodeError
+        raise typer.BadParameter(f"{path}: not valid {kind}: {err}",
+                                 param_hint="--situation") from None
+    if not isinstance(data, dict):
+        raise typer.BadParameter(f"{path}: a {kind} {type(data).__name__}; a situation is "
+                                 "a table of fields (docs/hint.md), e.g. {\"seat\": 0, "
+                                 "\"hand\": [\"jabba\", \"guard\"]}",
+                                 param_hint="--situation") from None
+    return data
+
+
+def _merged(data: dict, field: str, pairs: dict, option: str) -> dict:
+    """The file's [field] table with the flags' pairs over it."""
+    table = data.get(field, {})
+    if not isinstance(table, dict):
+        raise typer.BadParameter(f"the situation file's {field!r} is a "
+                                 f"{type(table).__name__}, not a table of SEAT = CARDS, "
+                                 f"so {option} cannot add to it", param_hint=option)
+    return {**{str(k): v for k, v in table.items()}, **pairs}
 
 
 def _compiled_yet() -> bool:
@@ -48,16 +51,18 @@ def _compiled_yet() -> bool:
 def register(app: typer.Typer) -> None:
     @app.command()
     def hint(
+        ctx: typer.Context,
         situation: Path | None = typer.Option(
-            None, "--situation", "-s", help="A TOML or JSON situation file (docs/hint.md); the "
-            "flags below override its fields."),
+            None, "--situation", "-s", **options.INPUT_FILE, help="A TOML or JSON "
+            "situation file (docs/hint.md); the flags below override its fields."),
+        # No defaults here: a flag given overrides the situation file's field.
         players: int | None = typer.Option(None, help="Players in the round, 2 to 6 "
-                                              "[default 2]."),
+                                           "(default: 2)."),
         agenda: str | None = typer.Option(None, help="exalted_one, my_kind_of_scum, "
-                                             "jabbas_court or rescue_mission "
-                                             "[default exalted_one]."),
+                                          "jabbas_court or rescue_mission (default: "
+                                          "exalted_one)."),
         seat: int | None = typer.Option(None, help="Your seat, in turn order from the "
-                                           "round's first player (0) [default 0]."),
+                                        "round's first player, 0 (default: 0)."),
         hand: str | None = typer.Option(None, help="Your 2 cards, e.g. 'jabba,guard'."),
         face_up: str | None = typer.Option(None, "--face-up", help="The 3 face-up "
                                               "set-aside cards (2 players)."),
@@ -79,45 +84,47 @@ def register(app: typer.Typer) -> None:
         deck: int | None = typer.Option(None, help="Cards left in the deck, to check "
                                            "the situation against."),
         log: str | None = typer.Option(None, help="The round's events as you saw them, "
-                                          "separated by ';' (docs/hint.md: event log)."),
-        log_file: Path | None = typer.Option(None, "--log-file", help="The events, one "
-                                                "per line."),
+                                          "separated by ';', or a pasted information "
+                                          "state 'pN hand:[...] | ...' (docs/hint.md: "
+                                          "event log)."),
+        log_file: Path | None = typer.Option(None, "--log-file", **options.INPUT_FILE,
+                                             help="The events, one per line (UTF-8)."),
         policy: list[Path] | None = typer.Option(
-            None, help="Policy file(s) to use instead of the shipped ones."),
-        seconds: float = typer.Option(0.25, help="Time for the rollouts behind the "
-                                      "values."),
-        resolve_seconds: float = typer.Option(2.0, "--resolve-seconds", help="Time budget "
-                                              "for re-solving a situation the table lacks."),
-        seed: int = typer.Option(0, help="Seed for worlds and rollouts."),
+            None, **options.INPUT_FILE, help="Policy file(s) to use instead of the "
+            "shipped ones (repeatable)."),
+        seconds: float = typer.Option(0.25, **options.SECONDS, help="Time for the "
+                                      "rollouts behind the values."),
+        resolve_seconds: float = typer.Option(2.0, "--resolve-seconds", **options.SECONDS,
+                                              help="Time budget for re-solving a "
+                                              "situation the table lacks."),
+        seed: int = typer.Option(0, **options.SEED, help="Seed for worlds and rollouts."),
         as_json: bool = typer.Option(False, "--json", help="Print the versioned JSON "
                                      "answer."),
     ) -> None:
         """Which card should I play? The policy's advice, each play's value, and beliefs."""
         from solver.hint import advice as hint_lib
+        from solver.hint.log import pasted_seat
         from solver.hint.situation import SituationError, from_mapping
 
+        options.exclusive(ctx, "log", "log_file")
         data = _read_situation_file(situation) if situation else {}
         flags = {"players": players, "agenda": agenda, "seat": seat, "hand": hand,
                  "face_up": face_up, "out": out, "protected": protected,
                  "set_aside": set_aside, "bottom": bottom, "deck": deck}
         data.update({k: v for k, v in flags.items() if v is not None})
-        if area:
-            data["areas"] = {**data.get("areas", {}), **_pairs(area, "area")}
-        if saw:
-            data["saw"] = {**data.get("saw", {}), **_pairs(saw, "saw")}
-        if seen_by:
-            data["seen_by"] = {**data.get("seen_by", {}), **_pairs(seen_by, "seen-by")}
+        for field, values, option in (("areas", area, "--area"), ("saw", saw, "--saw"),
+                                      ("seen_by", seen_by, "--seen-by")):
+            if values:
+                data[field] = _merged(data, field, options.seat_pairs(values, option),
+                                      option)
         if log is not None:
             data["log"] = log
         if log_file is not None:
-            try:
-                data["log"] = [x for x in log_file.read_text().splitlines() if x.strip()]
-            except OSError as err:
-                raise typer.BadParameter(f"--log-file {log_file}: {err.strerror}") from None
+            data["log"] = [x for x in options.read_text(log_file, "--log-file").splitlines()
+                           if x.strip()]
         data.setdefault("players", 2)
-        data.setdefault("seat", 0)
-        if seconds <= 0 or resolve_seconds <= 0:
-            raise typer.BadParameter("--seconds and --resolve-seconds must be positive")
+        if "seat" not in data and pasted_seat(data.get("log")) is None:
+            data["seat"] = 0  # a pasted information state names its own seat
         if not _compiled_yet():
             print("First run: compiling the rollout kernels (about 30 s, once)...",
                   file=sys.stderr)
@@ -142,15 +149,17 @@ def register(app: typer.Typer) -> None:
     def export(
         players: int = typer.Option(2, help="Players, for the shipped policy."),
         agenda: str = typer.Option("exalted_one", help="Agenda, for the shipped policy."),
-        policy: Path | None = typer.Option(None, help="A policy file instead of the "
-                                              "shipped one."),
-        fmt: str = typer.Option("csv", "--format", help="csv or jsonl."),
-        output: Path = typer.Option(..., "--out", "-o", help="File to write."),
-        rounds: int = typer.Option(2000, help="Self-play rounds that find and describe "
-                                   "the keys (and count visits)."),
+        policy: Path | None = typer.Option(None, **options.INPUT_FILE, help="A policy "
+                                           "file instead of the shipped one."),
+        fmt: str = typer.Option("csv", "--format", help="csv (plain; the header in "
+                                "OUT.json) or jsonl (the header on the first line)."),
+        output: Path = typer.Option(..., "--out", "-o", **options.OUTPUT_FILE,
+                                    help="File to write."),
+        rounds: int = typer.Option(2000, **options.POSITIVE, help="Self-play rounds that "
+                                   "find and describe the keys (and count visits)."),
         all_keys: bool = typer.Option(False, "--all-keys", help="Also keys the sample "
                                       "never met (no description, 0 visits)."),
-        seed: int = typer.Option(0, help="Seed for the self-play sample."),
+        seed: int = typer.Option(0, **options.SEED, help="Seed for the self-play sample."),
     ) -> None:
         """Write a policy as a strategy table (CSV or JSON Lines; columns in docs/hint.md)."""
         import time
@@ -159,13 +168,11 @@ def register(app: typer.Typer) -> None:
         from rich.progress import Progress
 
         import spiel_game  # noqa: F401
-        from solver.hint.export import export_header, export_rows, write_rows
+        from solver.hint.export import FORMATS, export_header, export_rows, write_rows
         from solver.policies.table import load_policy, shipped_policies
 
-        if fmt not in ("csv", "jsonl"):
-            raise typer.BadParameter(f"--format {fmt!r}: allowed are csv, jsonl")
-        if rounds < 1:
-            raise typer.BadParameter("--rounds must be at least 1")
+        if fmt not in FORMATS:
+            raise typer.BadParameter(f"--format {fmt!r}: allowed are {', '.join(FORMATS)}")
         try:
             game = pyspiel.load_game("jabbas_palace", {"players": players, "agenda": agenda})
         except (ValueError, pyspiel.SpielError) as err:
@@ -186,9 +193,10 @@ def register(app: typer.Typer) -> None:
                                progress=lambda r: bar.update(task, completed=r))
         header = export_header(game, table, paths[0], rounds=rounds, seed=seed,
                                all_keys=all_keys, seconds=time.perf_counter() - start)
-        write_rows(rows, output, fmt, header)
+        written = write_rows(rows, output, fmt, header)
         keys = len({r["key"] for r in rows})
-        typer.echo(f"wrote {output}: {len(rows)} rows, {keys} keys from {paths[0]}")
+        typer.echo(f"wrote {output}: {len(rows)} rows, {keys} keys from {paths[0]}"
+                   + "".join(f"; header in {p}" for p in written[1:]))
 
 
 def _render(answer: dict) -> None:
@@ -201,21 +209,26 @@ def _render(answer: dict) -> None:
                   f"{sit['seat']}[/bold]: hand {', '.join(sit['hand'])}; deck {sit['deck']}")
     rec = answer["recommendation"]
     console.print(f"[bold green]Recommended: {rec['action']}[/bold green]")
-    table = Table(title="Your plays")
+    table = Table(title="Your plays (each card with its best target and number)")
     table.add_column("play")
     table.add_column("policy", justify="right")
     table.add_column("EV (token margin)", justify="right")
     table.add_column("vs best", justify="right")
     for p in answer["plays"]:
         prob = "-" if p["probability"] is None else f"{p['probability']:.0%}"
-        table.add_row(p["card"], prob, f"{p['ev']:+.3f} ± {p['ev_ci95']:.3f}",
+        table.add_row(p["full_action"], prob, f"{p['ev']:+.3f} ± {p['ev_ci95']:.3f}",
                       f"{p['vs_best']:+.3f} ± {p['vs_best_ci95']:.3f}")
     console.print(table)
+    if rec["chosen_by"] != "value":
+        console.print(f"  (card chosen by the {rec['chosen_by']})")
     for step in rec["steps"]:
-        options = sorted(step["options"], key=lambda o: -(o["probability"] or 0))[:4]
-        shown = ", ".join(o["action"] + ("" if o["probability"] is None else
-                                         f" {o['probability']:.0%}") for o in options)
-        console.print(f"  then {step['decision']}: {step['chosen']}   ({shown})")
+        options = sorted(step["options"], key=lambda o: -o["ev"])[:5]
+        shown = ", ".join(f"{o['action']} {o['ev']:+.2f} ± {o['ev_ci95']:.2f}"
+                          + ("" if o["probability"] is None else f" ({o['probability']:.0%})")
+                          for o in options)
+        more = "" if len(step["options"]) <= 5 else ", ..."
+        by = "" if step["chosen_by"] == "value" else f" [{step['chosen_by']}]"
+        console.print(f"  then {step['decision']}: {step['chosen']}{by}   (EV: {shown}{more})")
     beliefs = Table(title="What the others hold")
     beliefs.add_column("seat")
     beliefs.add_column("hand (probability)")

@@ -7,9 +7,12 @@ from pathlib import Path
 
 import typer
 
+from cli import options
+
 app = typer.Typer(
     help="Solver and hint engine for Star Wars: Jabba's Palace - A Love Letter Game.",
-    no_args_is_help=True, add_completion=False)
+    no_args_is_help=True, add_completion=False, cls=options.Group,
+    context_settings={"help_option_names": options.HELP_OPTION_NAMES})
 
 
 def _print_version(value: bool) -> None:
@@ -50,14 +53,16 @@ def play(
     deck: str = typer.Option("full", help="full, tiny, small, medium or a spec such as "
                              "'guard:2+jabba+han+faceup:0'."),
     utility: str = typer.Option("margin", help="margin (zero-sum) or tokens."),
-    seed: int = typer.Option(0, help="Seed for the random choices and shuffle."),
+    seed: int = typer.Option(0, **options.SEED, help="Seed for the random choices and "
+                             "shuffle."),
     viewer: int = typer.Option(-1, help="Also print this player's information state "
                                "at the end (-1: none)."),
 ) -> None:
     """Play one round with uniformly random decisions and print it move by move."""
     game = _load_game(players, agenda, deck, utility)
-    if viewer >= players:
-        raise typer.BadParameter(f"viewer must be -1 or 0 to {players - 1}")
+    if not -1 <= viewer < players:
+        raise typer.BadParameter(f"{viewer}: allowed is -1 (none) or a seat from 0 to "
+                                 f"{players - 1}", param_hint="--viewer")
     rng = random.Random(seed)
     state = game.new_initial_state()
     while not state.is_terminal():
@@ -123,30 +128,41 @@ def _shipped_result_path(deck: str, agenda: str, players: int, algorithm: str,
 
 @app.command()
 def solve(
+    ctx: typer.Context,
     deck: str = typer.Option("tiny", help="full, a reduced preset or a spec (see docs/game.md)."),
     players: int = typer.Option(2, help="Number of players."),
     agenda: str = typer.Option("exalted_one", help="Agenda."),
     utility: str = typer.Option("margin", help="margin (zero-sum) or tokens."),
     algorithm: str = typer.Option("cfr+", help="cfr, cfr+, dcfr (exact, whole tree of a "
                                   "reduced deck) or mccfr (sampled, any deck)."),
-    iterations: int | None = typer.Option(1000, help="Iteration budget (0: none)."),
-    seconds: float | None = typer.Option(None, help="Time budget in seconds."),
-    target: float | None = typer.Option(None, help="Exact algorithms: stop at this "
-                                           "exploitability (2 players) or NashConv (3+)."),
+    iterations: int = typer.Option(1000, **options.COUNT, help="Iteration budget (0: "
+                                   "none; then give --seconds or --target)."),
+    seconds: float | None = typer.Option(None, **options.SECONDS, help="Time budget."),
+    target: float | None = typer.Option(None, **options.POSITIVE_REAL,
+                                        help="Exact algorithms: stop at this "
+                                        "exploitability (2 players) or NashConv (3+)."),
     lp: bool = typer.Option(True, help="Exact, 2 players: also solve OpenSpiel's "
                             "sequence-form LP and compare the game value (small trees)."),
-    abstraction: str = typer.Option("identity", help="mccfr: information abstraction "
-                                    "level."),
-    threads: int = typer.Option(2, help="mccfr: worker threads sharing the tables."),
-    seed: int = typer.Option(1, help="mccfr: random seed."),
-    checkpoint: Path | None = typer.Option(None, help="mccfr: checkpoint file (.npz), "
-                                              "written atomically."),
-    checkpoint_every: float = typer.Option(600.0, help="mccfr: seconds between "
-                                           "checkpoints."),
+    abstraction: str | None = typer.Option(
+        None, help="mccfr: information abstraction level, identity, fine or coarse. "
+        "Default: identity on a reduced deck; on the full deck the level of the game's "
+        "shipped policy (fine or coarse), else coarse."),
+    max_memory: str | None = typer.Option(
+        None, "--max-memory", help="mccfr: memory limit of the tables, e.g. 8G or 512M; "
+        "the run stops, saved, before growing past it. Default: half the machine's RAM."),
+    threads: int = typer.Option(2, **options.THREADS, help="mccfr: worker threads "
+                                "sharing the tables."),
+    seed: int = typer.Option(1, **options.SEED, help="mccfr: random seed."),
+    checkpoint: Path | None = typer.Option(None, **options.OUTPUT_FILE,
+                                           help="mccfr: checkpoint file (.npz), "
+                                           "written atomically."),
+    checkpoint_every: float = typer.Option(600.0, **options.SECONDS, help="mccfr: "
+                                           "seconds between checkpoints."),
     resume: bool = typer.Option(False, help="mccfr: continue from --checkpoint."),
-    out: Path | None = typer.Option(None, help="Result file. Default: in the working "
-                                       "directory, named by game, deck, agenda, players, "
-                                       "algorithm and iterations."),
+    out: Path | None = typer.Option(None, **options.OUTPUT_FILE,
+                                    help="Result file. Default: in the working "
+                                    "directory, named by game, deck, agenda, players, "
+                                    "algorithm and iterations."),
     ship: bool = typer.Option(False, "--ship", help="Write into results/ of the source "
                               "checkout under the shipped name, where the hint and the "
                               "evaluation look (not in an installed package)."),
@@ -157,12 +173,35 @@ def solve(
     if algorithm not in (*ALGORITHMS, "mccfr"):
         raise typer.BadParameter(f"algorithm {algorithm!r}: allowed are "
                                  f"{', '.join(ALGORITHMS)}, mccfr")
+    if algorithm == "mccfr":
+        options.applies_only(ctx, ("target", "lp"), "to the exact algorithms (cfr, cfr+, "
+                             "dcfr)")
+    else:
+        options.applies_only(ctx, ("abstraction", "max_memory", "threads", "seed",
+                                   "checkpoint", "checkpoint_every", "resume"),
+                             "to --algorithm mccfr")
+    if resume and checkpoint is None:
+        raise typer.BadParameter("needs --checkpoint, the file to continue from",
+                                 param_hint="--resume")
+    if iterations == 0 and seconds is None and target is None:
+        raise typer.BadParameter("0 (no iteration budget) needs --seconds or --target: "
+                                 "give at least one budget", param_hint="--iterations")
     game = _load_game(players, agenda, deck, utility)
+    if algorithm == "mccfr" and abstraction is None:
+        from solver.mccfr.train import default_level
+
+        try:
+            abstraction = default_level(game, checkpoint if resume else None)
+        except ValueError as err:
+            raise typer.BadParameter(str(err)) from None
+        typer.echo(f"abstraction: {abstraction} (the default "
+                   f"{'of the checkpoint' if resume else f'for deck {deck!r}'}; choose with "
+                   "--abstraction)")
     if ship:
         out = _shipped_result_path(deck, agenda, players, algorithm, abstraction, out)
     if algorithm == "mccfr":
         _solve_mccfr(game, deck, agenda, players, iterations or None, seconds, abstraction,
-                     threads, seed, checkpoint, checkpoint_every, resume, out)
+                     threads, seed, checkpoint, checkpoint_every, resume, out, max_memory)
         return
     if deck == "full":
         raise typer.BadParameter("the full deck's tree is far too large for exact CFR; "
@@ -218,15 +257,19 @@ EXACT_CURVE_MAX_NODES = 3_000_000
 
 
 def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, threads,
-                 seed, checkpoint, checkpoint_every, resume, out) -> None:
+                 seed, checkpoint, checkpoint_every, resume, out, max_memory) -> None:
     from solver.abstraction import keys as abstraction_module
     from solver.policies.table import export_policy
-    from solver.mccfr.train import train
+    from solver.mccfr.train import default_max_memory, parse_memory, train
     from solver.exact.tree import build_tree
 
     if abstraction not in abstraction_module.LEVELS:
         raise typer.BadParameter(f"abstraction {abstraction!r}: allowed are "
                                  f"{', '.join(abstraction_module.LEVELS)}")
+    try:
+        limit = default_max_memory() if max_memory is None else parse_memory(max_memory)
+    except ValueError as err:
+        raise typer.BadParameter(str(err), param_hint="--max-memory") from None
     tree = None
     if deck != "full":
         try:
@@ -251,13 +294,16 @@ def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, 
             outcome = train(game, abstraction_module.LEVELS[abstraction], iterations,
                             seconds, threads=threads, seed=seed, checkpoint=checkpoint,
                             checkpoint_every=checkpoint_every, resume=resume, tree=tree,
-                            on_progress=report)
+                            max_memory=limit, on_progress=report,
+                            log=progress.console.print)
     except ValueError as err:
         raise typer.BadParameter(str(err)) from None
     solver = outcome.solver
     typer.echo(f"{solver.iterations:,} iterations in {solver.seconds:.0f} s (stopped by "
                f"{outcome.stopped_by}); {solver.tables.num_keys:,} keys; "
                f"{solver.nodes_touched / max(solver.seconds, 1e-9):,.0f} nodes/s")
+    if outcome.message:
+        typer.echo(outcome.message)
     path = out or _default_result_path(deck, agenda, players, f"mccfr_{abstraction}",
                                        solver.iterations, ".npz")
     header = export_policy(solver, path, stopped_by=outcome.stopped_by, curve=outcome.curve)
@@ -306,8 +352,10 @@ def exploit(
     players: int = typer.Option(2, help="Number of players (2: exploitability, 3+: "
                                 "NashConv)."),
     agendas: str = typer.Option("all", help="Comma-separated agendas, or 'all'."),
-    iterations: int = typer.Option(1000, help="CFR iterations per algorithm."),
-    out_dir: Path | None = typer.Option(None, help="Folder for the CSV, Markdown, PNG "
+    iterations: int = typer.Option(1000, **options.POSITIVE, help="CFR iterations per "
+                                   "algorithm."),
+    out_dir: Path | None = typer.Option(None, **options.OUTPUT_FOLDER,
+                                        help="Folder for the CSV, Markdown, PNG "
                                         "and JSON files. Default: the working directory."),
     ship: bool = typer.Option(False, "--ship", help="Write into results/ of the source "
                               "checkout (not in an installed package)."),
@@ -322,8 +370,6 @@ def exploit(
     if unknown:
         raise typer.BadParameter(f"unknown agenda(s) {unknown}; allowed: "
                                  f"{', '.join(AGENDA_NAMES)} or 'all'")
-    if iterations <= 0:
-        raise typer.BadParameter("iterations must be positive")
     out_dir = ship_folder(out_dir, "--out-dir") if ship else out_dir or Path(".")
     _load_game(players, chosen[0], deck, "margin")  # validates deck and players
     study = run_study(deck, players, chosen, iterations, log=typer.echo)

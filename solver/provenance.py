@@ -9,7 +9,9 @@ Never pickles.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import glob
 import gzip
 import json
 import os
@@ -105,12 +107,21 @@ def code_version() -> str:
 
 def write_atomic(path: str | os.PathLike, data: bytes) -> None:
     """Write to a temporary file in the same folder, then rename: never half a file."""
+    with atomic_file(path) as f:
+        f.write(data)
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike):
+    """A binary file to write `path` through: a temporary file in the same folder
+    (`temporary_files` finds those a killed process left), flushed to disk and renamed
+    onto `path` when the block ends; removed if the block raises. Never half a file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            yield f
             f.flush()
             os.fsync(f.fileno())
         umask = os.umask(0)
@@ -121,6 +132,13 @@ def write_atomic(path: str | os.PathLike, data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def temporary_files(path: str | os.PathLike) -> list[Path]:
+    """The temporary files of `atomic_file(path)` that exist: .<name>.<random>.tmp in the
+    same folder (a killed writer leaves its own behind)."""
+    path = Path(path)
+    return sorted(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
 
 
 def write_json(path: str | os.PathLike, obj: dict) -> None:

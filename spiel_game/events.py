@@ -7,6 +7,7 @@ agree by construction.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -113,8 +114,10 @@ _FIELD_OF = {"a": _F_ACTOR, "o": _F_OTHER, "c": _F_CARD, "x": _F_EXTRA, "n": _F_
              "src": _F_EXTRA, "end": _F_EXTRA}
 
 
-def _form_parts(form: str) -> list:
-    """The form as ("text", s), ("field", name), ("alt", [options]), ("opt", parts)."""
+@functools.cache
+def _form_parts(form: str) -> tuple:
+    """The form as ("text", s), ("field", name), ("alt", (options)), ("opt", parts);
+    cached: information-state strings describe every event of a log."""
     parts, i = [], 0
     while i < len(form):
         ch = form[i]
@@ -123,7 +126,7 @@ def _form_parts(form: str) -> list:
             parts.append(("field", form[i + 1:j]))
         elif ch == "<":
             j = form.index(">", i)
-            parts.append(("alt", form[i + 1:j].split("|")))
+            parts.append(("alt", tuple(form[i + 1:j].split("|"))))
         elif ch == "[":
             j = form.index("]", i)
             parts.append(("opt", _form_parts(form[i + 1:j])))
@@ -133,7 +136,7 @@ def _form_parts(form: str) -> list:
                 j += 1
             parts.append(("text", form[i:j + 1]))
         i = j + 1
-    return parts
+    return tuple(parts)
 
 
 def _write(parts, values: dict) -> str:

@@ -17,7 +17,7 @@ import pyspiel
 import pytest
 
 from conftest import load, random_action
-from solver.belief import ANY, omissible, posterior
+from solver.belief import ANY, hidden_state, omissible, posterior
 from solver.exact.tree import CHANCE, DECISION, build_tree
 from solver.policies.compiled import build_bank, probabilities
 from spiel_game import engine
@@ -26,17 +26,6 @@ from spiel_game.events import (HIDDEN, LINE_FORMS, UNSTATED, Event, describe, do
                                events, log_array, parse_line, redact)
 
 PARTICLES = 512  # enough for these trees: every test asserts nothing was dropped
-
-
-def _table(s) -> bytes:
-    """The state apart from its log, hands sorted: what the posterior is over."""
-    s = s[:L.S_EVENTS].copy()
-    for p in range(L.MAX_PLAYERS):
-        base = L.S_HAND + p * L.MAX_HAND
-        s[base:base + s[L.S_HAND_N + p]].sort()
-    if s[L.S_RETURN_N] == 0:
-        s[L.S_RETURN:L.S_RETURN + 2] = 0
-    return s.tobytes()
 
 
 def _viewer_nodes(tree, bank, policy, viewer, floor=0.0):
@@ -53,7 +42,7 @@ def _viewer_nodes(tree, bank, policy, viewer, floor=0.0):
             player = int(tree.player[node])
             if player == viewer:
                 rows = [tuple(r) for r in redact(log_array(s), viewer).tolist()]
-                out.append((int(tree.infoset[node]), int(s[L.S_PHASE]), rows, _table(s),
+                out.append((int(tree.infoset[node]), int(s[L.S_PHASE]), rows, hidden_state(s),
                             reach))
                 factors = [1.0] * n
             else:
@@ -89,7 +78,7 @@ def _greedy_match(pattern, rows, viewer) -> bool:
 def _distribution(states, weights) -> dict:
     got = defaultdict(float)
     for s, w in zip(states, weights):
-        got[_table(s)] += w
+        got[hidden_state(s)] += w
     return got
 
 

@@ -248,7 +248,7 @@ def test_a_seeded_hint_rollout_is_a_direct_play_out():
     n = engine.legal_actions(s, legal)
     worlds = s[None, :].copy()
     counts = np.zeros((1, 3), dtype=np.int64)
-    values = rollout_values(worlds, np.zeros(4, np.int64), legal[:n], me, 21, 100,
+    values = rollout_values(worlds, np.zeros(4, np.int64), legal[:n, None], me, 21, 100,
                             bank.arrays(), chain, counts)
     direct = np.zeros((1, 3), dtype=np.int64)
     out = np.empty(3)

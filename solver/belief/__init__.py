@@ -28,8 +28,8 @@ from solver.belief.filter import (ANY, ANY_PHASE, B_FAIL_ACTOR, B_FAIL_CARD, B_F
                                   observed_key, omissible)
 
 __all__ = ["ANY", "ANY_PHASE", "NO_COPY", "NO_FAILURE", "NUM_BELIEF_STATS", "OMIT_LOG",
-           "OMIT_NONE", "Posterior", "complete_pattern", "observe", "observed_key", "omissible",
-           "posterior", "posterior_of_state"]
+           "OMIT_NONE", "Posterior", "complete_pattern", "hidden_state", "observe",
+           "observed_key", "omissible", "posterior", "posterior_of_state"]
 
 DEFAULT_MAX_PARTICLES = 4096
 
@@ -54,6 +54,18 @@ class Posterior:
         if len(self.states):
             hand_marginals(self.states[None], self.weights[None], 0, len(self.states), out)
         return out
+
+
+def hidden_state(s: np.ndarray) -> bytes:
+    """The state apart from its event log, hands sorted: what a posterior is over
+    (histories that differ only in their logs or in the order of a hand are one world)."""
+    s = s[:L.S_EVENTS].copy()
+    for p in range(L.MAX_PLAYERS):
+        base = L.S_HAND + p * L.MAX_HAND
+        s[base:base + s[L.S_HAND_N + p]].sort()
+    if s[L.S_RETURN_N] == 0:
+        s[L.S_RETURN:L.S_RETURN + 2] = 0
+    return s.tobytes()
 
 
 def stats_dict(stats: np.ndarray) -> dict:

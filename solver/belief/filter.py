@@ -27,6 +27,7 @@ from numba import njit
 
 from spiel_game import engine
 from spiel_game import layout as L
+from spiel_game.events import HIDDEN
 
 from solver.abstraction.hashing import FNV_OFFSET, mix
 from solver.abstraction.keys import T_SIZE, _redacted, identity_key, track
@@ -34,13 +35,29 @@ from solver.policies.compiled import TABLE_MISS, policy_probs
 
 _JIT = dict(cache=True, nogil=True)
 
-ANY = -9  # a pattern field that fits any value (a log line that does not state it)
+ANY = -9  # a pattern field that fits any value (a log line that does not state it;
+# in the kind field: an event of any kind, e.g. an R2-D2 look at a seat or the set-aside card)
+# A card field CARD_SET + mask fits any card in the bit mask (a hint summary's own draws:
+# only the cards the viewer is known to have held, solver/hint/log.py).
+CARD_SET = -(1 << 20)
+# A card field KNOWN_HIDDEN + card fits an event whose card the viewer's log hides but the
+# viewer knows: their own card another player saw (R10; `known_hidden`).
+KNOWN_HIDDEN = -(1 << 10)
 OMIT_NONE = 0  # the pattern is the complete redacted log (LBR, search)
 OMIT_LOG = 1  # a hint log: events `omissible` may be left out
 ANY_PHASE = -1
 ALL_CARDS = (1 << L.MAX_CHARS) - 1
 NO_FAILURE = -1  # B_FAIL_KIND before any failure
 NO_COPY = -2  # B_FAIL_KIND: the pattern's card has no copy left to draw
+
+
+def card_set(cards) -> int:
+    """The pattern card field that fits any of `cards`."""
+    mask = 0
+    for c in cards:
+        mask |= 1 << int(c)
+    return CARD_SET + mask
+
 
 # Statistics, accumulated over calls.
 (B_STEPS, B_MOST_PARTICLES, B_POLICY_IGNORED, B_LOST, B_TRUNCATED, B_DECISIONS,
@@ -88,12 +105,24 @@ def observed_key(observed, n, viewer):
     return h
 
 
+def known_hidden(card: int) -> int:
+    """The pattern card field for `card` in an event hidden from the viewer."""
+    return KNOWN_HIDDEN + int(card)
+
+
+@njit(**_JIT)
+def _is_card_set(value):
+    return CARD_SET <= value <= CARD_SET + ALL_CARDS
+
+
 @njit(**_JIT)
 def _fits(pattern, j, kind, actor, other, card, extra):
-    return (pattern[j, 0] == kind
+    return ((pattern[j, 0] == ANY or pattern[j, 0] == kind)
             and (pattern[j, 1] == ANY or pattern[j, 1] == actor)
             and (pattern[j, 2] == ANY or pattern[j, 2] == other)
-            and (pattern[j, 3] == ANY or pattern[j, 3] == card)
+            and (pattern[j, 3] == ANY or pattern[j, 3] == card
+                 or (_is_card_set(pattern[j, 3]) and card >= 0
+                     and ((pattern[j, 3] - CARD_SET) >> card) & 1 == 1))
             and (pattern[j, 4] == ANY or pattern[j, 4] == extra))
 
 
@@ -132,6 +161,9 @@ def _match(s, checked, ptr, pattern, n_pat, viewer, omit, stats):
     upto = _settled(s, checked)
     for i in range(checked, upto):
         kind, actor, other, card, extra = _redacted(s, i, viewer)
+        if (card == HIDDEN and ptr < n_pat
+                and KNOWN_HIDDEN <= pattern[ptr, 3] < KNOWN_HIDDEN + L.MAX_CHARS):
+            card = KNOWN_HIDDEN + s[L.S_EVENTS + i * L.EVENT_SIZE + L.EV_CARD]
         if ptr < n_pat and _fits(pattern, ptr, kind, actor, other, card, extra):
             ptr += 1
         elif omit == OMIT_LOG and omissible(kind, actor, viewer):
@@ -183,11 +215,14 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer):
         return ALL_CARDS
     mask = 0
     for j in range(max(0, ptr - 2), min(n_pat, ptr + 3)):
-        if pattern[j, 0] == kind and (pattern[j, 1] == receiver or pattern[j, 1] == ANY):
+        if ((pattern[j, 0] == kind or pattern[j, 0] == ANY)
+                and (pattern[j, 1] == receiver or pattern[j, 1] == ANY)):
             if pattern[j, 3] == ANY:
                 return ALL_CARDS
             if pattern[j, 3] >= 0:
                 mask |= 1 << pattern[j, 3]
+            elif _is_card_set(pattern[j, 3]):
+                mask |= pattern[j, 3] - CARD_SET
     return mask
 
 

@@ -5,17 +5,20 @@
 1. Worlds: the hidden cards filled in: every history that gives the log, weighted by
    Bayes with the policy's own action probabilities (solver/hint/log.py, by the belief
    engine solver/belief), or, from a summary, the unseen cards dealt at random (card
-   counting, solver/hint/worlds.py).
+   counting, solver/hint/worlds.py), fresh worlds drawn as the rollouts go.
 2. Policy: the shipped table for the game (results/policy_full_<agenda>_<n>p_<level>.npz)
-   gives the probability of each legal play at the player's abstract information
+   gives the probability of each legal option at the player's abstract information
    state. If that key is missing it backs off to a coarser table for the same game when
-   one is there, and otherwise re-solves: it picks by a rollout search over the worlds
-   within a time budget. The answer says which (`policy.source`).
-3. Values: each play's expected token margin, from rollouts in which everybody follows
-   the table (a coarser table, then the compiled `agenda_expert` heuristic, where a key
-   is missing; the answer reports how often), with common random numbers across plays
-   and a 95% interval.
-4. The full action: after the card, the target and the number, each by the same rule.
+   one is there, and otherwise re-solves (`policy.source`).
+3. Values: every full action chosen now (the card, then its target and number) is rolled
+   out from the worlds, everybody then following the table (a coarser table, then the
+   compiled `agenda_expert` heuristic, where a key is missing; the answer reports how
+   often), with common random numbers across actions. The 95% intervals count both
+   sources of noise, the rollouts and the worlds: rollouts from one world form a cluster
+   and the standard error is the cluster-robust one (`_standard_error`).
+4. The choice (`_choose`), the same rule for the card, the target and the number: the
+   option of best mean value, unless other options are within the 95% interval of their
+   paired difference to it; then the policy's likeliest of those.
 
 The JSON form (`to_json`) is versioned: SCHEMA, SCHEMA_VERSION; the fields are in
 docs/hint.md "JSON schema".
@@ -37,28 +40,31 @@ from spiel_game.cards import CHARACTERS
 
 from solver.policies.compiled import FROM_TABLE, build_bank, probabilities
 from solver.policies.table import shipped_policies
-from solver.hint.log import log_worlds
+from solver.hint.log import SearchLimitError, log_worlds, summary_log_worlds
 from solver.hint.situation import Situation, SituationError
 from solver.hint.worlds import summary_worlds
 from solver.sim.playout import play_out, reset
 from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, stream_seed
 
 SCHEMA = "jabbas-palace-hint"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _JIT = dict(cache=True, nogil=True)
+Z95 = 1.96
+SUMMARY_PARTICLES = 4096  # the exact posterior of a summary within this many particles
 
 
 # Compiled rollouts -----------------------------------------------------------------------
 
 @njit(**_JIT)
-def rollout_values(worlds, picks, actions, me, seed, first, bank, chain, counts):
-    """values[a, r]: my return after action a in world picks[r], then everybody playing
-    by `chain` (bank indices: the first that has their key decides) to the end, chance
-    drawn at random (solver/sim/playout.py); counts[0, k]: decisions chain[k] took,
-    counts[0, len(chain)]: misses (none when the chain ends in a heuristic). Rollout r is
-    rollout first + r of the seed's streams: the same random numbers for every a."""
+def rollout_values(worlds, picks, paths, me, seed, first, bank, chain, counts):
+    """values[a, r]: my return after the full action paths[a] (my action ids in order,
+    padded with -1) in world picks[r], then everybody playing by `chain` (bank indices:
+    the first that has their key decides) to the end, chance drawn at random
+    (solver/sim/playout.py); counts[0, k]: decisions chain[k] took, counts[0,
+    len(chain)]: misses (none when the chain ends in a heuristic). Rollout r is rollout
+    first + r of the seed's streams: the same random numbers for every a."""
     num_players = worlds[0, L.S_NUM_PLAYERS]
-    values = np.zeros((len(actions), len(picks)))
+    values = np.zeros((len(paths), len(picks)))
     out = np.zeros(num_players)
     legal = np.zeros(L.NUM_ACTIONS, dtype=np.int32)
     probs = np.zeros(L.NUM_ACTIONS)
@@ -70,9 +76,12 @@ def rollout_values(worlds, picks, actions, me, seed, first, bank, chain, counts)
         seat_chain[p, :] = chain
     seat_row = np.zeros(num_players, dtype=np.int32)  # every seat counts in counts
     for r in range(len(picks)):
-        for a in range(len(actions)):
+        for a in range(len(paths)):
             reset(s, worlds[picks[r]])
-            engine.apply_action(s, actions[a])
+            for k in range(paths.shape[1]):
+                if paths[a, k] < 0:
+                    break
+                engine.apply_action(s, paths[a, k])
             rng[0] = stream_seed(seed, STREAM_HINT_ROLLOUT, first + r)
             play_out(s, no_order, seat_chain, bank, rng, legal, probs, counts, seat_row, -1)
             engine.returns(s, out)
@@ -136,50 +145,147 @@ def _legal(s) -> list[int]:
     return buf[:n].tolist()
 
 
-def _rollouts(states, weights, actions, me, policies, seconds, seed, min_rollouts=64,
+def _chosen_now(s, me) -> bool:
+    """Whether my decision at s is part of the full action chosen now: the play, then its
+    target and number (the same in every world). Later choices of mine (Leia's keep and
+    order, Lando's trade) come after new information and are left to the rollouts."""
+    return (not engine.is_terminal(s) and not engine.is_chance(s)
+            and engine.current_actor(s) == me and s[L.S_PHASE] in (L.PH_TARGET, L.PH_NAME))
+
+
+def full_actions(s0, me) -> list[tuple[int, ...]]:
+    """Every full action of mine from s0 (a play decision): play, target, number."""
+    out = []
+
+    def walk(s, prefix):
+        if prefix and not _chosen_now(s, me):
+            out.append(prefix)
+            return
+        for a in _legal(s):
+            t = s.copy()
+            engine.apply_action(t, a)
+            walk(t, prefix + (a,))
+
+    walk(s0.copy(), ())
+    return out
+
+
+ROLLOUTS_PER_WORLD = 4  # from a summary: rollouts per fresh world (a world costs ~30 us)
+
+
+def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rollouts=64,
               max_rollouts=20000):
-    """Rollout values (actions x rollouts) within about `seconds`, worlds drawn by weight."""
+    """Rollout values (paths x rollouts) within about `seconds` (or exactly `rollouts`),
+    and the cluster (world draw) of each rollout.
+
+    `worlds` is ("weighted", states, weights): the posterior itself (a log), each rollout
+    drawing its world from it by weight, so every rollout is its own cluster; or
+    ("sampler", draw): draw(k) gives k fresh worlds from the posterior (a summary), each
+    used by ROLLOUTS_PER_WORLD consecutive rollouts, one cluster."""
     seed = check_seed(seed)
     rng = np.random.default_rng(seed)
-    stacked = np.ascontiguousarray(np.stack(states))
-    p = np.asarray(weights, dtype=np.float64)
-    p = p / p.sum()
+    width = max(len(p) for p in paths)
+    acts = np.full((len(paths), width), -1, dtype=np.int32)
+    for i, path in enumerate(paths):
+        acts[i, :len(path)] = path
     counts = np.zeros((1, len(policies.chain) + 1), dtype=np.int64)  # + misses
-    acts = np.asarray(actions, dtype=np.int32)
     bank = policies.bank.arrays()
+    if worlds[0] == "weighted":
+        stacked = np.ascontiguousarray(np.stack(worlds[1]))
+        p = np.asarray(worlds[2], dtype=np.float64)
+        p = p / p.sum()
+    else:
+        stacked = np.ascontiguousarray(np.stack(worlds[1](1)))
     # Compile (or load from the cache) before the clock starts.
-    rollout_values(stacked, np.zeros(0, np.int64), acts, me, seed, 0, bank, policies.chain,
-                   counts.copy())
-    chunks, done, batch = [], 0, 32
+    rollout_values(stacked[:1], np.zeros(0, np.int64), acts, me, seed, 0, bank,
+                   policies.chain, counts.copy())
+    target = max_rollouts if rollouts is None else rollouts
+    chunks, clusters, done, batch, drawn = [], [], 0, 32, 0
     start = time.perf_counter()
-    while done < max_rollouts:
-        picks = rng.choice(len(stacked), size=batch, p=p).astype(np.int64)
-        chunks.append(rollout_values(stacked, picks, acts, me, seed, done, bank,
+    while done < target:
+        batch = min(batch, target - done)
+        if worlds[0] == "weighted":
+            picks = rng.choice(len(stacked), size=batch, p=p).astype(np.int64)
+            clusters.append(np.arange(done, done + batch))
+            block = stacked
+        else:
+            fresh = -(-batch // ROLLOUTS_PER_WORLD)
+            block = np.ascontiguousarray(np.stack(worlds[1](fresh)))
+            picks = np.arange(batch, dtype=np.int64) // ROLLOUTS_PER_WORLD
+            clusters.append(drawn + picks)
+            drawn += fresh
+        chunks.append(rollout_values(block, picks, acts, me, seed, done, bank,
                                      policies.chain, counts))
         done += batch
         elapsed = time.perf_counter() - start
-        if done >= min_rollouts and elapsed >= seconds:
-            break
-        batch = min(4 * batch, max(32, int(done * (seconds - elapsed) / max(elapsed, 1e-6))),
-                    max_rollouts - done)
-        if batch <= 0:
-            break
+        if rollouts is None:
+            if done >= min_rollouts and elapsed >= seconds:
+                break
+            batch = min(4 * batch, max(32, int(done * (seconds - elapsed) / max(elapsed, 1e-6))))
+        else:
+            batch = 4 * batch
     # The chain ends in ROLLOUT_DEFAULT, a heuristic: no decision is a miss.
-    return np.concatenate(chunks, axis=1), counts[0, :-1], time.perf_counter() - start
+    return (np.concatenate(chunks, axis=1), np.concatenate(clusters), counts[0, :-1],
+            time.perf_counter() - start)
 
 
-def _summary_stats(values: np.ndarray) -> list[dict]:
-    r = values.shape[1]
-    out = []
-    best = int(np.argmax(values.mean(axis=1)))
-    for a in range(values.shape[0]):
-        mean = float(values[a].mean())
-        se = float(values[a].std(ddof=1) / math.sqrt(r)) if r > 1 else float("inf")
-        diff = values[a] - values[best]
-        se_diff = float(diff.std(ddof=1) / math.sqrt(r)) if r > 1 else float("inf")
-        out.append({"ev": mean, "ev_ci95": 1.96 * se,
-                    "vs_best": float(diff.mean()), "vs_best_ci95": 1.96 * se_diff})
-    return out
+def _standard_error(x: np.ndarray, clusters: np.ndarray) -> float:
+    """The cluster-robust standard error of x.mean(): rollouts of one world draw are
+    correlated, different draws independent, so the spread of the clusters' sums counts
+    both the rollouts' noise and the worlds'. One rollout per cluster: the usual one."""
+    dev = np.bincount(clusters, weights=x - x.mean())
+    g = int(np.count_nonzero(np.bincount(clusters)))
+    if g < 2:
+        return float("inf")
+    return float(math.sqrt(g / (g - 1) * float((dev ** 2).sum())) / len(x))
+
+
+def _choose(rows: np.ndarray, clusters: np.ndarray, probs) -> tuple[int, list[dict], str]:
+    """The rule for every decision: the option of best mean value; options whose paired
+    difference to it is within its 95% interval are ties, and the policy's likeliest tie
+    is chosen (the best mean when there is no policy). Returns (chosen, each option's
+    ev, ev_ci95, vs_best, vs_best_ci95, how it was chosen)."""
+    means = rows.mean(axis=1)
+    best = int(np.argmax(means))
+    stats = []
+    for i in range(len(rows)):
+        diff = rows[i] - rows[best]
+        stats.append({"ev": float(means[i]), "ev_ci95": Z95 * _standard_error(rows[i], clusters),
+                      "vs_best": float(diff.mean()),
+                      "vs_best_ci95": Z95 * _standard_error(diff, clusters) if i != best else 0.0})
+    ties = [i for i in range(len(rows)) if -stats[i]["vs_best"] <= stats[i]["vs_best_ci95"]]
+    if probs is None or len(ties) == 1:
+        return best, stats, "value"
+    chosen = max(ties, key=lambda i: (probs[i], means[i]))
+    return chosen, stats, "value" if chosen == best else "policy, within the values' interval"
+
+
+def _decide(s, prefix, index_of, values, clusters, policies, me):
+    """The decision after `prefix` (state s): each option valued by the rule applied
+    below it. Returns (the value row of the chosen line, its steps, its action ids)."""
+    if prefix in index_of:
+        return values[index_of[prefix]], [], []
+    legal = _legal(s)
+    lines = []
+    for a in legal:
+        t = s.copy()
+        engine.apply_action(t, a)
+        lines.append(_decide(t, prefix + (a,), index_of, values, clusters, policies, me))
+    found = policies.lookup(s, me, len(legal))
+    probs = None if found is None else found[0]
+    chosen, stats, how = _choose(np.stack([row for row, _, _ in lines]), clusters, probs)
+    options = [{"action": decision_to_string(a), "action_id": a,
+                "probability": None if probs is None else float(probs[i]),
+                "full_action": _words([a] + lines[i][2]), **stats[i]}
+               for i, a in enumerate(legal)]
+    step = {"decision": L.PHASE_NAMES[s[L.S_PHASE]], "chosen": decision_to_string(legal[chosen]),
+            "chosen_by": how, "options": options}
+    row, steps, ids = lines[chosen]
+    return row, [step] + steps, [legal[chosen]] + ids
+
+
+def _words(ids) -> str:
+    return ", ".join(decision_to_string(a) for a in ids)
 
 
 def _opponents(sit: Situation, s0, hand_mass) -> list[dict]:
@@ -225,28 +331,64 @@ def _counting_mass(sit: Situation, unseen):
     return mass
 
 
+def _replayed_worlds(sit: Situation, game, policies: PolicySet, card_counting: bool):
+    """(weighted worlds, replay stats) from the belief engine, or None where a summary
+    is to be answered by card counting: asked for, or the exact search over its
+    histories went past its limit (SearchLimitError; many-player summaries)."""
+    table = policies if policies.paths else None
+    if sit.log is not None:
+        return log_worlds(sit, game, table)
+    if card_counting:
+        return None
+    try:
+        # A summary is answered as its equivalent partial log (solver/hint/log.py),
+        # exactly within SUMMARY_PARTICLES; beyond that (many players, long rounds) the
+        # search would take seconds, so card counting answers.
+        return summary_log_worlds(sit, game, table, complete_within=SUMMARY_PARTICLES)
+    except SearchLimitError:
+        return None
+
+
 def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float = 0.25,
-         resolve_seconds: float = 2.0, seed: int = 0, worlds: int = 512) -> dict:
-    """The answer for `sit` as a JSON-ready dict (schema SCHEMA, SCHEMA_VERSION)."""
+         resolve_seconds: float = 2.0, seed: int = 0, rollouts: int | None = None,
+         card_counting: bool = False) -> dict:
+    """The answer for `sit` as a JSON-ready dict (schema SCHEMA, SCHEMA_VERSION).
+    `rollouts`: exactly that many rollouts instead of a time budget (repeatable).
+    `card_counting`: answer a summary from the unseen cards alone (the fallback the
+    hint takes by itself when the exact posterior is beyond the search's limit)."""
     start = time.perf_counter()
+    seed = check_seed(seed)
     policies = load_policies(game) if policies is None else policies
     me = sit.seat
-    if sit.log is not None:
-        weighted, replay = log_worlds(sit, game, policies if policies.paths else None)
+    replayed = _replayed_worlds(sit, game, policies, card_counting)
+    if replayed is not None:
+        weighted, replay = replayed
         states = [s for s, _ in weighted]
-        weights = [w for _, w in weighted]
-        source = "log"
-        posterior_basis = ("Bayes over every history that gives the log, with the "
+        worlds = ("weighted", states, [w for _, w in weighted])
+        s0 = states[0]
+        source = "log" if sit.log is not None else "summary"
+        what = "the log gives" if sit.log is not None else "the summary allows"
+        posterior_basis = (f"Bayes over every history {what}, with the "
                            "policy's probabilities for the opponents' decisions"
                            if policies.paths else
-                           "every history that gives the log, weighted by the odds")
+                           f"every history {what}, weighted by the odds")
+        opponents = _opponents(sit, s0, _world_mass(states, worlds[2]))
     else:
-        states, unseen = summary_worlds(sit, game, worlds, np.random.default_rng(seed))
-        weights = [1.0] * len(states)
-        replay = None
+        world_rng = np.random.default_rng([seed, 1])
+        first, unseen = summary_worlds(sit, game, 1, world_rng)
+        s0, replay = first[0], None
+        drawn = [1]
+
+        def draw(k):
+            drawn[0] += k
+            return summary_worlds(sit, game, k, world_rng)[0]
+
+        worlds = ("sampler", draw)
         source = "summary"
-        posterior_basis = "card counting: the unseen cards, known cards fixed"
-    s0 = states[0]
+        posterior_basis = ("card counting: the unseen cards, known cards fixed" +
+                           ("" if card_counting else " (the exact search over the "
+                            "summary's histories went past its limit)"))
+        opponents = _opponents(sit, s0, _counting_mass(sit, unseen))
     legal = _legal(s0)
     found = policies.lookup(s0, me, len(legal))
     if found is not None:
@@ -259,28 +401,27 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
     else:
         probs, level = None, None
         policy_source = "re-solve"
-        how = ("re-solved: no table has this situation's key; plays chosen by a rollout "
-               "search over the worlds" if policies.paths else
-               "re-solved: no policy ships for this game; plays chosen by a rollout search "
+        how = ("re-solved: no table has this situation's key; chosen by the rollout values "
+               "over the worlds" if policies.paths else
+               "re-solved: no policy ships for this game; chosen by the rollout values "
                f"({ROLLOUT_DEFAULT} plays the rollouts)")
         budget = resolve_seconds
-    values, counts, rollout_seconds = _rollouts(states, weights, legal, me, policies, budget,
-                                                seed)
-    stats = _summary_stats(values)
-    means = values.mean(axis=1)
-    if probs is not None:
-        # The policy's likeliest play; near-ties (within 0.05) go to the better value.
-        near = np.flatnonzero(probs >= probs.max() - 0.05)
-        best = int(near[np.argmax(means[near])])
-    else:
-        best = int(np.argmax(means))
-    plays = []
-    for i, a in enumerate(legal):
-        plays.append({"action": decision_to_string(a), "action_id": a,
-                      "card": CHARACTERS[a - L.PLAY].name,
-                      "probability": None if probs is None else float(probs[i]),
-                      **stats[i]})
-    steps, follow_how = _follow_up(states, weights, legal[best], me, policies, seconds, seed)
+    paths = full_actions(s0, me)
+    values, clusters, counts, rollout_seconds = _rollouts(worlds, paths, me, policies, budget,
+                                                          seed, rollouts)
+    index_of = {path: i for i, path in enumerate(paths)}
+    lines = []
+    for a in legal:
+        t = s0.copy()
+        engine.apply_action(t, a)
+        lines.append(_decide(t, (a,), index_of, values, clusters, policies, me))
+    best, stats, chosen_by = _choose(np.stack([row for row, _, _ in lines]), clusters, probs)
+    plays = [{"action": decision_to_string(a), "action_id": a,
+              "card": CHARACTERS[a - L.PLAY].name,
+              "probability": None if probs is None else float(probs[i]),
+              "full_action": _words([a] + lines[i][2]), "steps": lines[i][1], **stats[i]}
+             for i, a in enumerate(legal)]
+    _, path_stats, _ = _choose(values, clusters, None)
     rollout_decisions = int(counts.sum())
     total = max(rollout_decisions, 1)
     answer = {
@@ -291,64 +432,25 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                       "deck": int(engine.deck_size(s0)), "described_by": source},
         "policy": {"source": policy_source, "detail": how, "level": level,
                    "tables": policies.describe()},
-        "recommendation": {
-            "action": ", ".join([plays[best]["action"]] + [s["chosen"] for s in steps]),
-            "card": plays[best]["card"], "steps": steps},
+        "recommendation": {"action": plays[best]["full_action"], "card": plays[best]["card"],
+                           "chosen_by": chosen_by, "steps": plays[best]["steps"]},
         "plays": plays,
-        "opponents": _opponents(sit, s0, _world_mass(states, weights) if sit.log is not None
-                                else _counting_mass(sit, unseen)),
-        "posterior": {"basis": posterior_basis, "worlds": len(states),
+        "full_actions": [{"action": _words(path), "action_ids": list(path), **path_stats[i]}
+                         for i, path in enumerate(paths)],
+        "opponents": opponents,
+        "posterior": {"basis": posterior_basis,
+                      "worlds": len(states) if replay else drawn[0],
                       **({"complete": replay["complete"]} if replay else {})},
         "rollouts": {"count": int(values.shape[1]), "seconds": round(rollout_seconds, 3),
+                     "worlds": int(np.count_nonzero(np.bincount(clusters))),
                      "decisions": rollout_decisions,
                      "from_table": float(counts[0] if policies.paths else 0) / total,
                      "from_coarser_table": float(counts[1:-1].sum()) / total,
                      "default_policy": ROLLOUT_DEFAULT,
-                     "from_default_policy": float(counts[-1]) / total,
-                     "follow_up": follow_how},
+                     "from_default_policy": float(counts[-1]) / total},
         "seconds": round(time.perf_counter() - start, 3),
     }
     return answer
-
-
-def _follow_up(states, weights, play, me, policies, seconds, seed):
-    """The rest of the full action after `play`: target, number... by the same rule."""
-    steps, how = [], []
-    current = [s.copy() for s in states]
-    for s in current:
-        engine.apply_action(s, play)
-    while True:
-        alive = [(s, w) for s, w in zip(current, weights) if not engine.is_terminal(s)
-                 and not engine.is_chance(s) and engine.current_actor(s) == me
-                 and s[L.S_PHASE] in (L.PH_TARGET, L.PH_NAME)]
-        if not alive:
-            return steps, how
-        s0 = alive[0][0]
-        legal = _legal(s0)
-        found = policies.lookup(s0, me, len(legal))
-        options = []
-        if found is not None:
-            probs = found[0]
-            best = int(np.argmax(probs))
-            how.append(f"{L.PHASE_NAMES[s0[L.S_PHASE]]}: table ({found[1]})")
-        else:
-            values, _, _ = _rollouts([s for s, _ in alive], [w for _, w in alive], legal, me,
-                                     policies, seconds, seed)
-            probs = None
-            means = values.mean(axis=1)
-            best = int(np.argmax(means))
-            how.append(f"{L.PHASE_NAMES[s0[L.S_PHASE]]}: re-solved by rollouts")
-        for i, a in enumerate(legal):
-            options.append({"action": decision_to_string(a), "action_id": a,
-                            "probability": None if probs is None else float(probs[i])})
-        steps.append({"decision": L.PHASE_NAMES[s0[L.S_PHASE]],
-                      "chosen": decision_to_string(legal[best]), "options": options})
-        current = []
-        weights = []
-        for s, w in alive:
-            engine.apply_action(s, legal[best])
-            current.append(s)
-            weights.append(w)
 
 
 def check_game(sit: Situation):

@@ -6,10 +6,12 @@ key met, describes the first information state that reached it (what its player 
 hand, play areas, known cards, deck) and counts the visits. Keys never met in the sample
 are left out unless `all_keys` (then with an empty description and 0 visits).
 
-Columns (COLUMNS): key (the abstract key, int64), level (abstraction level), seat and
-decision (phase) of the player to act, information_state (readable description of an
-example state with this key), action (in words), action_id, probability (the table's,
-8-bit), visits (decisions at this key in the sample, all actions together).
+Columns (COLUMNS): key (the abstract key, int64; a decimal string in JSON), level
+(abstraction level), seat and decision (phase) of the player to act, information_state
+(readable description of an example state with this key), action (in words), action_id,
+probability (the table's, 8-bit), visits (decisions at this key in the sample, all
+actions together). `write_rows` writes them as plain CSV with the header in a sidecar
+`.json`, or as JSON Lines with the header first.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import csv
 import io
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 
@@ -31,6 +34,7 @@ from solver.policies.knowledge import knowledge
 from solver.policies.shipped import shipped_folder
 from solver.provenance import write_atomic
 
+FORMATS = ("csv", "jsonl")
 COLUMNS = ("key", "level", "seat", "decision", "information_state", "action", "action_id",
            "probability", "visits")
 
@@ -132,16 +136,31 @@ def export_header(game, policy, policy_path, *, rounds: int, seed: int, all_keys
             "policy_header": policy.header}
 
 
-def write_rows(rows: list[dict], path, fmt: str, header: dict) -> None:
-    """CSV (with the policy header as leading '#' lines) or JSON Lines (header first)."""
+def header_path(path) -> Path:
+    """Where the header of a CSV export goes: next to it, `<out>.json` (table.csv ->
+    table.csv.json), so the CSV itself is plain for any csv reader."""
+    path = Path(path)
+    return path.with_name(path.name + ".json")
+
+
+def write_rows(rows: list[dict], path, fmt: str, header: dict) -> list[Path]:
+    """Write the rows; returns the files written. CSV: plain (a column line, then the
+    rows), the header in `header_path(path)`. JSON Lines: `{"header": ...}`, then one
+    object per row. Keys are decimal strings in JSON (int64 does not survive tools that
+    read numbers as doubles); each file is written atomically."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format {fmt!r}: allowed are {', '.join(FORMATS)}")
     out = io.StringIO()
     if fmt == "csv":
-        out.write(f"# {json.dumps(header)}\n")
         writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
-    else:
-        out.write(json.dumps({"header": header}) + "\n")
-        for row in rows:
-            out.write(json.dumps(row) + "\n")
+        sidecar = header_path(path)
+        provenance.write_json(sidecar, header)
+        write_atomic(path, out.getvalue().encode())
+        return [Path(path), sidecar]
+    out.write(json.dumps({"header": header}) + "\n")
+    for row in rows:
+        out.write(json.dumps({**row, "key": str(row["key"])}) + "\n")
     write_atomic(path, out.getvalue().encode())
+    return [Path(path)]

@@ -8,25 +8,105 @@ draws, misses, targets, "no effect", the round's end: solver/belief/filter.py
 the engine allows that shows the player exactly this log, weighted by the chance odds
 and, with a policy, by its probability of each opponent decision (Bayes); histories
 that no later decision or observation can tell apart are merged.
+
+A summary (hand, play areas with what the table saw of each play) is answered the same
+way, as the equivalent partial log (`summary_pattern`): what it says is fixed, what it
+leaves open (others' unsaid targets and numbers, the order of my own past draws) fits
+anything, so a summary and its log give the same posterior. The summary keeps more
+histories than the log. A log's search grows its particle limit up to GROW_TO and past
+it says the posterior is incomplete (with none kept: `SearchLimitError`, never called
+impossible). The hint gives a summary's search a fixed limit (`complete_within`, the
+hint's SUMMARY_PARTICLES): where the histories do not fit it (many players, long
+rounds: seconds of search), the hint answers by card counting and says so.
 """
 
 from __future__ import annotations
+
+import dataclasses
+import re
 
 import numpy as np
 
 from spiel_game import engine
 from spiel_game import layout as L
-from spiel_game.cards import CHARACTERS
-from spiel_game.events import LINE_FORMS, UNSTATED, Event, describe, parse_line
+from spiel_game.cards import CHARACTERS, TARGETED_EFFECTS, Effect
+from spiel_game.events import (HIDDEN, LINE_FORMS, UNSTATED, Event, describe, events,
+                               parse_line)
 
 from solver.belief import ANY, NO_COPY, NO_FAILURE, posterior
-from solver.hint.situation import LEIA, Situation, SituationError
+from solver.belief.filter import ALL_CARDS, CARD_SET, KNOWN_HIDDEN, card_set, known_hidden
+from solver.hint.situation import LEIA, SET_ASIDE, Situation, SituationError, card, plays
 
 assert ANY == UNSTATED, "an unstated field of a line fits anything"
 TREMBLE = 1e-3  # least probability given to an opponent's decision (they stray)
 MAX_PARTICLES = 4096  # first try; grown 4x while particles are dropped, up to:
 GROW_TO = 1 << 15
 _OTHER_IS_SEAT = {kind for kind, _, form in LINE_FORMS if "{o}" in form}
+
+
+# The prefix of an information-state string (spiel_game/game.py `string_from`, perfect
+# recall): "p1 hand:[Jabba the Hutt,Guard] | " before the events; "?" when hands are
+# not private.
+_PASTED = re.compile(r"\s*p(?P<seat>\d+)\s+hand:\s*\[(?P<hand>[^\]]*)\]\s*\|", re.I)
+
+
+@dataclasses.dataclass(frozen=True)
+class LogText:
+    """A log as given, read into event lines; `seat` and `hand` are what a pasted
+    information-state string's prefix says (None without a prefix, or hand "?")."""
+
+    lines: tuple[str, ...]
+    seat: int | None = None
+    hand: tuple[str, ...] | None = None
+
+    def fill(self, data: dict) -> dict:
+        """`data` (a situation mapping) with the log as lines, and the seat and hand
+        the prefix names where `data` gives none."""
+        out = {**data, "log": self.lines}
+        if self.seat is not None:
+            out.setdefault("seat", self.seat)
+        if self.hand is not None:
+            out.setdefault("hand", list(self.hand))
+        return out
+
+    def check(self, sit: Situation) -> None:
+        """The seat and hand the situation gives must be those the prefix names."""
+        if self.seat is not None and sit.seat != self.seat:
+            raise SituationError(f"seat is {sit.seat}, but the pasted information state is "
+                                 f"p{self.seat}'s: give --seat {self.seat} or leave it out")
+        if self.hand is not None and sorted(sit.hand) != sorted(card(c) for c in self.hand):
+            given = ", ".join(CHARACTERS[c].name for c in sit.hand)
+            raise SituationError(f"hand is {given}, but the pasted information state says "
+                                 f"{', '.join(self.hand)}: leave the hand out or make them "
+                                 "agree")
+
+
+def read_log(value) -> LogText:
+    """The event lines of a log given as text (events separated by ';' or new lines) or
+    as a list of lines; a pasted information-state string, `pX hand:[...] | events`
+    (as `jabba play --viewer X` and `information_state_string(X)` print it), may stand
+    in place of the first line."""
+    if isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value):
+        value = "\n".join(value)
+    if not isinstance(value, str):
+        raise SituationError(f"log: expected text or a list of lines, got {value!r}")
+    seat = hand = None
+    m = _PASTED.match(value)
+    if m:
+        seat = int(m["seat"])
+        names = [x.strip() for x in m["hand"].split(",") if x.strip()]
+        hand = None if names == ["?"] else tuple(names)
+        value = value[m.end():]
+    lines = tuple(x.strip() for x in re.split(r"[;\n]", value) if x.strip())
+    return LogText(lines, seat, hand)
+
+
+def pasted_seat(value) -> int | None:
+    """The seat a pasted information-state string names, or None (any other log)."""
+    if isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    m = _PASTED.match(value) if isinstance(value, str) else None
+    return int(m["seat"]) if m else None
 
 
 def parse_log_line(line: str, players: int) -> Event:
@@ -89,10 +169,28 @@ def _my_hand(s, me) -> list[int]:
                                     L.S_HAND + me * L.MAX_HAND + s[L.S_HAND_N + me]])
 
 
+class SearchLimitError(SituationError):
+    """No history found, but histories were dropped at the particle limit: the
+    situation may be possible; the search could not tell."""
+
+
+def _refuse(post, text: list[str], what: str):
+    """The error for a pattern no history kept fits."""
+    if not post.complete:
+        raise SearchLimitError(
+            f"no history of {what} was found, but the search dropped "
+            f"{post.stats['truncated']} at its limit of {GROW_TO} histories at once, so it "
+            "cannot tell whether it can happen: say more of what the table saw (targets, "
+            "numbers named, the cards you saw) or give the log")
+    raise SituationError(f"the {what} cannot happen under the rules: {_why(post.stats, text)}")
+
+
 def _why(stats: dict, text: list[str]) -> str:
     ptr = stats["furthest_line"]
     where = f"after line {ptr} ({text[ptr - 1]!r})" if ptr > 0 else "at the start"
     kind, actor, other, card, extra = stats["failed_event"]
+    if KNOWN_HIDDEN <= card < KNOWN_HIDDEN + L.MAX_CHARS:
+        card -= KNOWN_HIDDEN  # my card another player saw
     if kind == NO_COPY:
         return (f"{where}, {CHARACTERS[card].name} cannot be drawn here: no unseen copy "
                 "is left")
@@ -115,12 +213,7 @@ def log_worlds(sit: Situation, game, policy=None) -> tuple[list[tuple[np.ndarray
         attempts = [False]
     for own_draw in attempts:
         pattern, text = log_pattern(sit, game, own_draw)
-        kw = {}
-        if policy is not None and policy.paths:
-            kw = dict(bank=policy.bank, chain=np.arange(len(policy.paths)), floor=TREMBLE,
-                      miss_unknown=True)
-        post = posterior(game, me, pattern, omissions=True, done_phase=L.PH_PLAY,
-                         max_particles=MAX_PARTICLES, grow_to=GROW_TO, **kw)
+        post = _posterior(game, me, pattern, policy)
         states, weights = post.states, post.weights
         if own_draw:  # the turn draw the log leaves out is what the hand holds
             keep = [k for k, s in enumerate(states) if _my_hand(s, me) == sorted(sit.hand)]
@@ -131,13 +224,11 @@ def log_worlds(sit: Situation, game, policy=None) -> tuple[list[tuple[np.ndarray
         if post.stats["failed_event"][0] == NO_FAILURE and not sit.hand:
             raise SituationError("the log cannot happen under the rules: the log ends before "
                                  "your draw and your hand does not say what you drew")
-        raise SituationError(f"the log cannot happen under the rules: {_why(post.stats, text)}")
+        _refuse(post, text, "log")
     weights = weights / weights.sum()
     worlds = list(zip(states, weights.tolist()))
     _check_summary_against(sit, worlds[0][0])
-    return worlds, {"histories": len(worlds), "replay_steps": post.stats["steps"],
-                    "complete": post.complete, "particles": post.stats["most_particles"],
-                    "opponent_decisions_without_policy": post.stats["policy_misses"]}
+    return worlds, _replay_info(worlds, post)
 
 
 def _check_summary_against(sit: Situation, s: np.ndarray) -> None:
@@ -171,3 +262,370 @@ def _check_summary_against(sit: Situation, s: np.ndarray) -> None:
         differ("protected", sorted(sit.protected), sorted(protected))
     if sit.deck is not None and sit.deck != engine.deck_size(s):
         differ("deck", sit.deck, int(engine.deck_size(s)))
+
+
+# A summary as the equivalent partial log ------------------------------------------------
+
+_KNOCKS = {Effect.GUESS, Effect.GUESS_COUNTER, Effect.COMPARE, Effect.ELIMINATE_IF_SIDE}
+
+
+def _effect(c: int) -> Effect:
+    return CHARACTERS[c].effect
+
+
+def _could_knock_out(a, p: int, q: int, discard: int) -> bool:
+    """Could seat p's play `a` have knocked out seat q, whose discard (the card q held
+    then) is `discard`? A number named must be the discard's (R5, R6); Chewbacca, Luke
+    and Jabba need its side and number; a Rancor or a compare cannot be told apart."""
+    e, number = _effect(a.card), CHARACTERS[discard].number
+    if e == Effect.ELIMINATE_LOWEST:
+        return True
+    if p == q:  # named back after a C-3PO miss (R6), or lost their own compare
+        return (e == Effect.COMPARE or e == Effect.GUESS_COUNTER
+                and (len(a.named) < 2 or a.named[1] == number))
+    if a.target not in (None, q):
+        return False
+    if e in (Effect.GUESS, Effect.GUESS_COUNTER):
+        return not a.named or a.named[0] == number
+    if e == Effect.ELIMINATE_IF_SIDE:
+        c = CHARACTERS[a.card]
+        return CHARACTERS[discard].side == c.param_a and number <= c.param_b
+    return e == Effect.COMPARE
+
+
+def _knockouts(sit: Situation, turns) -> dict[int, list[int]]:
+    """turn index -> the seats that went out at that play. A play marked ':hit' knocks
+    out its target (a Mercenary: whichever of the two is out and plays no more); another
+    out seat went out at the one play between their last turn and their next that could
+    have done it (SituationError if none or several)."""
+    outs: dict[int, list[int]] = {}
+    assigned = set()
+
+    def plays_after(x, k):
+        return any(p == x and i is not None for p, i in turns[k + 1:])
+
+    hits = [k for k, (p, i) in enumerate(turns)
+            if i is not None and sit.areas[p][i].hit and _effect(sit.areas[p][i].card) in _KNOCKS]
+    # A compare's loser is told once the other hits are placed.
+    for k in sorted(hits, key=lambda k: _effect(sit.areas[turns[k][0]][turns[k][1]].card)
+                    == Effect.COMPARE):
+        p, i = turns[k]
+        a = sit.areas[p][i]
+        name = f"seat {p}'s {CHARACTERS[a.card].name} is marked ':hit'"
+        if a.target is None or a.target == SET_ASIDE:
+            raise SituationError(f"{name}, but its target is not said (e.g. 'jabba@2:hit')")
+        if _effect(a.card) == Effect.COMPARE:
+            losers = [x for x in (a.target, p)
+                      if x in sit.out and x not in assigned and not plays_after(x, k)]
+            if len(losers) != 1:
+                raise SituationError(
+                    f"{name}, but " + ("neither seat is out for it" if not losers else
+                                       "both seats are out and neither played again")
+                    + ": the loser of the compare must be out and play no more (R3)")
+            loser = losers[0]
+        elif a.target not in sit.out:
+            raise SituationError(f"{name}, but seat {a.target} is not out")
+        else:
+            loser = a.target
+        outs.setdefault(k, []).append(loser)
+        assigned.add(loser)
+    for q in sorted(sit.out - assigned):
+        own = [k for k, (p, i) in enumerate(turns) if p == q and i is not None]
+        start = own[-1] if own else 0
+        end = next((k for k, (p, i) in enumerate(turns) if p == q and i is None),
+                   len(turns))
+        discard = sit.areas[q][-1].card
+        candidates = []
+        for k in range(start, end):
+            p, i = turns[k]
+            if i is None:
+                continue
+            a = sit.areas[p][i]
+            if k in outs and _effect(a.card) != Effect.ELIMINATE_LOWEST:
+                continue  # a play knocks out one player, a Rancor several
+            if _could_knock_out(a, p, q, discard):
+                candidates.append(k)
+        if len(candidates) != 1:
+            when = (f"between their last turn and {'now' if end == len(turns) else 'their next'}"
+                    if own else "before their first turn")
+            if not candidates:
+                raise SituationError(
+                    f"seat {q} is out, but no play {when} could have knocked them out "
+                    "(a Guard, C-3PO, Mercenary, Chewbacca, Luke Skywalker, Jabba the Hutt "
+                    "choosing them, or a Rancor)")
+            plays_text = ", ".join(
+                f"seat {turns[k][0]}'s {CHARACTERS[sit.areas[turns[k][0]][turns[k][1]].card].name}"
+                for k in candidates)
+            raise SituationError(
+                f"seat {q} is out and {len(candidates)} plays {when} could have done it "
+                f"({plays_text}): mark the one that did with '@{q}:hit', e.g. 'luke@{q}:hit'")
+        outs.setdefault(candidates[0], []).append(q)
+    return outs
+
+
+_LOOKS = {Effect.PEEK, Effect.PEEK_OR_SET_ASIDE, Effect.COMPARE, Effect.LOOK_MAY_TRADE}
+
+
+def _look_target(sit: Situation, p: int, i: int, choosable, e):
+    """An unsaid look's target from what its looker knows: my last look at the one seat
+    whose card I say I saw (or at the set-aside card I say I saw), or a look at me by
+    a seat that I say knows my card. None if that does not single one out."""
+    me = sit.seat
+    if p == me:
+        last = max(k for k, a in enumerate(sit.areas[me])
+                   if a.how == "played" and a.card == sit.areas[me][i].card)
+        if last != i:
+            return None
+        options = [q for q in choosable if q in sit.saw]
+        if e == Effect.PEEK_OR_SET_ASIDE and sit.set_aside is not None:
+            options.append(SET_ASIDE)
+        return options[0] if len(options) == 1 else None
+    return me if me in choosable and p in sit.seen_by else None
+
+
+def _my_draws(sit: Situation) -> int:
+    """The card field of my own draws: every card I drew I have since played, hold, lost
+    to a Boba Fett, given in a trade or returned with Leia, so my draws are among those
+    (ANY where a trade or a Leia return leaves one unsaid). The summary does not say
+    which I drew when; the set keeps the histories to those my hand can end in."""
+    me = sit.seat
+    held = set(sit.hand) | {a.card for a in plays(sit.areas[me])} | set(sit.bottom)
+    for p, area in enumerate(sit.areas):
+        held |= {a.card for a in area if a.how == "took" and a.victim == me}
+        for a in plays(area):
+            if a.traded and (p == me and a.shown is None or p != me and a.target in (
+                    me, None) and (a.target is None or a.seen is None)):
+                return ANY  # a card I gave away unsaid
+            if a.traded and p != me and a.target == me:
+                held.add(a.seen)
+    leias = sum(a.card == LEIA for a in plays(sit.areas[me]))
+    if leias > 1 or leias and len(sit.bottom) < 2:
+        return ANY  # returned cards unsaid (only the last Leia's two are said)
+    held |= {a.shown for a in plays(sit.areas[me]) if a.traded}
+    return card_set(held)
+
+
+def summary_pattern(sit: Situation, game):
+    """The summary (already checked, solver/hint/validate.py) as the equivalent partial
+    log: (pattern rows, line texts, final-state checks). What the summary does not say
+    (others' targets and numbers, my own past draws) is left open (ANY); what it says
+    (targets, numbers, hits, trades, looks, who went out when) is fixed."""
+    from solver.hint.worlds import _timeline
+
+    n, me = sit.players, sit.seat
+    turns = _timeline(sit)
+    outs = _knockouts(sit, turns)
+    rows: list[tuple] = [(L.E_FACE_UP, ANY, ANY, c, ANY) for c in sorted(sit.face_up)]
+    mine = _my_draws(sit)
+    rows.append((L.E_DRAW, me, ANY, mine, L.SRC_DEAL))
+    in_round, protected = set(range(n)), set()
+    deck = game.config.deck.size - game.config.face_up - 1 - n
+    my_leia = [k for k, (p, i) in enumerate(turns) if p == me and i is not None
+               and sit.areas[p][i].card == LEIA]
+
+    def discard(q):
+        return sit.areas[q][-1].card
+
+    for k, (p, i) in enumerate(turns):
+        if i is None:
+            continue
+        protected.discard(p)
+        deck -= 1
+        if p == me:
+            rows.append((L.E_DRAW, me, ANY, mine, ANY))
+        a = sit.areas[p][i]
+        c, e = a.card, _effect(a.card)
+        name = f"seat {p}'s {CHARACTERS[c].name}"
+        rows.append((L.E_PLAY, p, ANY, c, ANY))
+        gone = outs.get(k, [])
+        choosable = sorted(q for q in in_round if q != p and q not in protected)
+        if e == Effect.PROTECT:
+            protected.add(p)
+        elif e == Effect.ELIMINATE_LOWEST:
+            rows += [(L.E_OUT, q, ANY, discard(q), ANY) for q in sorted(gone)]
+        elif e == Effect.DRAW_KEEP_RETURN:
+            drawn = min(2, deck)
+            if drawn:
+                if p == me:
+                    rows += [(L.E_DRAW, me, ANY, mine, ANY)] * drawn
+                rows.append((L.E_KEEP, p, ANY, ANY, ANY))
+                back = list(sit.bottom) if p == me and k == my_leia[-1] and \
+                    len(sit.bottom) == drawn else [ANY] * drawn
+                rows.append((L.E_RETURN, p, drawn, back[0], back[1] if drawn == 2 else ANY))
+        elif e in TARGETED_EFFECTS:
+            t = a.target
+            if t == SET_ASIDE:
+                if e != Effect.PEEK_OR_SET_ASIDE:
+                    raise SituationError(f"{name} cannot choose the set-aside card: only "
+                                         "R2-D2 looks at it (R4)")
+                seen = sit.set_aside if p == me else ANY
+                rows += [(L.E_TARGET_SET_ASIDE, p, ANY, ANY, ANY),
+                         (L.E_SEE_SET_ASIDE, p, ANY, ANY if seen is None else seen, ANY)]
+                continue
+            if t is not None and t not in choosable:
+                why = ("themself" if t == p else "out" if t not in in_round else
+                       "protected by Bib Fortuna (R13)")
+                raise SituationError(f"{name} chose seat {t}, but seat {t} could not be "
+                                     f"chosen then: {why} (R4)")
+            if not choosable and e != Effect.PEEK_OR_SET_ASIDE:
+                if a.hit or gone:
+                    raise SituationError(f"{name} had no effect: nobody could be chosen "
+                                         "(R4)")
+                continue  # no effect (an omissible line)
+            if t is None and gone and e != Effect.COMPARE:
+                t = gone[0]
+            if t is None and e == Effect.COMPARE and gone and gone[0] != p:
+                t = gone[0]
+            if t is None and len(choosable) == 1 and e != Effect.PEEK_OR_SET_ASIDE:
+                t = choosable[0]
+            if t is None and e in _LOOKS:
+                t = _look_target(sit, p, i, choosable, e)
+            if t == SET_ASIDE or t is None and e == Effect.PEEK_OR_SET_ASIDE and not choosable:
+                rows += [(L.E_TARGET_SET_ASIDE, p, ANY, ANY, ANY),
+                         (L.E_SEE_SET_ASIDE, p, ANY,
+                          sit.set_aside if p == me and sit.set_aside is not None else ANY, ANY)]
+                continue
+            if t is None and e == Effect.PEEK_OR_SET_ASIDE:
+                # Unsaid: a chosen seat or the set-aside card, both lines left open.
+                rows += [(ANY, p, ANY, ANY, ANY)] * 2
+                continue
+            T = ANY if t is None else t
+            rows.append((L.E_TARGET, p, T, ANY, ANY))
+            # What a look, compare or trade showed: known to me only if I am one side
+            # (a card of mine another saw: the belief engine checks the hidden card).
+            with_me = me in (p, t)
+            seen = a.seen if with_me and a.seen is not None else ANY
+            shown = a.shown if with_me and a.shown is not None else ANY
+            seen_of_me = known_hidden(seen) if t == me and seen != ANY else seen
+            shown_of_me = known_hidden(shown) if p == me and shown != ANY else shown
+            if e in (Effect.GUESS, Effect.GUESS_COUNTER):
+                rows.append((L.E_NAME, p, T, ANY, a.named[0] if a.named else ANY))
+                if t in gone:
+                    rows.append((L.E_OUT, t, ANY, discard(t), ANY))
+                elif e == Effect.GUESS_COUNTER:
+                    rows.append((L.E_MISS, T, ANY, ANY, ANY))
+                    rows.append((L.E_NAME, T, p, ANY,
+                                 a.named[1] if len(a.named) > 1 else ANY))
+                    if p in gone:
+                        rows.append((L.E_OUT, p, ANY, discard(p), ANY))
+            elif e in (Effect.PEEK, Effect.PEEK_OR_SET_ASIDE):
+                rows.append((L.E_SEE, p, T, seen_of_me, ANY))
+            elif e == Effect.COMPARE:
+                rows += [(L.E_SEE, p, T, seen_of_me, ANY), (L.E_SEE, T, p, shown_of_me, ANY)]
+                if gone:
+                    rows.append((L.E_OUT, gone[0], ANY, discard(gone[0]), ANY))
+                else:
+                    rows.append((L.E_TIE, p, T, ANY, ANY))
+            elif e == Effect.ELIMINATE_IF_SIDE:
+                if t in gone:
+                    rows.append((L.E_OUT, t, ANY, discard(t), ANY))
+            elif e == Effect.LOOK_MAY_TRADE:
+                rows.append((L.E_SEE, p, T, seen_of_me, ANY))
+                if a.traded:
+                    rows.append((L.E_TRADE, p, T, shown, seen))
+                else:
+                    rows.append((L.E_NO_TRADE, p, T, ANY, ANY))
+            elif e == Effect.STEAL_HAND:
+                took = sit.areas[p][i + 1] if i + 1 < len(sit.areas[p]) else None
+                if took is None or took.how != "took":
+                    raise SituationError(f"{name}: say the card it took, 'took:CARD' "
+                                         "right after it (R8)")
+                if t is not None and took.victim != t:
+                    raise SituationError(f"{name} chose seat {t} but took seat "
+                                         f"{took.victim}'s card")
+                rows.append((L.E_STEAL, p, took.victim, took.card, ANY))
+                deck -= 1
+                if took.victim == me:
+                    rows.append((L.E_DRAW, me, ANY, mine, ANY))
+        for q in gone:
+            in_round.discard(q)
+            protected.discard(q)
+    rows.append((L.E_DRAW, me, ANY, mine, ANY))  # my turn's draw
+    deck = max(0, deck - 1)
+    if sit.deck is not None and sit.deck != deck:
+        raise SituationError(
+            f"deck={sit.deck} cannot be: the plays leave {deck} to draw "
+            f"({game.config.deck.size} in the deck, minus face-up and set-aside, one dealt "
+            "to each player, one drawn for each turn and after each Boba Fett take; "
+            "Leia's returned cards count as deck)")
+    pattern = np.array(rows, dtype=np.int32).reshape(-1, L.EVENT_SIZE)
+    return pattern, [_row_text(r) for r in rows]
+
+
+def _row_text(row) -> str:
+    """A pattern row in log words, '?' for what it leaves open."""
+    if row[0] == ANY:
+        return f"p{row[1]} chooses and looks (a seat's hand or the set-aside card)"
+    row = [f - KNOWN_HIDDEN if KNOWN_HIDDEN <= f < KNOWN_HIDDEN + L.MAX_CHARS else f
+           for f in row]
+    kind, actor, other, c, extra = (HIDDEN if f == ANY or f <= CARD_SET + ALL_CARDS else f
+                                    for f in row)
+    return describe(Event(kind, actor, other, c, -1 if extra == HIDDEN and kind in (
+        L.E_DRAW, L.E_TRADE, L.E_RETURN) else extra)).replace("p-2", "p?").replace(
+        " -2", " ?").replace(" ()", "")
+
+
+def _knows_my_card(s, q: int, me: int):
+    """The card of mine that q learned last (a look at me, a compare, a trade), or None."""
+    known = None
+    for e in events(s):
+        if e.kind == L.E_SEE and e.actor == q and e.other == me:
+            known = e.card
+        elif e.kind == L.E_TRADE and {e.actor, e.other} == {q, me}:
+            known = e.card if e.actor == q else e.extra
+    return known
+
+
+def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int | None = None):
+    """Worlds (engine state, posterior weight) for a summary: the summary as the
+    equivalent partial log (`summary_pattern`), answered by the belief engine like a
+    log; then what I know now (my hand, `saw`, `seen_by`) selects among them.
+    `complete_within`: a particle limit the search may not grow past; SearchLimitError
+    if it drops a history there (the hint then answers by card counting)."""
+    from solver.hint.validate import check
+
+    cfg = game.config
+    sit = check(sit, tuple(int(c) for c in cfg.deck.counts), cfg.face_up)
+    me = sit.seat
+    pattern, text = summary_pattern(sit, game)
+    post = _posterior(game, me, pattern, policy, limit=complete_within)
+    if complete_within is not None and not post.complete:
+        raise SearchLimitError(f"the summary's histories do not fit {complete_within:,} "
+                               "particles")
+
+    def fits(s):
+        if _my_hand(s, me) != sorted(sit.hand):
+            return False
+        for q, c in sit.saw.items():
+            if c not in s[L.S_HAND + q * L.MAX_HAND:L.S_HAND + q * L.MAX_HAND
+                          + s[L.S_HAND_N + q]]:
+                return False
+        return all(_knows_my_card(s, q, me) == c for q, c in sit.seen_by.items())
+
+    keep = [k for k, s in enumerate(post.states) if fits(s)]
+    if not keep:
+        if len(post.states) and post.complete:
+            raise SituationError("the situation cannot happen under the rules: no history "
+                                 "of these plays leaves you this hand and the cards you "
+                                 "know (saw, seen_by)")
+        _refuse(post, text, "situation")
+    states, weights = post.states[keep], post.weights[keep]
+    worlds = list(zip(states, (weights / weights.sum()).tolist()))
+    _check_summary_against(sit, worlds[0][0])
+    return worlds, _replay_info(worlds, post)
+
+
+def _replay_info(worlds, post) -> dict:
+    return {"histories": len(worlds), "replay_steps": post.stats["steps"],
+            "complete": post.complete, "particles": post.stats["most_particles"],
+            "opponent_decisions_without_policy": post.stats["policy_misses"]}
+
+
+def _posterior(game, me, pattern, policy, merge_logs=None, limit=None):
+    kw = {} if merge_logs is None else {"merge_logs": merge_logs}
+    if policy is not None and policy.paths:
+        kw |= dict(bank=policy.bank, chain=np.arange(len(policy.paths)), floor=TREMBLE,
+                  miss_unknown=True)
+    return posterior(game, me, pattern, omissions=True, done_phase=L.PH_PLAY,
+                     max_particles=min(MAX_PARTICLES, limit or MAX_PARTICLES),
+                     grow_to=GROW_TO if limit is None else limit, **kw)

@@ -22,6 +22,7 @@ BIB_FORTUNA = next(c.id for c in CHARACTERS if c.effect == Effect.PROTECT)
 BOBA_FETT = next(c.id for c in CHARACTERS if c.effect == Effect.STEAL_HAND)
 LEIA = next(c.id for c in CHARACTERS if c.effect == Effect.DRAW_KEEP_RETURN)
 R2_D2 = next(c.id for c in CHARACTERS if c.effect == Effect.PEEK_OR_SET_ASIDE)
+SET_ASIDE = -1  # AreaCard.target: R2-D2 looked at the face-down set-aside card
 
 
 class SituationError(ValueError):
@@ -44,6 +45,14 @@ class AreaCard:
     card: int
     how: str = "played"  # "played", "took" or "discarded"
     victim: int | None = None  # for "took": whose hand it was
+    # What the table saw of a play (docs/hint.md "What the table saw"); None: not said.
+    target: int | None = None  # the seat chosen, or SET_ASIDE (R2-D2)
+    named: tuple[int, ...] = ()  # Guard/C-3PO: the number named, C-3PO: then the one named back
+    hit: bool = False  # the target went out (a Mercenary: somebody did; C-3PO: see named)
+    traded: bool = False  # Lando traded hands
+    # A look, compare or trade between the player and the chosen seat, one of them me:
+    seen: int | None = None  # the chosen seat's card as the player saw it (and got it)
+    shown: int | None = None  # the player's card as the chosen seat saw it (and got it)
 
 
 @dataclasses.dataclass
@@ -78,7 +87,10 @@ def _cards(value, what: str) -> tuple[int, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
-        value = [v for v in re.split(r"[,\s]+", value.strip()) if v]
+        # Commas separate names when there are any, so full names keep their spaces
+        # ("Salacious Crumb,Lando Calrissian"); else white space does ("jabba guard").
+        value = [v.strip() for v in re.split("," if "," in value else r"\s+", value.strip())
+                 if v.strip()]
     if not isinstance(value, (list, tuple)):
         raise SituationError(f"{what}: expected a list of card names, got {value!r}")
     return tuple(card(v) for v in value)
@@ -103,9 +115,47 @@ def _seat(value, what: str, players: int) -> int:
     return int(text)
 
 
+def _play(text: str, players: int, owner: int) -> AreaCard:
+    """A played card with what the table saw of it: 'CARD[@SEAT|@set-aside][:DETAIL]...',
+    DETAIL a number named (Guard, C-3PO; a second one: named back after a C-3PO miss),
+    'hit', 'traded', or, where the look is mine or at me, a card: first the chosen
+    seat's card the player saw, then the player's card the chosen seat saw (a compare)
+    or got (a trade)."""
+    what = f"areas[{owner}] {text!r}"
+    head, *details = text.split(":")
+    name, at, target_text = head.partition("@")
+    c = card(name)
+    target = None
+    if at:
+        if target_text.lower().replace("-", "").replace("_", "") in ("setaside", "sa"):
+            target = SET_ASIDE
+        else:
+            target = _seat(target_text, what, players)
+    named, hit, traded, seen, shown = [], False, False, None, None
+    for d in details:
+        word = d.strip().lower()
+        if word.isdigit():
+            named.append(int(word))
+        elif word == "hit":
+            hit = True
+        elif word in ("traded", "trade"):
+            traded = True
+        elif word and seen is None:
+            seen = card(word)
+        elif word and shown is None:
+            shown = card(word)
+        elif word:
+            raise SituationError(f"{what}: more than two cards after ':' (the card the "
+                                 "player saw, then the card the chosen seat saw)")
+        else:
+            raise SituationError(f"{what}: empty detail after ':'")
+    return AreaCard(c, "played", None, target, tuple(named), hit, traded, seen, shown)
+
+
 def _area(items, players: int, owner: int) -> tuple[AreaCard, ...]:
     """Cards in play order; 'took:luke' or 'took:luke@2' marks a card taken with Boba
-    Fett (from seat 2; with 2 players the other seat)."""
+    Fett (from seat 2; with 2 players the other seat); a played card may say what the
+    table saw of it (`_play`)."""
     if isinstance(items, str):
         items = [v for v in re.split(r"[,\s]+", items.strip()) if v]
     out = []
@@ -122,7 +172,7 @@ def _area(items, players: int, owner: int) -> tuple[AreaCard, ...]:
                                      "whose card it was, e.g. 'took:luke@2'")
             out.append(AreaCard(card(name), "took", v))
         else:
-            out.append(AreaCard(card(text)))
+            out.append(_play(text, players, owner))
     return tuple(out)
 
 
@@ -131,6 +181,11 @@ def from_mapping(data: dict) -> Situation:
     unknown = set(data) - _KEYS
     if unknown:
         raise SituationError(f"unknown field(s) {sorted(unknown)}; allowed: {sorted(_KEYS)}")
+    pasted = None
+    if data.get("log") is not None:  # lines; a pasted information state's seat and hand
+        from solver.hint.log import read_log  # (log.py builds on this module)
+        pasted = read_log(data["log"])
+        data = pasted.fill(data)
     for required in ("players", "seat", "hand"):
         if required not in data and not (required == "hand" and data.get("log")):
             raise SituationError(f"missing field {required!r}")
@@ -162,11 +217,7 @@ def from_mapping(data: dict) -> Situation:
     if deck is not None and (not isinstance(deck, int) or deck < 0):
         raise SituationError(f"deck={deck!r}: must be a whole number of cards, 0 or more")
     log = data.get("log")
-    if log is not None:
-        if isinstance(log, str):
-            log = [line for line in re.split(r"[;\n]", log) if line.strip()]
-        log = tuple(str(line).strip() for line in log)
-    return Situation(
+    sit = Situation(
         players=players, agenda=agenda, seat=seat, hand=_cards(data.get("hand"), "hand"),
         face_up=_cards(data.get("face_up"), "face_up"), areas=tuple(areas),
         out=_seats(data.get("out"), "out", players),
@@ -175,6 +226,9 @@ def from_mapping(data: dict) -> Situation:
         set_aside=None if set_aside is None else card(set_aside),
         bottom=_cards(data.get("bottom"), "bottom"), deck=deck, log=log,
         utility=data.get("utility", "margin"))
+    if pasted is not None:
+        pasted.check(sit)
+    return sit
 
 
 

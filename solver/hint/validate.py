@@ -5,10 +5,13 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from spiel_game.cards import CHARACTERS
+from spiel_game.cards import CHARACTERS, Effect
 
-from solver.hint.situation import (BIB_FORTUNA, BOBA_FETT, LEIA, R2_D2, Situation,
-                                   SituationError, plays)
+from solver.hint.situation import (BIB_FORTUNA, BOBA_FETT, LEIA, R2_D2, SET_ASIDE,
+                                   Situation, SituationError, plays)
+
+LANDO = next(c.id for c in CHARACTERS if c.effect == Effect.LOOK_MAY_TRADE)
+MERCENARY = next(c.id for c in CHARACTERS if c.effect == Effect.COMPARE)
 
 
 def _with_discards(areas: tuple, out) -> tuple:
@@ -22,6 +25,46 @@ def _with_discards(areas: tuple, out) -> tuple:
         area[-1] = dataclasses.replace(area[-1], how="discarded")
         areas[p] = tuple(area)
     return tuple(areas)
+
+
+_LOOK_CARDS = {c.id for c in CHARACTERS if c.effect in (
+    Effect.PEEK, Effect.PEEK_OR_SET_ASIDE, Effect.LOOK_MAY_TRADE, Effect.COMPARE)}
+
+
+def _looks(sit: Situation, viewer: int, q: int) -> bool:
+    """Some play let `viewer` see q's hand (R10): viewer's look card at q (or at a seat
+    not said), q's Mercenary compare or Lando trade with viewer."""
+    def at(a, seat):
+        return a.target == seat or a.target is None
+    return (any(a.card in _LOOK_CARDS and at(a, q) for a in plays(sit.areas[viewer]))
+            or any(at(a, viewer) and (a.card == MERCENARY or a.card == LANDO and a.traded)
+                   for a in plays(sit.areas[q])))
+
+
+def _check_cards_seen(a, p: int, me: int) -> None:
+    """A card after ':' says what a look, compare or trade showed: only on such plays,
+    a second card only where the chosen seat saw or got one, and only where the player
+    knows it: the play is theirs or at them (R10)."""
+    if a.seen is None and a.shown is None:
+        return
+    c = CHARACTERS[a.card]
+    name = f"seat {p}'s {c.name}"
+    if a.card not in _LOOK_CARDS:
+        raise SituationError(f"{name}: a card after ':' is what a look showed, but "
+                             f"{c.name} shows no card; only Salacious Crumb, R2-D2, "
+                             "Mercenary and Lando Calrissian do")
+    if a.shown is not None and not (a.card == MERCENARY or a.card == LANDO and a.traded):
+        raise SituationError(f"{name}: a second card after ':' is what the chosen seat saw "
+                             "(Mercenary) or got (Lando Calrissian, with ':traded')")
+    if a.target == SET_ASIDE:
+        raise SituationError(f"{name} looked at the set-aside card: say the card you saw "
+                             "as set_aside, not after ':'")
+    if p != me and a.target != me:
+        where = "a seat not said" if a.target is None else f"seat {a.target}"
+        raise SituationError(
+            f"{name} at {where}: you cannot know what a look between other players showed "
+            f"(R10); a card after ':' is for your own look or one at you, e.g. "
+            f"'{c.aliases[0]}@{me}:CARD'")
 
 
 def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> Situation:
@@ -80,17 +123,30 @@ def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> S
                                      "right after playing Boba Fett (R8)")
             if a.how == "took" and a.victim == p:
                 raise SituationError(f"seat {p} cannot take their own card with Boba Fett")
+    for p in range(n):
+        for a in plays(sit.areas[p]):
+            _check_cards_seen(a, p, me)
     for q in sit.saw:
         if q == me or q in sit.out:
             raise SituationError(f"saw: seat {q} has no hand you can know (it is you or out)")
+        if not _looks(sit, me, q):
+            raise SituationError(
+                f"saw: you know seat {q}'s card, but no play explains it: you have played "
+                f"no Salacious Crumb, R2-D2, Lando Calrissian or Mercenary at seat {q}, and "
+                f"no Lando trade was between you (R10)")
     for q, c in sit.seen_by.items():
         if q == me:
             raise SituationError("seen_by: name another seat")
         if c not in sit.hand:
             raise SituationError(f"seen_by: seat {q} saw your {CHARACTERS[c].name}, but it "
                                  "is not in your hand")
+        if not _looks(sit, q, me):
+            raise SituationError(
+                f"seen_by: seat {q} knows your card, but no play explains it: seat {q} has "
+                f"played no Salacious Crumb, R2-D2, Lando Calrissian or Mercenary at you, "
+                f"you no Mercenary at them, and no Lando trade was between you (R10)")
     if sit.set_aside is not None and not any(
-            a.card == R2_D2 for a in plays(sit.areas[me])):
+            a.card == R2_D2 and a.target in (None, SET_ASIDE) for a in plays(sit.areas[me])):
         raise SituationError("you saw the set-aside card, but only R2-D2 shows it and you "
                              "have not played R2-D2")
     if sit.bottom and not any(a.card == LEIA for a in plays(sit.areas[me])):

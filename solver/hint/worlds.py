@@ -57,9 +57,14 @@ def summary_worlds(sit: Situation, game, count: int, rng: np.random.Generator
     unseen_list = sorted(unseen.elements())
     hidden_hands = [p for p in range(n) if p != me and p not in sit.out and p not in sit.saw]
     hidden_bottom = 2 * sum(opp_leia.values())
-    needed = len(hidden_hands) + hidden_bottom
     set_aside_unseen = 0 if sit.set_aside is not None else 1
-    deck_left = len(unseen_list) - needed - set_aside_unseen + hidden_bottom + len(sit.bottom)
+    # Every unseen card outside the hands and the set-aside is still to draw, the
+    # opponents' Leia returns included.
+    deck_left = len(unseen_list) - len(hidden_hands) - set_aside_unseen + len(sit.bottom)
+    # The deck is drawn shuffled part first, returned cards last (R9): returns beyond what
+    # the deck still holds were drawn since (the first ones returned).
+    returns_in_deck = max(0, min(hidden_bottom, deck_left - len(sit.bottom)))
+    needed = len(hidden_hands) + returns_in_deck
     if deck_left < 0:
         raise SituationError(
             f"the situation places too many cards: {len(unseen_list)} unseen card(s) cannot "
@@ -77,12 +82,16 @@ def summary_worlds(sit: Situation, game, count: int, rng: np.random.Generator
         hands = {p: drawn[i] for i, p in enumerate(hidden_hands)}
         hands.update(sit.saw)
         returns = drawn[len(hidden_hands):]
-        worlds.append(_write_world(sit, game, turns, hands, returns, deck_left))
+        worlds.append(_write_world(sit, game, turns, hands, returns, deck_left,
+                                   hidden_bottom - returns_in_deck))
     return worlds, +unseen
 
 
-def _write_world(sit, game, turns, hands, opp_returns, deck_left) -> np.ndarray:
-    """One engine state: the summary, the opponents' hands and Leia returns filled in."""
+def _write_world(sit, game, turns, hands, opp_returns, deck_left, drawn_returns=0
+                 ) -> np.ndarray:
+    """One engine state: the summary, the opponents' hands and Leia returns filled in.
+    `opp_returns`: the opponents' returned cards still in the deck; `drawn_returns`: how
+    many they returned before those that were drawn since (the log's last deck draws)."""
     n, me = sit.players, sit.seat
     s = game.initial_array.copy()
     s[L.S_EVENT_N] = 0
@@ -126,7 +135,8 @@ def _write_world(sit, game, turns, hands, opp_returns, deck_left) -> np.ndarray:
 
     for p in range(n):
         event(L.E_DRAW, p, -1, next_need(p), L.SRC_DEAL)
-    returns_left = list(opp_returns)
+    # A returned card drawn since is a placeholder -1 - j until the pass below.
+    returns_left = [-1 - j for j in range(drawn_returns)] + list(opp_returns)
     turn_count = 0
     gone = set()
     for p, i in turns:
@@ -171,6 +181,8 @@ def _write_world(sit, game, turns, hands, opp_returns, deck_left) -> np.ndarray:
     # My turn now: I drew my second card.
     turn_count += 1
     event(L.E_DRAW, me, -1, sit.hand[1], L.SRC_DECK)
+    if drawn_returns:
+        _draw_returns_last(log, drawn_returns)
     if len(log) > L.MAX_EVENTS:
         raise SituationError("the situation is longer than any round can be")
     for k, e in enumerate(log):
@@ -223,3 +235,24 @@ def _write_world(sit, game, turns, hands, opp_returns, deck_left) -> np.ndarray:
     s[L.S_PENDING_CARD] = -1
     s[L.S_PENDING_TARGET] = -1
     return s
+
+
+def _draw_returns_last(log, drawn_returns):
+    """The log's last `drawn_returns` deck draws took the opponents' returned cards, in
+    the order returned (R9): mark them as bottom draws and name the placeholders -1 - j
+    of the Leia events by those cards."""
+    draws = [k for k, e in enumerate(log) if e[0] == L.E_DRAW and e[4] == L.SRC_DECK
+             and e[3] >= 0][-drawn_returns:]
+    if len(draws) < drawn_returns:
+        raise SituationError("the opponents' Leia returns cannot have been drawn: too few "
+                             "draws after them")
+    card_of = {-1 - j: log[k][3] for j, k in enumerate(draws)}
+    for k in draws:
+        kind, actor, other, c, _ = log[k]
+        log[k] = (kind, actor, other, c, L.SRC_BOTTOM)
+    for k, (kind, actor, other, c, extra) in enumerate(log):
+        if kind == L.E_DRAW and c < 0:
+            log[k] = (kind, actor, other, card_of[c], extra)
+        elif kind == L.E_RETURN:
+            log[k] = (kind, actor, other, card_of.get(c, c),
+                      card_of.get(extra, extra) if other >= 2 else extra)

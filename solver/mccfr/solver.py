@@ -17,6 +17,7 @@ import numpy as np
 
 from spiel_game import layout as L
 
+from solver import provenance
 from solver.abstraction.keys import abstract_key
 from solver.mccfr.checkpoint import read_checkpoint, write_checkpoint
 from solver.mccfr.kernel import run_iterations
@@ -24,11 +25,27 @@ from solver.mccfr.table import MAX_LOAD, META_FULL, Tables, find_slot
 from solver.sim.rng import STREAM_MCCFR, check_seed, stream_seed
 
 
+def memory_size(size: int) -> str:
+    """A size in bytes as MiB or GiB."""
+    return f"{size / 2**30:.2f} GiB" if size >= 2**30 else f"{size / 2**20:.1f} MiB"
+
+
+class MemoryLimitReached(Exception):
+    """The tables would grow past the solver's `max_memory`; nothing was grown and every
+    finished iteration stands."""
+
+    def __init__(self, needed: int, limit: int, keys: int):
+        self.needed, self.limit, self.keys = needed, limit, keys
+        super().__init__(f"the MCCFR tables would grow to {memory_size(needed)} at "
+                         f"{keys:,} keys, over the memory limit of {memory_size(limit)}")
+
+
 class MCCFRSolver:
-    """External-sampling MCCFR on a jabbas_palace game; tables grow as needed."""
+    """External-sampling MCCFR on a jabbas_palace game; tables grow as needed, up to
+    `max_memory` bytes (None: no limit), when `run` raises MemoryLimitReached."""
 
     def __init__(self, game, level: int = 0, seed: int = 1, threads: int = 1,
-                 tables: Tables | None = None):
+                 tables: Tables | None = None, max_memory: int | None = None):
         if threads < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
         self.game = game
@@ -42,6 +59,9 @@ class MCCFRSolver:
                               for k in range(threads)], dtype=np.uint64)
         self.iterations = 0
         self.seconds = 0.0
+        self.max_memory = max_memory
+        # The training curve (solver/mccfr/train.py), kept in checkpoints.
+        self.curve: list[dict] = []
 
     @property
     def threads(self) -> int:
@@ -56,6 +76,9 @@ class MCCFRSolver:
         """Run `iterations` more iterations in batches; between batches the table grows
         if needed and `on_batch(solver)` is called (progress, checkpoints). Ctrl-C ends
         the run after the current batch, keeping every finished iteration."""
+        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) \
+                or iterations < 1:
+            raise ValueError(f"iterations must be a positive whole number, got {iterations!r}")
         target = self.iterations + iterations
         try:
             while self.iterations < target and not (stop and stop.is_set()):
@@ -76,6 +99,9 @@ class MCCFRSolver:
             full and self.tables.num_keys >= 0.45 * self.tables.capacity)
         grow_values = self.tables.values_full(16 * margin_keys) or (full and not grow_keys)
         if grow_keys or grow_values:
+            needed = self.tables.nbytes_after_grow(grow_keys, grow_values)
+            if self.max_memory is not None and needed > self.max_memory:
+                raise MemoryLimitReached(needed, self.max_memory, self.tables.num_keys)
             self.tables.grow(keys=grow_keys, values=grow_values)
         self.tables.meta[META_FULL] = 0
         capacity_keys = int(MAX_LOAD * self.tables.capacity) - margin_keys
@@ -122,24 +148,28 @@ class MCCFRSolver:
     # Checkpoints ------------------------------------------------------------------------
 
     def _describe(self) -> dict:
-        return {"game": {k: v for k, v in self.game.get_parameters().items()},
-                "level": self.level, "seed": self.seed, "threads": self.threads,
-                "iterations": self.iterations, "seconds": self.seconds,
-                "keys": self.tables.num_keys}
+        """The checkpoint's header: the provenance header, then the run's state; its
+        `seconds` is rounded, `training_seconds` exact (a resumed run counts on from it)."""
+        return provenance.header(self.game, seconds=self.seconds, level=self.level,
+                                 seed=self.seed, threads=self.threads,
+                                 iterations=self.iterations, training_seconds=self.seconds,
+                                 keys=self.tables.num_keys, curve=self.curve)
 
     def save_checkpoint(self, path: str | Path) -> None:
         """Everything needed to resume (solver/mccfr/checkpoint.py), written atomically."""
         write_checkpoint(path, self._describe(), self.tables, self.rngs)
 
     @classmethod
-    def from_checkpoint(cls, game, path: str | Path) -> MCCFRSolver:
+    def from_checkpoint(cls, game, path: str | Path, max_memory: int | None = None
+                        ) -> MCCFRSolver:
         """Resume from `save_checkpoint`; refuses a file for another game or version."""
         header, tables, rngs = read_checkpoint(path, game)
         solver = cls(game, level=header["level"], seed=header["seed"],
-                     threads=header["threads"], tables=tables)
+                     threads=header["threads"], tables=tables, max_memory=max_memory)
         solver.rngs = rngs
         solver.iterations = header["iterations"]
-        solver.seconds = header["seconds"]
+        solver.seconds = header.get("training_seconds", header["seconds"])  # format 2
+        solver.curve = header.get("curve", [])
         return solver
 
 

@@ -54,13 +54,56 @@ class Tables:
     @classmethod
     def from_arrays(cls, keys, offsets, num_actions, regret, strategy_sum,
                     meta) -> Tables:
-        """Tables from per-slot keys, block offsets and action counts (checkpoints)."""
+        """Tables from per-slot keys, block offsets and action counts (format 2
+        checkpoints)."""
         slots = np.zeros(2 * len(keys), np.int64)
         used = keys != 0
         slots[0::2] = keys
         slots[1::2][used] = ((offsets[used].astype(np.int64) << _ENTRY_SHIFT)
                              | num_actions[used].astype(np.int64))
         return cls(slots, regret, strategy_sum, meta)
+
+    @classmethod
+    def from_used_slots(cls, keys, entries, capacity: int, regret, strategy_sum,
+                        meta) -> Tables:
+        """Tables of `capacity` slots holding the used slots (keys, entries) that
+        `used_slots` gave, each in the slot it had."""
+        slots = np.zeros(2 * capacity, np.int64)
+        _insert_in_order(slots, keys, entries)
+        return cls(slots, regret, strategy_sum, meta)
+
+    def used_slots(self) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, entries) of the used slots, in cyclic slot order from the slot after an
+        empty one: inserted in that order into an empty table of the same capacity, each
+        key lands in the slot it has here (`_double_in_place` says why). A checkpoint
+        stores these, not every slot: 16 bytes per key, not per slot (2-4 times less)."""
+        keys = self.keys
+        empty = int(np.argmin(keys != 0))  # a table is never full: there is an empty slot
+        order = np.concatenate([np.flatnonzero(keys[empty + 1:]) + empty + 1,
+                                np.flatnonzero(keys[:empty])])
+        return keys[order], self.slots[1::2][order]
+
+    @property
+    def nbytes(self) -> int:
+        """Memory the tables hold: slots and both value arrays."""
+        return self.slots.nbytes + self.regret.nbytes + self.strategy_sum.nbytes
+
+    def nbytes_after_grow(self, keys: bool, values: bool) -> int:
+        """`nbytes` once `grow(keys, values)` is done."""
+        return (self.slots.nbytes * (2 if keys else 1)
+                + (self.regret.nbytes + self.strategy_sum.nbytes) * (2 if values else 1))
+
+    def nbytes_for_keys(self, keys: int) -> int:
+        """`nbytes` once the tables have grown to hold `keys` keys, at this table's mean
+        block size (the doublings `grow` makes; a projection for memory limits)."""
+        capacity = self.capacity
+        while keys > MAX_LOAD * capacity:
+            capacity *= 2
+        values = len(self.regret)
+        per_key = int(self.meta[META_SLOTS_USED]) / max(self.num_keys, 1)
+        while keys * per_key > values:
+            values *= 2
+        return 16 * capacity + 2 * 4 * values
 
     @property
     def capacity(self) -> int:
@@ -172,6 +215,16 @@ def _double_in_place(slots, capacity):
         j = find_slot(keys, held[2 * i])
         slots[2 * j] = held[2 * i]
         slots[2 * j + 1] = held[2 * i + 1]
+
+
+@njit(**_JIT)
+def _insert_in_order(slots, keys, entries):
+    """Insert keys with their entries, in the given order, into empty slots."""
+    view = slots[0::2]
+    for i in range(len(keys)):
+        j = find_slot(view, keys[i])
+        slots[2 * j] = keys[i]
+        slots[2 * j + 1] = entries[i]
 
 
 @njit(**_JIT)

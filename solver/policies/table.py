@@ -9,7 +9,8 @@ each key's row starts where the previous row ends) and `probs` (uint8: probabili
 255, rounded; each row renormalised on load). About 4-5 bytes per key (format 1 stored
 the keys whole and the row offsets: about 9). Loading checks the format, the checksum,
 the game parameters and the abstraction version, and refuses the file with a clear
-message otherwise.
+message otherwise. A loaded `TablePolicy` is an OpenSpiel `policy.Policy` (docs/hint.md
+"In OpenSpiel's own tools").
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import pyspiel
+from open_spiel.python import policy as policy_lib
+
+import spiel_game  # noqa: F401  (registers jabbas_palace)
+from spiel_game import engine
+from spiel_game import layout as L
 
 from solver.abstraction import keys as abstraction
 from solver.mccfr.solver import MCCFRSolver
@@ -101,10 +108,17 @@ def _level_name(level: int) -> str:
     return {v: k for k, v in abstraction.LEVELS.items()}[level]
 
 
-class TablePolicy:
-    """A loaded policy: probabilities by abstract key, for engine states."""
+class TablePolicy(policy_lib.Policy):
+    """A loaded policy: probabilities by abstract key, for engine states; also an
+    OpenSpiel `policy.Policy` for every seat of its game, so OpenSpiel's own tools
+    (exploitability, PolicyBot, evaluate_bots) take it as it is.
 
-    def __init__(self, header: dict, arrays: dict[str, np.ndarray]):
+    A key missing from the table gets uniform probabilities over the legal actions, as
+    the tournaments play it (solver/policies/compiled.py `policy_probs`, TABLE_MISS).
+    """
+
+    def __init__(self, header: dict, arrays: dict[str, np.ndarray], game):
+        super().__init__(game, list(range(game.num_players())))
         self.header = header
         self.level = abstraction.LEVELS[header["abstraction"]["level"]]
         self.keys = decode_keys(arrays["key_gaps"])  # sorted
@@ -134,9 +148,27 @@ class TablePolicy:
         i = self.find(abstraction.abstract_key(s, player, self.level))
         return None if i < 0 else self.row(i, n)
 
+    def action_probabilities(self, state, player_id=None) -> dict[int, float]:
+        """{action: probability} over the legal actions of the player to act at `state`
+        (a jabbas_palace state); uniform where the table lacks the key."""
+        player = state.current_player()
+        if player < 0:
+            raise ValueError(f"no player decides at this state (current player {player}: "
+                             "chance or terminal); a policy answers decision states only")
+        if player_id is not None and player_id != player:
+            raise ValueError(f"asked for player {player_id} where player {player} is to "
+                             "act; the table holds decisions of the player to act only")
+        buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+        n = engine.legal_actions(state._s, buf)  # the order of the table's rows
+        probs = self.lookup(state._s, player, n)
+        if probs is None:
+            probs = np.full(n, 1.0 / n)
+        return dict(zip(buf[:n].tolist(), probs.tolist()))
+
 
 def load_policy(path: str | Path, game=None) -> TablePolicy:
-    """Load and verify a policy file; with `game`, also check it was made for that game."""
+    """Load and verify a policy file; with `game`, also check it was made for that game
+    (without, the policy is for the game its header records)."""
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
@@ -161,12 +193,17 @@ def load_policy(path: str | Path, game=None) -> TablePolicy:
                          f"{made_with['version']}; this code has version "
                          f"{abstraction.VERSION} with levels {sorted(abstraction.LEVELS)}. "
                          "Re-solve with this code.")
-    if game is not None:
-        params = {k: v for k, v in game.get_parameters().items()}
-        if provenance.game_parameters(header) != params:
-            raise ValueError(f"{path}: policy is for game {provenance.game_parameters(header)}"
-                             f", not {params}")
-    return TablePolicy(header, arrays)
+    made_for = provenance.game_parameters(header)
+    if game is None:  # the game the header records
+        try:
+            game = pyspiel.load_game("jabbas_palace", made_for)
+        except (ValueError, pyspiel.SpielError) as err:
+            raise ValueError(f"{path}: made for game {made_for}, which this code cannot "
+                             f"load ({err}); re-solve with this code") from None
+    params = {k: v for k, v in game.get_parameters().items()}
+    if made_for != params:
+        raise ValueError(f"{path}: policy is for game {made_for}, not {params}")
+    return TablePolicy(header, arrays, game)
 
 
 def shipped_policies(deck: str, agenda: str, players: int, folder: Path | None = None

@@ -1,0 +1,172 @@
+"""Validation shared by every `jabba` command: typed option parsers (budgets, seeds,
+counts), input files, SEAT=CARDS pairs, options that conflict, clean help, a quiet broken
+pipe.
+
+Every refusal is a `typer.BadParameter` naming the option, the value given and what is
+allowed; typer prints it without a traceback and exits with code 2 (docs/bad-input.md).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from pathlib import Path
+
+import typer
+from typer.core import TyperGroup
+
+HELP_OPTION_NAMES = ["-h", "--help"]
+MAX_SECONDS = 1e9  # about 31 years: finite, and every deadline computed from it stays finite
+INT64_LIMIT = 1 << 63  # counts and seeds go to numba as int64
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a Unix tool killed by a closed pipe returns
+
+
+def _integer(low: int, high: int, allowed: str):
+    """A parser of integers low <= n < high; the refusal says `allowed`."""
+    def parse(value) -> int:
+        try:
+            number = int(value) if not isinstance(value, float) else None
+        except ValueError:
+            number = None
+        if number is None or not low <= number < high:
+            raise typer.BadParameter(f"{value!r}: allowed is {allowed}")
+        return number
+    return parse
+
+
+def _real(high: float, allowed: str):
+    """A parser of finite reals 0 < x <= high; the refusal says `allowed`."""
+    def parse(value) -> float:
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not (math.isfinite(number) and 0 < number <= high):
+            raise typer.BadParameter(f"{value!r}: allowed is {allowed}")
+        return number
+    return parse
+
+
+# typer.Option keyword arguments, e.g. typer.Option(0.25, **SECONDS, help=...).
+SECONDS = dict(parser=_real(MAX_SECONDS, "a number of seconds above 0 and at most 1e9"),
+               metavar="SECONDS")
+POSITIVE_REAL = dict(parser=_real(1e6, "a number above 0 and at most 1e6"),
+                     metavar="NUMBER")
+SEED = dict(parser=_integer(0, INT64_LIMIT, "an integer from 0 to 2**63 - 1"),
+            metavar="SEED")
+POSITIVE = dict(parser=_integer(1, INT64_LIMIT, "an integer from 1 to 2**63 - 1"),
+                metavar="N")
+COUNT = dict(parser=_integer(0, INT64_LIMIT, "an integer from 0 to 2**63 - 1"), metavar="N")
+THREADS = dict(parser=_integer(1, 1025, "an integer from 1 to 1024"), metavar="N")
+# Files: click checks existence and kind and names the option.
+INPUT_FILE = dict(exists=True, dir_okay=False, metavar="FILE")
+OUTPUT_FILE = dict(dir_okay=False, metavar="FILE")
+OUTPUT_FOLDER = dict(file_okay=False, metavar="FOLDER")
+
+
+def read_text(path: Path, option: str) -> str:
+    """A text file's contents, read as UTF-8, or a refusal naming `option`."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise typer.BadParameter(f"{path}: not UTF-8 text (byte {err.start}); give a "
+                                 "UTF-8 text file", param_hint=option) from None
+    except OSError as err:
+        raise typer.BadParameter(f"{path}: {err.strerror}", param_hint=option) from None
+
+
+def seat_pairs(values: list[str] | None, option: str) -> dict[str, str]:
+    """'1=luke' or '1:luke,guard' items as {seat: text}; a seat given twice is refused."""
+    out: dict[str, str] = {}
+    for item in values or []:
+        seat, sep, rest = item.partition("=")
+        if not sep:
+            seat, sep, rest = item.partition(":")
+        if not sep:
+            raise typer.BadParameter(f"{item!r}: expected SEAT=CARDS, e.g. '1=luke'",
+                                     param_hint=option)
+        seat = seat.strip()
+        if seat in out:
+            raise typer.BadParameter(f"seat {seat} given twice ({seat}={out[seat]} and "
+                                     f"{item}); give each seat once, its cards "
+                                     "comma-separated", param_hint=option)
+        out[seat] = rest.strip()
+    return out
+
+
+def given(ctx: typer.Context, name: str) -> bool:
+    """Whether the user gave option `name` (the parameter's name) on the command line."""
+    source = ctx.get_parameter_source(name)  # typer's own click: compared by name
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _flag(ctx: typer.Context, name: str) -> str:
+    return next(p.opts[0] for p in ctx.command.params if p.name == name)
+
+
+def exclusive(ctx: typer.Context, *names: str) -> None:
+    """Refuse two or more of these options given together."""
+    both = [_flag(ctx, n) for n in names if given(ctx, n)]
+    if len(both) > 1:
+        raise typer.BadParameter(f"{' and '.join(both)} both given; give one",
+                                 param_hint=both[-1])
+
+
+def applies_only(ctx: typer.Context, names: tuple[str, ...], condition: str) -> None:
+    """Refuse any of these options given when they do not apply (`condition` says when
+    they do)."""
+    for name in names:
+        if given(ctx, name):
+            raise typer.BadParameter(f"applies only {condition}", param_hint=_flag(ctx, name))
+
+
+_METAVARS = {"int": "INTEGER", "float": "NUMBER", "str": "TEXT", "file": "FILE",
+             "path": "PATH", "directory": "FOLDER", "bool": "BOOLEAN"}
+
+
+def _clean_help(command, ctx) -> None:
+    """Click-style metavars (none on flags, INTEGER, TEXT... not typer's <bool>, <str>),
+    and no default shown for a flag that is off by default."""
+    help_option = command.get_help_option(ctx)
+    for param in [*command.params, *([help_option] if help_option else [])]:
+        if not hasattr(param, "display_type_rich"):
+            continue  # not a typer parameter
+        if getattr(param, "is_flag", False):
+            label = ""
+            if not param.default:
+                param.show_default = False
+        elif param.metavar is not None:
+            label = param.metavar
+        else:
+            label = param.display_type(ctx).strip("<>")
+            label = label.removeprefix("list[").removesuffix("]")
+            label = _METAVARS.get(label.lower(), label.upper())
+        param.display_type_rich = lambda ctx, label=label: label  # typer's type column
+
+
+class Group(TyperGroup):
+    """The `jabba` group: clean help for every command, and a reader that closes the pipe
+    (`jabba play | head -1`) ends the command quietly with EXIT_BROKEN_PIPE."""
+
+    def get_command(self, ctx, cmd_name):
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            _clean_help(command, ctx)
+        return command
+
+    def format_help(self, ctx, formatter):
+        _clean_help(self, ctx)
+        return super().format_help(ctx, formatter)
+
+    def invoke(self, ctx):
+        try:
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # inside the try: buffered output meets the closed pipe here
+            return result
+        except BrokenPipeError:
+            # Python's recommended idiom: point stdout at devnull, so that the flush at
+            # exit does not fail again and print "Exception ignored".
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise SystemExit(EXIT_BROKEN_PIPE) from None

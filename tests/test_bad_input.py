@@ -1,0 +1,199 @@
+"""Bad input to `jabba`: every class of docs/bad-input.md is refused with a message naming
+the option, the value and what is allowed, exit code 2 and no traceback."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+
+runner = CliRunner()
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "bad-input.md"
+HINT = ["hint", "--hand", "jabba,guard", "--face-up", "crumb,bib,merc"]
+
+# (id, arguments, what the message says); {name} is a file made by `files` below.
+CASES = [
+    ("solve-iterations-negative", ["solve", "--iterations", "-5"],
+     "Invalid value for '--iterations': '-5': allowed is an integer from 0 to 2**63 - 1"),
+    ("solve-mccfr-iterations-negative", ["solve", "--algorithm", "mccfr", "--iterations",
+                                         "-5"], "'--iterations': '-5': allowed is"),
+    ("solve-no-budget", ["solve", "--iterations", "0"], "needs --seconds or --target"),
+    ("solve-iterations-not-integer", ["solve", "--iterations", "1e3"],
+     "'--iterations': '1e3': allowed is an integer"),
+    ("solve-seconds-zero", ["solve", "--seconds", "0"],
+     "'--seconds': '0': allowed is a number of seconds above 0 and at most 1e9"),
+    ("solve-seconds-negative", ["solve", "--seconds", "-1"], "'--seconds': '-1': allowed"),
+    ("solve-seconds-huge", ["solve", "--seconds", "1e308"], "'--seconds': '1e308': allowed"),
+    ("solve-seconds-nan", ["solve", "--seconds", "nan"], "'--seconds': 'nan': allowed"),
+    ("solve-seconds-inf", ["solve", "--seconds", "inf"], "'--seconds': 'inf': allowed"),
+    ("solve-seconds-text", ["solve", "--seconds", "soon"], "'--seconds': 'soon': allowed"),
+    ("solve-target-zero", ["solve", "--target", "0"],
+     "'--target': '0': allowed is a number above 0"),
+    ("solve-checkpoint-every-zero", ["solve", "--algorithm", "mccfr", "--checkpoint-every",
+                                     "0"], "'--checkpoint-every': '0': allowed"),
+    ("solve-seed-negative", ["solve", "--algorithm", "mccfr", "--seed", "-5"],
+     "'--seed': '-5': allowed is an integer from 0 to 2**63 - 1"),
+    ("solve-seed-too-large", ["solve", "--algorithm", "mccfr", "--seed",
+                              "99999999999999999999"], "'--seed': '99999999999999999999'"),
+    ("solve-threads-zero", ["solve", "--algorithm", "mccfr", "--threads", "0"],
+     "'--threads': '0': allowed is an integer from 1 to 1024"),
+    ("solve-mccfr-option-with-exact", ["solve", "--threads", "4"],
+     "--threads: applies only to --algorithm mccfr"),
+    ("solve-exact-option-with-mccfr", ["solve", "--algorithm", "mccfr", "--target", "0.1"],
+     "--target: applies only to the exact algorithms"),
+    ("solve-resume-without-checkpoint", ["solve", "--algorithm", "mccfr", "--resume"],
+     "--resume: needs --checkpoint"),
+    ("solve-out-is-a-folder", ["solve", "--out", "{folder}"], "is a directory"),
+    ("solve-ship-and-out", ["solve", "--ship", "--out", "x.json.gz"], "give one"),
+    ("solve-unknown-algorithm", ["solve", "--algorithm", "cfr++"],
+     "allowed are cfr, cfr+, dcfr, mccfr"),
+    ("solve-exact-on-full-deck", ["solve", "--deck", "full"], "use --algorithm mccfr"),
+    ("solve-unknown-abstraction", ["solve", "--algorithm", "mccfr", "--abstraction",
+                                   "finest"], "allowed are identity, fine, coarse"),
+    ("play-players-out-of-range", ["play", "--players", "7"], "from 2 to 6"),
+    ("play-unknown-agenda", ["play", "--agenda", "galactic"], "galactic"),
+    ("play-seed-negative", ["play", "--seed", "-5"], "'--seed': '-5': allowed"),
+    ("play-viewer-out-of-range", ["play", "--viewer", "5"],
+     "--viewer: 5: allowed is -1 (none) or a seat from 0 to 1"),
+    ("rules-unknown-card", ["rules", "chewbaca"], "Did you mean Chewbacca"),
+    ("exploit-iterations-zero", ["exploit", "--iterations", "0"],
+     "'--iterations': '0': allowed is an integer from 1"),
+    ("exploit-unknown-agenda", ["exploit", "--agendas", "galactic"], "unknown agenda"),
+    ("hint-situation-missing", ["hint", "--situation", "{missing}"], "does not exist"),
+    ("hint-situation-folder", ["hint", "--situation", "{folder}"], "is a directory"),
+    ("hint-situation-not-utf8", ["hint", "--situation", "{garbage}"],
+     "--situation: {garbage}: not UTF-8 text"),
+    ("hint-situation-bad-toml", ["hint", "--situation", "{bad_toml}"], "not valid TOML"),
+    ("hint-situation-bad-json", ["hint", "--situation", "{bad_json}"], "not valid JSON"),
+    ("hint-situation-not-a-table", ["hint", "--situation", "{array}"],
+     "a JSON list; a situation is a table of fields"),
+    ("hint-situation-areas-not-a-table", [*HINT, "--situation", "{areas_list}", "--area",
+                                          "1=guard"], "'areas' is a list, not a table"),
+    ("hint-seconds-zero", [*HINT, "--seconds", "0"], "'--seconds': '0': allowed"),
+    ("hint-seconds-huge", [*HINT, "--seconds", "1e308"], "'--seconds': '1e308': allowed"),
+    ("hint-resolve-seconds-nan", [*HINT, "--resolve-seconds", "nan"],
+     "'--resolve-seconds': 'nan': allowed"),
+    ("hint-seed-too-large", [*HINT, "--seed", str(2**63)], "'--seed': '9223372036854775808'"),
+    ("hint-area-repeated", [*HINT, "--area", "1=guard", "--area", "1=han"],
+     "--area: seat 1 given twice (1=guard and 1=han)"),
+    ("hint-saw-repeated", [*HINT, "--saw", "1=luke", "--saw", "1=han"],
+     "--saw: seat 1 given twice"),
+    ("hint-area-without-seat", [*HINT, "--area", "guard"], "expected SEAT=CARDS"),
+    ("hint-log-and-log-file", [*HINT, "--log", "p0 plays Guard", "--log-file", "{log}"],
+     "--log and --log-file both given; give one"),
+    ("hint-log-file-not-utf8", [*HINT, "--log-file", "{garbage}"],
+     "--log-file: {garbage}: not UTF-8 text"),
+    ("hint-policy-missing", [*HINT, "--policy", "{missing}"], "does not exist"),
+    ("export-out-is-a-folder", ["export", "--out", "{folder}"], "is a directory"),
+    ("export-rounds-zero", ["export", "--out", "x.csv", "--rounds", "0"],
+     "'--rounds': '0': allowed is an integer from 1"),
+    ("export-unknown-format", ["export", "--out", "x.xml", "--format", "xml"],
+     "allowed are csv, jsonl"),
+    ("tournament-no-games", ["tournament", "--deals", "0", "--matches", "0"],
+     "--deals and --matches are both 0"),
+    ("tournament-deals-negative", ["tournament", "--deals", "-1"], "'--deals': '-1'"),
+    ("lbr-rollouts-zero", ["lbr", "--policy", "uniform", "--rollouts", "0"],
+     "'--rollouts': '0': allowed is an integer from 1"),
+    ("lbr-exact-on-full-deck", ["lbr", "--policy", "uniform", "--exact"],
+     "--exact needs a reduced deck"),
+    ("evaluate-scale-nan", ["evaluate", "--scale", "nan"], "'--scale': 'nan': allowed"),
+    ("evaluate-unknown-part", ["evaluate", "--parts", "lbr,speed"], "unknown part"),
+]
+
+
+@pytest.fixture
+def files(tmp_path) -> dict[str, str]:
+    made = {"folder": tmp_path, "missing": tmp_path / "missing.toml"}
+    for name, suffix, data in (("garbage", ".toml", b"seat = 0\n\xff\xfe\x00garbage"),
+                               ("bad_toml", ".toml", b"seat = = 0"),
+                               ("bad_json", ".json", b"{seat: 0"),
+                               ("array", ".json", b"[1, 2]"),
+                               ("areas_list", ".json", b'{"areas": ["guard"]}'),
+                               ("log", ".txt", b"p0 plays Guard\n")):
+        made[name] = tmp_path / f"{name}{suffix}"
+        made[name].write_bytes(data)
+    return {k: str(v) for k, v in made.items()}
+
+
+def _unboxed(output: str) -> str:
+    return " ".join(re.sub("[\u2500-\u257f]", " ", output).split())
+
+
+@pytest.mark.parametrize("args, message", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_refused(args, message, files, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # nothing a case might write lands in the checkout
+    result = runner.invoke(app, [a.format(**files) for a in args])
+    text = _unboxed(result.output)
+    assert result.exit_code == 2, result.output
+    assert message.format(**files) in text, result.output
+    assert isinstance(result.exception, (SystemExit, type(None))), result.exception
+    assert list(tmp_path.glob("jabbas_palace_*")) == []  # refused before any work
+
+
+def test_help_is_clean_for_every_command():
+    """-h works everywhere; no typer-style <bool>/<str> metavars; no default text split
+    over lines."""
+    from typer.main import get_command
+
+    for name in ["", *get_command(app).commands]:
+        result = runner.invoke(app, [name, "-h"] if name else ["-h"], env={"COLUMNS": "100"},
+                               terminal_width=100)
+        assert result.exit_code == 0, (name, result.output)
+        assert "Usage: " in result.output
+        assert not re.search(r"<\w[\w\[\]]*>", result.output), (name, result.output)
+        for line in result.output.splitlines():
+            assert not re.search(r"\[default:[^\]]*$", line), (name, line)
+            assert "[default: (" not in line, (name, line)
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    """`jabba play | head -1`: the reader leaves; exit 141 (as a Unix tool), nothing on
+    stderr. Many lines, so the writer meets the closed pipe whatever the timing."""
+    script = ("from cli.main import app\nimport typer\n"
+              "@app.command()\ndef flood():\n"
+              "    for i in range(200_000):\n        typer.echo(f'line {i}')\n"
+              "app(['flood'])\n")
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    assert child.stdout.readline() == b"line 0\n"
+    child.stdout.close()
+    stderr = child.stderr.read()
+    assert child.wait(timeout=60) == 141, stderr
+    assert stderr == b""
+
+
+def _table_rows() -> list[tuple[str, str]]:
+    """(class, test) of every row of docs/bad-input.md."""
+    rows = []
+    for line in DOCS.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and len(cells) >= 4 and cells[-1].startswith("`tests/"):
+            rows.append((cells[1], cells[-1].strip("`")))
+    return rows
+
+
+def test_the_table_and_the_tests_agree():
+    """Every row of docs/bad-input.md names a test that exists; every case here has a row;
+    at least 40 classes."""
+    import ast
+
+    rows = _table_rows()
+    assert len(rows) >= 40
+    root = DOCS.parents[1]
+    case_ids = {c[0] for c in CASES}
+    for klass, test in rows:
+        path, _, name = test.partition("::")
+        function, _, case = name.partition("[")
+        tree = ast.parse((root / path).read_text())
+        functions = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+        assert function in functions, (klass, test)
+        if case:
+            assert path == "tests/test_bad_input.py" and case.rstrip("]") in case_ids, test
+    listed = {t.partition("[")[2].rstrip("]") for _, t in rows if "[" in t}
+    assert case_ids <= listed, case_ids - listed
