@@ -14,12 +14,14 @@ An editable install copies nothing: it reads both from the checkout.
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))  # solver.provenance, for the code version
 # (folder in the repository, file pattern, folder in the package tree)
 SHIPPED_DATA = (("results", "policy_*.npz", "solver/shipped"),
                 ("docs", "RULES.md", "spiel_game"))
@@ -42,6 +44,9 @@ class BuildPyWithShippedData(build_py):
             for path in sorted((ROOT / source).glob(pattern)):
                 self.mkpath(str(Path(self.build_lib, target)))
                 self.copy_file(str(path), str(Path(self.build_lib, target, path.name)))
+        # The installed package cannot ask git: record the code version it was built from.
+        from solver.provenance import BUILT_CODE_VERSION, code_version
+        Path(self.build_lib, "solver", BUILT_CODE_VERSION).write_text(code_version() + "\n")
 
 
 setup(cmdclass={"build_py": BuildPyWithShippedData})

@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
 
 if TYPE_CHECKING:
     from solver.exact.solve import SolveOutcome
@@ -90,9 +89,15 @@ def command_line(command: str | Sequence[str] | None = None) -> str:
     return shlex.join(out)
 
 
+BUILT_CODE_VERSION = "CODE_VERSION"  # file of the solver package in a wheel (setup.py)
+
+
 def code_version() -> str:
-    """The git commit of this checkout ('+dirty' if the code has local changes), else
-    'unknown'."""
+    """The git commit of this checkout ('+dirty' if the code has local changes); in an
+    installed package, the one recorded when its wheel was built; else 'unknown'."""
+    built = Path(__file__).resolve().parent / BUILT_CODE_VERSION
+    if not (_ROOT / "pyproject.toml").is_file():  # installed: never some other repo's git
+        return built.read_text().strip() if built.is_file() else "unknown"
     try:
         commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=_ROOT,
                                 capture_output=True, text=True, timeout=5, check=True)
@@ -183,7 +188,7 @@ def policy_record(tree: GameTree, outcome: SolveOutcome, *, deck_spec: str,
         "policy": {
             "columns": ["information_state", "actions", "probabilities"],
             "rows": [[tree.infoset_strings[i], tree.infoset_actions[i].tolist(),
-                      np.round(outcome.strategy[offsets[i]:offsets[i + 1]], 6).tolist()]
+                      outcome.strategy[offsets[i]:offsets[i + 1]].round(6).tolist()]
                      for i in range(tree.num_infosets)],
         },
     }

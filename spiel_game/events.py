@@ -158,17 +158,41 @@ def doc_form(form: str) -> str:
     return _write(_form_parts(form), _PLACEHOLDERS)
 
 
+_FIELD_TEXT = {  # a field's words, from the event (kind, actor, other, card, extra)
+    "a": lambda e: str(e[1]), "o": lambda e: str(e[2]), "c": lambda e: card_name(e[3]),
+    "x": lambda e: card_name(e[4]) if e[4] != -1 else "", "n": lambda e: str(e[4]),
+    "src": lambda e: L.SOURCE_NAMES[e[4]] if 0 <= e[4] < len(L.SOURCE_NAMES) else "",
+    "end": lambda e: END_NAMES[e[4]] if 0 <= e[4] < len(END_NAMES) else ""}
+
+
+def _fields(parts) -> list[str]:
+    out = []
+    for what, arg in parts:
+        if what == "field":
+            out.append(arg)
+        elif what == "opt":
+            out += _fields(arg)
+    return out
+
+
+# Per event kind, its forms as (fixed fields, str.format template, fields it uses): the
+# template is what `_write` writes, built once (information-state strings describe every
+# event of a log, and OpenSpiel's tools ask for them at every node).
+_WRITERS: dict[int, list] = {}
+for _kind, _fixed, _form in LINE_FORMS:
+    _parts = _form_parts(_form)
+    _template = _write(_parts, {f: "{" + f + "}" for f in _FIELD_TEXT})
+    _WRITERS.setdefault(_kind, []).append(
+        (tuple(_fixed.items()), _template, tuple(dict.fromkeys(_fields(_parts)))))
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a round's events recur across its states' strings
 def describe(event: Event) -> str:
     """One event, already redacted, in words (the first LINE_FORMS entry that fits)."""
-    k, a, o, c, x = event
-    for kind, fixed, form in LINE_FORMS:
-        if kind == k and all(event[f] == v for f, v in fixed.items()):
-            values = {"a": str(a), "o": str(o), "c": card_name(c),
-                      "x": card_name(x) if x != -1 else "", "n": str(x),
-                      "src": L.SOURCE_NAMES[x] if 0 <= x < len(L.SOURCE_NAMES) else "",
-                      "end": END_NAMES[x] if 0 <= x < len(END_NAMES) else ""}
-            return _write(_form_parts(form), values)
-    raise ValueError(f"unknown event kind {k}")
+    for fixed, template, fields in _WRITERS.get(event[0], ()):
+        if all(event[f] == v for f, v in fixed):
+            return template.format_map({f: _FIELD_TEXT[f](event) for f in fields})
+    raise ValueError(f"unknown event kind {event[0]}")
 
 
 _CARD_TEXT = r"[\w\-' .?]+?"

@@ -8,6 +8,7 @@ import pyspiel
 import pytest
 
 import spiel_game  # noqa: F401  (registers the game)
+from spiel_game import layout as L
 
 AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
 
@@ -22,6 +23,18 @@ def random_action(state: pyspiel.State, rng: random.Random) -> int:
         outcomes, probs = zip(*state.chance_outcomes())
         return rng.choices(outcomes, probs)[0]
     return rng.choice(state.legal_actions())
+
+
+def random_play_stop(game: pyspiel.Game, rng: random.Random, seat: int | None = None):
+    """A random round stopped at a random play decision (of `seat`, or of anybody): the
+    state there, or None if the round gave none."""
+    state, stops = game.new_initial_state(), []
+    while not state.is_terminal():
+        p = state.current_player()
+        if p >= 0 and (seat is None or p == seat) and state._s[L.S_PHASE] == L.PH_PLAY:
+            stops.append(state.clone())
+        state.apply_action(random_action(state, rng))
+    return rng.choice(stops) if stops else None
 
 
 def random_history(game: pyspiel.Game, rng: random.Random) -> list[int]:

@@ -10,7 +10,7 @@ import pyspiel
 import pytest
 
 import spiel_game  # noqa: F401
-from conftest import random_action
+from conftest import random_play_stop
 from solver.hint import advice as H
 from solver.hint.export import COLUMNS
 from solver.hint.log import log_worlds
@@ -150,13 +150,7 @@ def test_card_names_in_usual_forms():
 
 def _random_prefix(game, seed: int, me: int):
     """A random round stopped at one of `me`'s play decisions."""
-    rng = random.Random(seed)
-    state, stops = game.new_initial_state(), []
-    while not state.is_terminal():
-        if state.current_player() == me and state._s[L.S_PHASE] == L.PH_PLAY:
-            stops.append(state.clone())
-        state.apply_action(random_action(state, rng))
-    return rng.choice(stops) if stops else None
+    return random_play_stop(game, random.Random(seed), me)
 
 
 def _same_but_log(a, b) -> bool:

@@ -1,6 +1,7 @@
 """Hint fuzz: random legal mid-round situations from random rounds, every agenda, 2-4
-players, described by the player's event log; the hint must answer every one, with its
-recommendation the best by value within the interval (issue 12)."""
+players, described in turn by the player's event log and by a summary of what the table
+saw; the hint must answer every one, with its recommendation the best by value within the
+interval (issue 12)."""
 
 from __future__ import annotations
 
@@ -10,43 +11,73 @@ import pyspiel
 import pytest
 
 import spiel_game  # noqa: F401
+from conftest import random_play_stop
+from describing import annotated_summary
 from solver.hint import advice as H
-from solver.hint.situation import from_mapping
-from spiel_game import layout as L
+from solver.hint.log import SearchLimitError, summary_pattern
+from solver.hint.situation import SituationError, from_mapping
+from solver.hint.validate import check
 from spiel_game.events import describe, events
 
 AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
 
 
 def _random_situation(game, rng: random.Random):
-    """A random round stopped at a random play decision: (seat, that seat's log)."""
-    state, stops = game.new_initial_state(), []
-    while not state.is_terminal():
-        p = state.current_player()
-        if p >= 0 and state._s[L.S_PHASE] == L.PH_PLAY:
-            stops.append((p, [describe(e) for e in events(state._s, p)]))
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(outcomes, probs)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
-    return rng.choice(stops) if stops else None
+    """A random round stopped at a random play decision: (seat, that seat's log, the
+    round's state there)."""
+    state = random_play_stop(game, rng)
+    if state is None:
+        return None
+    seat = state.current_player()
+    return seat, [describe(e) for e in events(state._s, seat)], state
 
 
-def _fuzz(cases: int, seed: int):
+# What a summary cannot say (docs/hint.md "Limits"): which of the two players lost a
+# Mercenary compare when both are out and neither played again.
+UNSAYABLE = "both seats are out and neither played again"
+
+
+def _unsayable(summary: dict, game) -> bool:
+    cfg = game.config
+    sit = check(from_mapping(summary), tuple(int(c) for c in cfg.deck.counts), cfg.face_up)
+    try:
+        summary_pattern(sit, game)
+    except SituationError as err:
+        if UNSAYABLE in str(err):
+            return True
+        raise
+    return False
+
+
+def _fuzz(cases: int, seed: int) -> int:
+    """Hint `cases` random situations; the number the belief engine could not answer
+    within its particle limit (a long 4-player log: SearchLimitError, a refusal that
+    says so) is returned, every other exception fails."""
     rng = random.Random(seed)
     games = {(n, agenda): pyspiel.load_game("jabbas_palace", {"players": n, "agenda": agenda})
              for n in (2, 3, 4) for agenda in AGENDAS}
     policies = {key: H.load_policies(game) for key, game in games.items()}
-    done = 0
+    done = beyond_limit = 0
     while done < cases:
         key = (rng.choice((2, 3, 4)), rng.choice(AGENDAS))
         found = _random_situation(games[key], rng)
         if found is None:
             continue
-        seat, log = found
-        sit = from_mapping({"players": key[0], "agenda": key[1], "seat": seat, "log": log})
-        a = H.hint(sit, games[key], policies[key], seed=rng.randrange(1 << 30), rollouts=16)
+        seat, log, state = found
+        data = {"players": key[0], "agenda": key[1], "seat": seat, "log": log}
+        if done % 2:
+            summary = {**annotated_summary(state, seat), "agenda": key[1]}
+            if not _unsayable(summary, games[key]):
+                data = summary
+        sit = from_mapping(data)
+        try:
+            a = H.hint(sit, games[key], policies[key], seed=rng.randrange(1 << 30),
+                       rollouts=16)
+        except SearchLimitError:
+            assert key[0] >= 4 and "log" in data, data  # summaries fall back instead
+            beyond_limit += 1
+            done += 1
+            continue
         best = max(a["plays"], key=lambda p: p["ev"])
         chosen = next(p for p in a["plays"] if p["card"] == a["recommendation"]["card"])
         assert -chosen["vs_best"] <= chosen["vs_best_ci95"] + 1e-9 or chosen is best, (log, a)
@@ -54,12 +85,13 @@ def _fuzz(cases: int, seed: int):
             option = next(o for o in step["options"] if o["action"] == step["chosen"])
             assert -option["vs_best"] <= option["vs_best_ci95"] + 1e-9, (log, step)
         done += 1
+    return beyond_limit
 
 
 def test_hint_fuzz_random_situations():
-    _fuzz(100, seed=1)
+    assert _fuzz(100, seed=1) <= 5
 
 
 @pytest.mark.slow
 def test_hint_fuzz_2000_random_situations():
-    _fuzz(2000, seed=2)
+    assert _fuzz(2000, seed=2) <= 10  # measured 1 of 2,000: docs/hint.md "Limits"

@@ -74,11 +74,14 @@ def test_installed_layout_finds_the_packaged_policies(wheel, tmp_path):
     zipfile.ZipFile(wheel).extractall(site)
     probe = ("from solver.policies import shipped; print(shipped.checkout_results()); "
              "print(shipped.shipped_folder()); "
-             "print(*[p.name for p in shipped.policy_files('full', 'exalted_one', 2)])")
+             "print(*[p.name for p in shipped.policy_files('full', 'exalted_one', 2)]); "
+             "from solver.provenance import code_version; print(code_version())")
     env = {**os.environ, "PYTHONPATH": str(site)}
     lines = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, check=True,
                            capture_output=True, text=True).stdout.splitlines()
     assert lines[0] == "None"
     assert Path(lines[1]) == site / "solver" / shipped.PACKAGE_DATA
     assert lines[2].split() == [p.name for p in shipped.policy_files("full", "exalted_one", 2)]
+    # The code version the wheel was built from, recorded at build time (no git there).
+    assert lines[3] == (site / "solver" / "CODE_VERSION").read_text().strip() != ""
     assert shipped.shipped_folder() == ROOT / "results"

@@ -10,13 +10,13 @@ import pyspiel
 import pytest
 
 import spiel_game  # noqa: F401
-from conftest import random_action
+from conftest import random_play_stop
+from describing import annotated_summary
 from solver.hint.advice import load_policies
 from solver.hint.log import SearchLimitError, log_worlds, summary_log_worlds
 from solver.hint.situation import SituationError, from_mapping
-from spiel_game import engine
 from spiel_game import layout as L
-from spiel_game.cards import CHARACTERS, Effect, Side, character_id
+from spiel_game.cards import CHARACTERS, Side, character_id
 from spiel_game.events import describe, events
 
 FACE_UP = ["crumb", "bib", "merc"]
@@ -116,71 +116,8 @@ def test_an_unsaid_r2d2_of_an_opponent_stays_open():
 
 
 def _random_prefix(game, seed: int, me: int):
-    rng = random.Random(seed)
-    state, stops = game.new_initial_state(), []
-    while not state.is_terminal():
-        if state.current_player() == me and state._s[L.S_PHASE] == L.PH_PLAY:
-            stops.append(state.clone())
-        state.apply_action(random_action(state, rng))
-    return rng.choice(stops) if stops else None
-
-
-def _annotated_summary(state, me: int) -> dict:
-    """What the table saw of a round, as a summary: each play with its target, number,
-    hit, trade and my looks' cards (from the full log; only what `me` saw is used)."""
-    n = int(state._s[L.S_NUM_PLAYERS])
-    name = lambda c: CHARACTERS[c].aliases[0]  # noqa: E731
-    card_of = lambda text: character_id(text.partition("@")[0])  # noqa: E731
-    log = events(state._s)
-    areas = [[] for _ in range(n)]
-    face_up, bottom, set_aside = [], [], None
-    out = set()
-    current = None  # (seat, index in its area) of the play being resolved
-    for e in log:
-        if e.kind == L.E_FACE_UP:
-            face_up.append(name(e.card))
-        elif e.kind == L.E_PLAY:
-            areas[e.actor].append([name(e.card)])
-            current = (e.actor, len(areas[e.actor]) - 1)
-        elif current is None:
-            continue
-        else:
-            item = areas[current[0]][current[1]]
-            if e.kind == L.E_TARGET:
-                item[0] += f"@{e.other}"
-            elif e.kind == L.E_TARGET_SET_ASIDE:
-                item[0] += "@set-aside"
-            elif e.kind == L.E_NAME:
-                item.append(str(e.extra))
-            elif e.kind == L.E_OUT:
-                areas[e.actor].append([name(e.card)])
-                out.add(e.actor)
-                merc = CHARACTERS[card_of(item[0])].effect == Effect.COMPARE
-                if (e.actor != current[0] or merc) and "@" in item[0]:
-                    item.append("hit")  # a Mercenary: somebody went out
-            elif e.kind == L.E_SEE and me in (e.actor, e.other):  # a look mine or at me
-                item.append(name(e.card))
-            elif e.kind == L.E_SEE_SET_ASIDE and e.actor == me:
-                set_aside = name(e.card)
-            elif e.kind == L.E_TRADE:
-                item.append("traded")
-                if me in (e.actor, e.other):  # the card the chosen seat got
-                    item.append(name(e.card))
-            elif e.kind == L.E_STEAL:
-                areas[e.actor].append([f"took:{name(e.card)}@{e.other}"])
-            elif e.kind == L.E_RETURN and e.actor == me:
-                bottom = [name(e.card)] + ([name(e.extra)] if e.other == 2 else [])
-    hand = sorted(int(x) for x in state._s[L.S_HAND + me * L.MAX_HAND:
-                                           L.S_HAND + me * L.MAX_HAND + 2])
-    data = {"players": n, "seat": me, "hand": [name(c) for c in hand], "face_up": face_up,
-            "areas": {p: [":".join(x) for x in a] for p, a in enumerate(areas)},
-            "out": sorted(out), "deck": int(engine.deck_size(state._s))}
-    queue = [name(c) for c in state._s[L.S_QUEUE:L.S_QUEUE + state._s[L.S_QUEUE_LEN]]]
-    if bottom and queue == bottom:  # my returned cards, none drawn since
-        data["bottom"] = bottom
-    if set_aside is not None and state._s[L.S_SET_ASIDE] >= 0:
-        data["set_aside"] = set_aside
-    return data
+    """A random round stopped at one of `me`'s play decisions."""
+    return random_play_stop(game, random.Random(seed), me)
 
 
 @pytest.mark.parametrize("players, agenda, weighed", [
@@ -204,7 +141,7 @@ def test_a_summary_and_the_equivalent_log_give_the_same_posterior(players, agend
         if state is None:
             continue
         log = [describe(e) for e in events(state._s, me)]
-        data = {**_annotated_summary(state, me), "agenda": agenda}
+        data = {**annotated_summary(state, me), "agenda": agenda}
         try:
             by_summary, info = summary_log_worlds(from_mapping(data), game, policy)
         except SearchLimitError:
