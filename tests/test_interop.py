@@ -100,6 +100,17 @@ def _identity_table(game, seed: int, drop_every: int) -> TablePolicy:
     return TablePolicy({"abstraction": {"level": "identity"}}, arrays, game)
 
 
+def _exploitability_equal_to_openspiels(game, tree, table) -> float:
+    """Our exact exploitability of `table`, checked equal to OpenSpiel's Python and C++
+    ones to 1e-9."""
+    ours = exploitability(tree, strategy_from_policy(tree, table))
+    assert abs(openspiel_exploitability.exploitability(game, table) - ours) < 1e-9
+    theirs = pyspiel.exploitability(game, policy_lib.python_policy_to_pyspiel_policy(
+        table.to_tabular()))
+    assert abs(theirs - ours) < 1e-9
+    return ours
+
+
 def test_a_table_policy_is_an_openspiel_policy_with_its_exploitability():
     """On the tiny deck, OpenSpiel's exploitability (Python and C++) of a table policy
     equals ours (solver/exact/best_response.py), missing keys played uniformly."""
@@ -107,11 +118,7 @@ def test_a_table_policy_is_an_openspiel_policy_with_its_exploitability():
     table = _identity_table(game, seed=5, drop_every=4)
     assert isinstance(table, policy_lib.Policy) and table.player_ids == [0, 1]
     tree = build_tree(game)
-    ours = exploitability(tree, strategy_from_policy(tree, table))
-    assert abs(openspiel_exploitability.exploitability(game, table) - ours) < 1e-9
-    theirs = pyspiel.exploitability(game, policy_lib.python_policy_to_pyspiel_policy(
-        table.to_tabular()))
-    assert abs(theirs - ours) < 1e-9
+    ours = _exploitability_equal_to_openspiels(game, tree, table)
     uniform = exploitability(tree, strategy_from_policy(tree, policy_lib.UniformRandomPolicy(
         game)))
     assert abs(ours - uniform) > 1e-3  # the table's rows count, not only the misses
@@ -183,11 +190,7 @@ def test_openspiel_exploitability_of_the_shipped_small_table_is_ours():
     table = load_policy(SHIPPED_SMALL_TABLE)
     game = table.game
     tree = build_tree(game)
-    ours = exploitability(tree, strategy_from_policy(tree, table))
-    assert abs(openspiel_exploitability.exploitability(game, table) - ours) < 1e-9
-    theirs = pyspiel.exploitability(game, policy_lib.python_policy_to_pyspiel_policy(
-        table.to_tabular()))
-    assert abs(theirs - ours) < 1e-9
+    ours = _exploitability_equal_to_openspiels(game, tree, table)
     assert 0 < ours < 0.01  # 1M iterations of MCCFR on the small deck
 
 

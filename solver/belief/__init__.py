@@ -28,8 +28,8 @@ from solver.belief.filter import (ANY, ANY_PHASE, B_FAIL_ACTOR, B_FAIL_CARD, B_F
                                   observed_key, omissible)
 
 __all__ = ["ANY", "ANY_PHASE", "NO_COPY", "NO_FAILURE", "NUM_BELIEF_STATS", "OMIT_LOG",
-           "OMIT_NONE", "Posterior", "complete_pattern", "hidden_state", "observe",
-           "observed_key", "omissible", "posterior", "posterior_of_state"]
+           "OMIT_NONE", "Posterior", "complete_pattern", "hand_probabilities", "hidden_state",
+           "observe", "observed_key", "omissible", "posterior", "posterior_of_state"]
 
 DEFAULT_MAX_PARTICLES = 4096
 
@@ -50,10 +50,18 @@ class Posterior:
 
     def hands(self) -> np.ndarray:
         """(MAX_PLAYERS, MAX_CHARS): probability that each player holds each card."""
-        out = np.zeros((L.MAX_PLAYERS, L.MAX_CHARS))
-        if len(self.states):
-            hand_marginals(self.states[None], self.weights[None], 0, len(self.states), out)
-        return out
+        return hand_probabilities(self.states, self.weights)
+
+
+def hand_probabilities(states: np.ndarray, weights) -> np.ndarray:
+    """(MAX_PLAYERS, MAX_CHARS): the weighted share of states in which each player holds
+    each card (a hand of 2 copies counts once per copy)."""
+    out = np.zeros((L.MAX_PLAYERS, L.MAX_CHARS))
+    if len(states):
+        states = np.ascontiguousarray(states)
+        weights = np.asarray(weights, dtype=np.float64)
+        hand_marginals(states[None], weights[None], 0, len(states), out)
+    return out
 
 
 def hidden_state(s: np.ndarray) -> bytes:

@@ -38,6 +38,7 @@ from spiel_game import layout as L
 from spiel_game.actions import decision_to_string
 from spiel_game.cards import CHARACTERS
 
+from solver.belief import hand_probabilities
 from solver.policies.compiled import FROM_TABLE, build_bank, probabilities
 from solver.policies.table import shipped_policies
 from solver.hint.log import SearchLimitError, log_worlds, summary_log_worlds
@@ -308,14 +309,10 @@ def _opponents(sit: Situation, s0, hand_mass) -> list[dict]:
 
 
 def _world_mass(states, weights):
-    """hand_mass over weighted worlds (Bayes along a log)."""
-    def mass(q):
-        out = np.zeros(L.MAX_CHARS)
-        for s, w in zip(states, weights):
-            for k in range(int(s[L.S_HAND_N + q])):
-                out[s[L.S_HAND + q * L.MAX_HAND + k]] += w
-        return out
-    return mass
+    """hand_mass over weighted worlds (Bayes along a log), from the belief engine's
+    marginals."""
+    hands = hand_probabilities(np.stack(states), weights)
+    return lambda q: hands[q]
 
 
 def _counting_mass(sit: Situation, unseen):
