@@ -48,9 +48,11 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import datetime
 import math
 import multiprocessing
 import sys
+from pathlib import Path
 
 import numpy as np
 from _common import (
@@ -65,7 +67,7 @@ from numba import njit
 
 from solver.abstraction import keys as abstraction
 from solver.abstraction.keys import LEVELS, abstract_key
-from solver.mccfr.solver import MCCFRSolver, strategy_on_tree
+from solver.mccfr.solver import MCCFRSolver
 from solver.mccfr.table import META_SLOTS_USED, find_slot
 from solver.sim.rng import STREAM_MCCFR, next_float, stream_seed
 from solver.sim.sampler import chance_card, sample
@@ -76,6 +78,9 @@ REQUIRED_NEW_SHARE = 0.01  # < 1% of key visits create a key over the last tenth
 REQUIRED_HIT_RATE = 0.99  # >= 99% of self-play decisions find their key
 REDUCED_DECKS = ("small", "medium")
 REDUCED_AGENDA = "exalted_one"
+AGENDA_ORDER = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
+LEVEL_ORDER = tuple(LEVELS)  # finest first
+LOSS_MAX_NODES = 60_000_000  # the large deck's 44 M nodes and their solvers fit in ~7 GB
 _JIT = {"cache": True, "nogil": True}
 
 
@@ -288,48 +293,154 @@ def _exact_metric(players: int):
     return exploitability if players == 2 else nash_conv
 
 
-def reduced_job(deck: str, level_name: str, iterations: int, seed: int,
-                players: int) -> dict:
-    from solver.exact.tree import build_tree
+@njit(**_JIT)
+def _table_strategy(table_keys, table_offsets, num_actions, strategy_sum, keys,
+                    action_offsets):
+    """The table's average strategy on a tree: infoset k (key keys[k], actions
+    action_offsets[k]:[k + 1] of the flat strategy) reads its key's block; uniform where
+    the table has no such key or a block of another size. Returns (strategy, missing)."""
+    strategy = np.empty(action_offsets[-1], dtype=np.float64)
+    missing = 0
+    for k in range(len(keys)):
+        lo, n = action_offsets[k], action_offsets[k + 1] - action_offsets[k]
+        j = find_slot(table_keys, keys[k])
+        total = 0.0
+        if table_keys[j] != 0 and num_actions[j] == n:
+            for i in range(n):
+                total += strategy_sum[table_offsets[j] + i]
+        else:
+            missing += 1
+        for i in range(n):
+            strategy[lo + i] = (strategy_sum[table_offsets[j] + i] / total if total > 0
+                                else 1.0 / n)
+    return strategy, missing
 
-    game = load_jabba(players=players, agenda=REDUCED_AGENDA, deck=deck)
-    tree = build_tree(game)
+
+def loss_job(deck: str, agenda: str, levels: list[str], iterations: int, seeds: int,
+             dcfr_iterations: int, seed: int, players: int) -> list[dict]:
+    """(d) for one deck and agenda: the exact tree built once; DCFR on it; then per level
+    MCCFR for `iterations` with each seed and the exact exploitability of its average
+    strategy, the table read through every infoset's key (`replayed_keys`)."""
+    from solver.exact.cfr import CFRSolver, TreeArrays
+    from solver.exact.tree import build_tree, infoset_paths
+
+    game = load_jabba(players=players, agenda=agenda, deck=deck)
     clock = Stopwatch()
-    solver = MCCFRSolver(game, level=LEVELS[level_name], seed=seed)
-    solver.run(iterations)
-    run_seconds = clock.elapsed()
-    strategy, missing = strategy_on_tree(solver, tree)
-    return {"deck": deck, "level": level_name, "iterations": iterations, "seed": seed,
-            "keys": solver.tables.num_keys, "infosets": tree.num_infosets,
-            "missing_infosets": missing,
-            "exploitability": _exact_metric(players)(tree, strategy),
-            "seconds": run_seconds}
+    tree = build_tree(game, max_nodes=LOSS_MAX_NODES)
+    build_seconds = clock.elapsed()
+    arrays = TreeArrays(tree)
+    metric = _exact_metric(players)
+    clock = Stopwatch()
+    dcfr = CFRSolver(tree, "dcfr")
+    for _ in range(dcfr_iterations):
+        dcfr.iteration()
+    dcfr_value = metric(tree, dcfr.average_strategy(), arrays)
+    dcfr_seconds = clock.elapsed()
+    del dcfr  # its reach and value arrays: 40 bytes per node
+    actions, offsets = infoset_paths(tree)
+    infoset_players = tree.infoset_player.astype(np.int64)
+    action_offsets = tree.action_offsets()
+    rows = []
+    for level_name in levels:
+        keys = abstraction.replayed_keys(game.initial_array, actions, offsets,
+                                         infoset_players, LEVELS[level_name])
+        runs = []
+        for k in range(seeds):
+            clock = Stopwatch()
+            solver = MCCFRSolver(game, level=LEVELS[level_name], seed=seed + k)
+            solver.run(iterations)
+            run_seconds = clock.elapsed()
+            t = solver.tables
+            strategy, missing = _table_strategy(t.keys, t.offsets, t.num_actions,
+                                                t.strategy_sum, keys, action_offsets)
+            runs.append({"seed": seed + k, "table_keys": t.num_keys,
+                         "missing_infosets": int(missing),
+                         "exploitability": metric(tree, strategy, arrays),
+                         "seconds": run_seconds})
+        values = [r["exploitability"] for r in runs]
+        rows.append({"deck": deck, "players": players, "agenda": agenda,
+                     "level": level_name, "keys": int(len(np.unique(keys))),
+                     "infosets": tree.num_infosets, "nodes": tree.num_nodes,
+                     "iterations": iterations, "seeds": [r["seed"] for r in runs],
+                     "exploitability": float(np.mean(values)),
+                     "exploitability_min": min(values), "exploitability_max": max(values),
+                     "dcfr_iterations": dcfr_iterations, "dcfr_exploitability": dcfr_value,
+                     "dcfr_seconds": dcfr_seconds, "tree_seconds": build_seconds,
+                     "runs": runs})
+        print(f"  {deck} {agenda} {level_name}: {rows[-1]['exploitability']:.4g}",
+              file=sys.stderr)
+    return rows
 
 
-def merge_seeds(runs: list[dict]) -> list[dict]:
-    """One row per (deck, level): exploitability mean, min and max over the seeds."""
-    rows = {}
-    for r in runs:
-        rows.setdefault((r["deck"], r["level"]), []).append(r)
-    merged = []
-    for group in rows.values():
-        values = [r["exploitability"] for r in group]
-        merged.append({**group[0], "seeds": [r["seed"] for r in group if "seed" in r],
-                       "exploitability": float(np.mean(values)),
-                       "exploitability_min": min(values), "exploitability_max": max(values),
-                       "runs": group})
-    return merged
+LOSS_COLUMNS = ["deck", "players", "agenda", "level", "keys", "exploitability",
+                "dcfr_exploitability"]
 
 
-def dcfr_job(deck: str, iterations: int, players: int) -> dict:
-    from solver.exact.solve import solve
-    from solver.exact.tree import build_tree
+def write_loss_table(stem: str, rows: list[dict], part: dict) -> None:
+    """stem.json (the provenance header; every row with its seeds, iterations and runs;
+    the parts of the runs that made them), stem.csv (LOSS_COLUMNS) and stem.md. Rows of
+    an earlier stem.json for other (deck, players, agenda, level) are kept, so the table
+    can be made in parts (e.g. the large deck in a run of its own)."""
+    from solver import provenance
+    from solver.reports import csv
 
-    tree = build_tree(load_jabba(players=players, agenda=REDUCED_AGENDA, deck=deck))
-    outcome = solve(tree, "dcfr", iterations=iterations)
-    return {"deck": deck, "level": "exact tree, DCFR", "iterations": outcome.iterations,
-            "keys": tree.num_infosets, "infosets": tree.num_infosets, "missing_infosets": 0,
-            "exploitability": outcome.value, "seconds": outcome.seconds}
+    path = Path(f"{stem}.json")
+    old = provenance.read_json(path) if path.exists() else {"rows": [], "parts": []}
+    new_ids = {_row_id(r) for r in rows}
+    merged = [r for r in old["rows"] if _row_id(r) not in new_ids] + rows
+    decks = {d: i for i, d in enumerate(("tiny", "small", "medium", "large"))}
+    merged.sort(key=lambda r: (decks.get(r["deck"], len(decks)), r["deck"], r["players"],
+                               AGENDA_ORDER.index(r["agenda"]), LEVEL_ORDER.index(r["level"])))
+    parts = old["parts"] + [part]
+    record = {**provenance.header(
+        {"deck": sorted({r["deck"] for r in merged}, key=lambda d: decks.get(d, 9)),
+         "players": sorted({r["players"] for r in merged}),
+         "agenda": [a for a in AGENDA_ORDER if a in {r["agenda"] for r in merged}]},
+        seconds=sum(p["seconds"] for p in parts), command=part["command"]),
+        "kind": "abstraction_loss",
+        "method": ("per row: MCCFR (external sampling, one thread) at the level for "
+                   "`iterations` with each seed of `seeds`, then the exact exploitability "
+                   "(NashConv with 3+ players) of its average strategy in the true reduced "
+                   "game, mean over the seeds (min and max in the row); "
+                   "dcfr_exploitability: DCFR (alpha 1.5, beta 0, gamma 2) on the exact "
+                   "tree for `dcfr_iterations`, the same for every level; keys: the "
+                   "level's distinct keys over the tree's infosets"),
+        "columns": LOSS_COLUMNS, "rows": merged, "parts": parts}
+    provenance.write_json(path, record)
+    table = csv.table(LOSS_COLUMNS, [
+        [r["deck"], r["players"], r["agenda"], r["level"], r["keys"],
+         csv.number(r["exploitability"]), csv.number(r["dcfr_exploitability"])]
+        for r in merged])
+    provenance.write_atomic(f"{stem}.csv", table.encode())
+    provenance.write_atomic(f"{stem}.md", loss_markdown(record).encode())
+
+
+def _row_id(r: dict) -> tuple:
+    return r["deck"], r["players"], r["agenda"], r["level"]
+
+
+def loss_markdown(record: dict) -> str:
+    lines = ["# Abstraction loss, exact", "",
+             "Exploitability in tokens per round of MCCFR's average strategy at each "
+             "abstraction level, measured exactly in the true reduced game (NashConv with "
+             "3+ players); the exact DCFR solution of the same tree for reference. Made "
+             "by `benchmarks/abstraction_study.py` (`--loss-out`), in parts:", ""]
+    for p in record["parts"]:
+        lines.append(f"- `{p['command']}` ({p['seconds']:.0f} s, code {p['code_version']}, "
+                     f"{p['created']})")
+    lines += ["", record["method"] + ".", ""]
+    rows = [[r["deck"], str(r["players"]), r["agenda"], r["level"], f"{r['keys']:,}",
+             f"{r['infosets']:,}", f"{r['iterations']:,} × {len(r['seeds'])}",
+             _loss(r["exploitability"]),
+             f"{_loss(r['exploitability_min'])} – {_loss(r['exploitability_max'])}",
+             f"{max(x['missing_infosets'] for x in r['runs']):,}",
+             f"{_loss(r['dcfr_exploitability'])} ({r['dcfr_iterations']} it.)"]
+            for r in record["rows"]]
+    lines += [markdown_table(["deck", "players", "agenda", "level", "keys", "infosets",
+                              "MCCFR iterations × seeds", "exploitability (mean)",
+                              "min – max", "infosets without key (most)", "exact DCFR"],
+                             rows), ""]
+    return "\n".join(lines)
 
 
 # Report ------------------------------------------------------------------------------------
@@ -385,15 +496,18 @@ def report(results: dict) -> str:
     if not results["reduced"]:
         return "\n".join(lines)
     metric = "exact exploitability" if players == 2 else "exact NashConv"
-    lines += [f"## (d) Loss on reduced decks ({players} players, exalted_one, {metric})", ""]
-    rows = [[r["deck"], r["level"], r["iterations"], len(r.get("seeds") or [1]), r["keys"],
-             r["infosets"], r["missing_infosets"], _loss(r["exploitability"]),
+    lines += [f"## (d) Loss on reduced decks ({players} players, {metric})", ""]
+    rows = [[r["deck"], r["agenda"], r["level"], r["iterations"], len(r["seeds"]),
+             r["keys"], r["infosets"], max(x["missing_infosets"] for x in r["runs"]),
+             _loss(r["exploitability"]),
              f"{_loss(r['exploitability_min'])} - {_loss(r['exploitability_max'])}",
-             f"{r['seconds']:.1f}"]
+             f"{np.mean([x['seconds'] for x in r['runs']]):.1f}",
+             f"{_loss(r['dcfr_exploitability'])} ({r['dcfr_iterations']} it.)"]
             for r in results["reduced"]]
-    lines += [markdown_table(["deck", "level", "iterations", "seeds", "keys",
+    lines += [markdown_table(["deck", "agenda", "level", "iterations", "seeds", "keys",
                               "tree infosets", "infosets without key",
-                              "exploitability (mean)", "min - max", "s (one run)"], rows), ""]
+                              "exploitability (mean)", "min - max", "MCCFR s (one run)",
+                              "exact DCFR"], rows), ""]
     return "\n".join(lines)
 
 
@@ -406,11 +520,17 @@ def main(argv=None) -> None:
     parser.add_argument("--max-keys", type=int, default=6_000_000,
                         help="stop a full-deck run past this many keys (memory)")
     parser.add_argument("--reduced-iterations", type=int, default=400_000,
-                        help="MCCFR iterations on each reduced deck")
+                        help="MCCFR iterations on each reduced deck, the same per level")
     parser.add_argument("--reduced-seeds", type=int, default=3,
                         help="MCCFR seeds per level on each reduced deck (seed, seed+1...)")
     parser.add_argument("--dcfr-iterations", type=int, default=300,
                         help="DCFR iterations on the exact reduced trees (reference)")
+    parser.add_argument("--reduced-agendas", default=REDUCED_AGENDA,
+                        help="agendas of the reduced-deck part (comma-separated)")
+    parser.add_argument("--loss-out", metavar="STEM",
+                        help="also write the loss table to STEM.csv, .json and .md, "
+                             "keeping an earlier STEM.json's rows for other decks, agendas "
+                             "or levels (e.g. results/abstraction_loss)")
     parser.add_argument("--selfplay-rounds", type=int, default=200_000)
     parser.add_argument("--levels", default=",".join(LEVELS))
     parser.add_argument("--agendas", default="exalted_one,jabbas_court")
@@ -424,6 +544,10 @@ def main(argv=None) -> None:
         if name not in LEVELS:
             parser.error(f"unknown level {name!r}; choose from {', '.join(LEVELS)}")
     agendas = [x for x in args.agendas.split(",") if x]
+    reduced_agendas = [x for x in args.reduced_agendas.split(",") if x]
+    for agenda in agendas + reduced_agendas:
+        if agenda not in AGENDA_ORDER:
+            parser.error(f"unknown agenda {agenda!r}; choose from {', '.join(AGENDA_ORDER)}")
     decks = [x for x in args.decks.split(",") if x]
     clock = Stopwatch()
 
@@ -444,13 +568,12 @@ def main(argv=None) -> None:
                                     args.max_keys, args.seed, args.selfplay_rounds,
                                     args.players)))
     for deck in reversed(decks):
-        jobs.append(("dcfr", (deck, args.dcfr_iterations, args.players)))
-        for level in levels:
-            for k in range(args.reduced_seeds):
-                jobs.append(("reduced", (deck, level, args.reduced_iterations, args.seed + k,
-                                         args.players)))
-    functions = {"growth": growth_job, "reduced": reduced_job, "dcfr": dcfr_job}
-    results = {"growth": [], "reduced": [], "dcfr": []}
+        for agenda in reduced_agendas:
+            jobs.append(("reduced", (deck, agenda, levels, args.reduced_iterations,
+                                     args.reduced_seeds, args.dcfr_iterations, args.seed,
+                                     args.players)))
+    functions = {"growth": growth_job, "reduced": loss_job}
+    results = {"growth": [], "reduced": []}
     context = multiprocessing.get_context("fork")
     with concurrent.futures.ProcessPoolExecutor(args.jobs, mp_context=context) as pool:
         futures = {pool.submit(functions[kind], *job_args): (kind, job_args)
@@ -458,20 +581,33 @@ def main(argv=None) -> None:
         for future in concurrent.futures.as_completed(futures):
             kind, job_args = futures[future]
             result = future.result()
-            results[kind].append(result)
+            if kind == "reduced":
+                results[kind].extend(result)
+            else:
+                results[kind].append(result)
             print(f"[{clock.elapsed():5.0f} s] {kind} {job_args[:2]} done", file=sys.stderr)
-    order = {name: i for i, name in enumerate(LEVELS)}
-    results["growth"].sort(key=lambda g: (agendas.index(g["agenda"]), order[g["level"]]))
-    for r in results["dcfr"]:
-        r["exploitability_min"] = r["exploitability_max"] = r["exploitability"]
-    results["reduced"] = sorted(
-        merge_seeds(results["reduced"]) + results["dcfr"],
-        key=lambda r: (decks.index(r["deck"]), order.get(r["level"], len(order))))
-    del results["dcfr"]
+    results["growth"].sort(key=lambda g: (agendas.index(g["agenda"]),
+                                          LEVEL_ORDER.index(g["level"])))
+    results["reduced"].sort(key=lambda r: (decks.index(r["deck"]),
+                                           reduced_agendas.index(r["agenda"]),
+                                           LEVEL_ORDER.index(r["level"])))
+    from solver import provenance
+
+    command = provenance.command_line(["python", "benchmarks/abstraction_study.py",
+                                       *(sys.argv[1:] if argv is None else argv)])
+    if args.loss_out and results["reduced"]:
+        write_loss_table(args.loss_out, results["reduced"], {
+            "command": command, "seconds": round(clock.elapsed(), 1),
+            "code_version": provenance.code_version(),
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                timespec="seconds"),
+            "decks": decks, "agendas": reduced_agendas, "levels": levels,
+            "iterations": args.reduced_iterations, "seeds": args.reduced_seeds,
+            "dcfr_iterations": args.dcfr_iterations, "machine": machine_info()})
     results.update({
-        "args": {**vars(args), "levels": levels, "agendas": agendas, "decks": decks},
-        "command": "python benchmarks/abstraction_study.py " + " ".join(
-            sys.argv[1:] if argv is None else argv),
+        "args": {**vars(args), "levels": levels, "agendas": agendas, "decks": decks,
+                 "reduced_agendas": reduced_agendas},
+        "command": command,
         "seconds": clock.elapsed(), "machine": machine_info(),
         "requirements": {"new_share_last_tenth": REQUIRED_NEW_SHARE,
                          "self_play_hit_rate": REQUIRED_HIT_RATE}})

@@ -9,9 +9,12 @@
 (c) Wall time of pyspiel.CFRSolver (C++ CFR on this Python game) for some iterations
     plus pyspiel.exploitability of the average policy; decks whose projected time
     exceeds --cfr-limit are skipped and their projected time is reported instead.
+(d) The compiled tree builder (solver/exact/tree.py build_tree) on --tree-decks, the
+    decks too large for a pyspiel walk: histories by kind, information states per player,
+    build time and the growth of the process's peak memory (ru_maxrss), 2 players.
 
     python benchmarks/game_size.py [--walk-decks tiny,small] [--probes 2000000]
-        [--cfr-decks tiny,small] [--seed 1] [--out FILE]
+        [--cfr-decks tiny,small] [--tree-decks ""] [--seed 1] [--out FILE]
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+import resource
 import sys
 
 import _tree
@@ -248,6 +252,39 @@ def cfr_section(decks, iterations, limit):
     return table, records
 
 
+def tree_section(decks):
+    """(d): the compiled builder's trees; the engine walk's counts as a cross-check."""
+    from solver.exact.tree import CHANCE, DECISION, TERMINAL, build_tree
+
+    build_tree(load_jabba(deck="tiny"))  # compile outside the timing
+    rows, records = [], []
+    for deck in decks:
+        game = load_jabba(deck=deck)
+        peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        clock = Stopwatch()
+        tree = build_tree(game, max_nodes=200_000_000)
+        seconds = clock.elapsed()
+        growth_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before) / 1024
+        counts = {"all": tree.num_nodes, "terminal": int((tree.kind == TERMINAL).sum()),
+                  "decision": int((tree.kind == DECISION).sum()),
+                  "chance": int((tree.kind == CHANCE).sum())}
+        per_player = [int((tree.infoset_player == p).sum()) for p in range(2)]
+        agrees = "yes" if counts == engine_counts(deck)["histories"] else "NO"
+        rows.append([deck, counts["all"], counts["terminal"], counts["decision"],
+                     counts["chance"], per_player[0], per_player[1], tree.num_infosets,
+                     f"{seconds:.1f}", f"{growth_mb:,.0f}",
+                     f"{growth_mb * 2**20 / tree.num_nodes:.0f}", agrees])
+        records.append({"deck": deck, "histories": counts, "info_states": per_player,
+                        "seconds": seconds, "peak_rss_growth_mb": growth_mb})
+        print(f"  built {deck}: {seconds:.1f} s", file=sys.stderr)
+        del tree
+    table = markdown_table(
+        ["deck", "histories", "terminal", "decision", "chance", "info states p0",
+         "info states p1", "info states total", "build s", "peak RSS growth MB",
+         "bytes per history", "engine walk agrees"], rows)
+    return table, records
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--walk-decks", default="tiny,small",
@@ -265,6 +302,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--cfr-iterations", type=int, default=100)
     parser.add_argument("--cfr-limit", type=float, default=120.0,
                         help="skip a CFR deck whose projected seconds exceed this")
+    parser.add_argument("--tree-decks", default="",
+                        help="comma-separated decks for the compiled tree builder (d), "
+                             "e.g. large")
     parser.add_argument("--skip", default="",
                         help="comma-separated parts to skip: exact, knuth, cfr")
     add_output_args(parser)
@@ -274,7 +314,9 @@ def main(argv: list[str] | None = None) -> dict:
     wall = Stopwatch()
     result = {"args": vars(args), "machine": machine_info()}
     compile_engine_walks()
-    decks = walk_decks + (args.cfr_decks.split(",") if "cfr" not in skip else [])
+    tree_decks = [d for d in args.tree_decks.split(",") if d]
+    decks = (walk_decks * ("exact" not in skip or "knuth" not in skip)
+             + (args.cfr_decks.split(",") if "cfr" not in skip else []) + tree_decks)
     print("### Decks\n\n" + deck_legend(decks) + "\n")
 
     if "exact" not in skip:
@@ -292,6 +334,10 @@ def main(argv: list[str] | None = None) -> dict:
                                            args.cfr_limit)
         print(f"### (c) pyspiel.CFRSolver, {args.cfr_iterations} iterations + "
               "pyspiel.exploitability, 2 players, exalted_one\n")
+        print(table + "\n")
+    if tree_decks:
+        table, result["tree"] = tree_section(tree_decks)
+        print("### (d) Compiled tree builder, 2 players (histories = nodes, as in (a))\n")
         print(table + "\n")
     result["wall_seconds"] = wall.elapsed()
     print(f"wall time {result['wall_seconds']:.1f} s")

@@ -1,9 +1,11 @@
-"""How fast a hint answers: warm (in-process) and a repeat command-line call (cold).
+"""How fast a hint answers, the table's answer (--no-search) and the search's side by
+side on the same situations: warm (in-process) and a repeat command-line call.
 
-Targets (issue #5): a hint for a situation in the table under 300 ms warm; a repeat
-`jabba hint` call under 2.5 s. The situations are random rounds' own play decisions,
-described by their event logs and, for the same rounds, by their summaries; each agenda's
-shipped 2-player table. Medians over the situations; --out writes the figures.
+Targets: the table-only answer under 100 ms warm; a 2-player search hint within its 1 s
+budget. The situations are random rounds' own play decisions, described by their event
+logs; each agenda's shipped 2-player table. Medians over the situations; for the search
+also the subgame it reached (nodes, iterations, depth) by the deck left (early: 9+
+cards, middle: 5-8, late: 0-4). --out writes the figures.
 
     python benchmarks/hint_speed.py [--situations 20] [--cli-calls 3] [--out figures.json]
 """
@@ -48,24 +50,40 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     rows, figures = [], {"machine": machine_info(), "agendas": {}}
+    stages: dict[str, list[dict]] = {}
     for agenda in AGENDAS:
         game = load_jabba(2, agenda)
         policies = H.load_policies(game)
-        times, in_table = [], 0
-        H.hint(from_mapping({"players": 2, "agenda": agenda, "seat": 0,
-                             "log": random_log(game, random.Random(0))[1]}),
-               game, policies)  # warm up (compile or load kernels)
+        times, search_times, in_table, searched = [], [], 0, 0
+        warm = from_mapping({"players": 2, "agenda": agenda, "seat": 0,
+                             "log": random_log(game, random.Random(0))[1]})
+        H.hint(warm, game, policies)  # warm up (compile or load kernels)
+        H.hint(warm, game, policies, search=False)
         for _ in range(args.situations):
             seat, log = random_log(game, rng)
             sit = from_mapping({"players": 2, "agenda": agenda, "seat": seat, "log": log})
+            seed = rng.randrange(1 << 30)
             start = time.perf_counter()
-            answer = H.hint(sit, game, policies, seed=rng.randrange(1 << 30))
+            answer = H.hint(sit, game, policies, seed=seed, search=False)
             times.append(time.perf_counter() - start)
             in_table += answer["policy"]["source"] == "table"
+            start = time.perf_counter()
+            answer = H.hint(sit, game, policies, seed=seed)
+            search_times.append(time.perf_counter() - start)
+            found = answer["policy"]["search"]
+            searched += found["used"]
+            if found["used"]:
+                deck = answer["situation"]["deck"]
+                phase = "early" if deck >= 9 else "middle" if deck >= 5 else "late"
+                stages.setdefault(phase, []).append(found)
         figures["agendas"][agenda] = {"warm_median_s": median(times), "warm_max_s": max(times),
-                                      "in_table": in_table, "situations": args.situations}
+                                      "in_table": in_table, "situations": args.situations,
+                                      "search_warm_median_s": median(search_times),
+                                      "search_warm_max_s": max(search_times),
+                                      "searched": searched}
         rows.append([agenda, f"{median(times) * 1000:.0f} ms", f"{max(times) * 1000:.0f} ms",
-                     f"{in_table}/{args.situations}"])
+                     f"{in_table}/{args.situations}", f"{median(search_times):.2f} s",
+                     f"{max(search_times):.2f} s", f"{searched}/{args.situations}"])
     command = ["jabba", "hint", "--hand", "jabba,guard", "--face-up", "crumb,bib,merc",
                "--area", "0=han", "--seat", "1", "--json"]
     cold = []
@@ -74,8 +92,26 @@ def main() -> None:
         subprocess.run(command, check=True, capture_output=True)
         cold.append(time.perf_counter() - start)
     figures["cli_repeat_median_s"] = median(cold[1:])
-    print(markdown_table(["agenda (2 players)", "warm median", "warm max", "in the table"],
+    print(markdown_table(["agenda (2 players)", "table: warm median", "warm max",
+                          "in the table", "search: warm median", "warm max", "searched"],
                          rows))
+    stage_rows = []
+    for phase in ("early", "middle", "late"):
+        found = stages.get(phase, [])
+        if not found:
+            continue
+        depths = sorted({f["depth"] for f in found})
+        stage_rows.append([phase, str(len(found)), f"{median([f['nodes'] for f in found]):,.0f}",
+                           f"{median([f['iterations'] for f in found]):,.0f}",
+                           ", ".join(f"{d} ({sum(f['depth'] == d for f in found)})"
+                                     for d in depths)])
+        figures.setdefault("search_by_stage", {})[phase] = {
+            "searches": len(found), "median_nodes": median([f["nodes"] for f in found]),
+            "median_iterations": median([f["iterations"] for f in found]),
+            "depths": {d: sum(f["depth"] == d for f in found) for d in depths}}
+    print()
+    print(markdown_table(["point in the round (deck left)", "searches", "median nodes",
+                          "median iterations", "depth reached (count)"], stage_rows))
     print(f"\nrepeat CLI call (`{' '.join(command)}`): median {median(cold[1:]):.2f} s "
           f"over {args.cli_calls} (first call {cold[0]:.2f} s)")
     if args.out:

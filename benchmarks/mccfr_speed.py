@@ -19,14 +19,21 @@
 (4) Memory of our tables after a longer run on the full deck: bytes per key as allocated
     and as used, and peak RSS growth (ru_maxrss) per million keys. It runs first, so the
     earlier measurements do not raise the RSS peak it starts from.
+(5) Our levels side by side (--levels): each configuration's iterations/s over identity's
+    and over fine's with the same threads, from the same repeats. With --warm-iterations
+    N each configuration keeps one solver, trained N iterations untimed first, and every
+    repeat times its next run() on it: the speed of a long training run, whose tables
+    have stopped growing (a coarse level's do; identity's never), not of its first
+    seconds. --openspiel-seconds 0 leaves OpenSpiel and the ratios (2), (3) out.
 
-Every repeat starts both solvers from empty tables (seeded); the decks and solvers are
-interleaved within each repeat, so machine noise hits them alike.
+Every repeat starts both solvers from empty tables (seeded; with --warm-iterations ours
+continue theirs); the decks and solvers are interleaved within each repeat, so machine
+noise hits them alike.
 
     python benchmarks/mccfr_speed.py [--seconds 3] [--openspiel-seconds 10] [--repeats 5]
         [--deck full,small]
-        [--players 2] [--threads 1,2] [--levels identity] [--memory-seconds 30]
-        [--check-seconds 3] [--seed 1] [--out FILE]
+        [--players 2] [--threads 1,2] [--levels identity] [--warm-iterations 0]
+        [--memory-seconds 30] [--check-seconds 3] [--seed 1] [--out FILE]
 """
 
 from __future__ import annotations
@@ -80,9 +87,10 @@ def calibrate_ours(game, seconds: float, seed: int, config: tuple[str, int]) -> 
         k *= 2
 
 
-def measure_ours(game, iterations: int, seed: int, config: tuple[str, int]) -> dict:
-    """One timed run() of `iterations` on a fresh solver."""
-    solver = new_solver(game, seed, config)
+def measure_ours(game, iterations: int, seed: int, config: tuple[str, int],
+                 solver=None) -> dict:
+    """One timed run() of `iterations` on a fresh solver (or on `solver`, continued)."""
+    solver = solver or new_solver(game, seed, config)
     nodes0, iterations0 = solver.nodes_touched, solver.iterations
     clock = Stopwatch()
     solver.run(iterations)
@@ -220,38 +228,71 @@ def spread(summary: dict) -> str:
     return f"{low:,.0f} – {high:,.0f}" if low >= 100 else f"{low:.3g} – {high:.3g}"
 
 
-def warm_up(games: dict, configs: list[tuple[str, int]]) -> None:
+def warm_up(games: dict, configs: list[tuple[str, int]], openspiel: bool = True) -> None:
     """Compile (or load numba's cache) and touch every code path outside the timings."""
     for game in games.values():
         for config in configs:
             new_solver(game, 1, config).run(2)
-        pyspiel.ExternalSamplingMCCFRSolver(game, seed=1).run_iteration()
+        if openspiel:
+            pyspiel.ExternalSamplingMCCFRSolver(game, seed=1).run_iteration()
+
+
+def warm_solvers(games: dict, configs: list[tuple[str, int]], iterations: int,
+                 rng: random.Random) -> dict:
+    """One solver per deck and configuration, trained `iterations` (untimed)."""
+    solvers = {}
+    for deck, game in games.items():
+        for config in configs:
+            solvers[deck, config] = new_solver(game, rng.randrange(1, 2**31 - 1), config)
+            solvers[deck, config].run(iterations)
+    return solvers
+
+
+def calibrate_continued(solver, seconds: float) -> int:
+    """Iterations that one more run() call on `solver` needs to last about `seconds`."""
+    k = 1
+    while True:
+        call = Stopwatch()
+        solver.run(k)
+        if call.elapsed() >= CALIBRATE_FRACTION * seconds:
+            return max(1, round(k / call.elapsed() * seconds))
+        k *= 2
 
 
 def speed_section(games: dict, configs: list[tuple[str, int]], args,
                   rng: random.Random) -> dict:
     """Calibrate, then interleave our configurations and OpenSpiel for every deck in every
     repeat."""
-    iterations = {(deck, config): calibrate_ours(game, args.seconds,
-                                                 rng.randrange(1, 2**31 - 1), config)
-                  for deck, game in games.items() for config in configs}
+    solvers = (warm_solvers(games, configs, args.warm_iterations, rng)
+               if args.warm_iterations > 0 else {})
+    if solvers:
+        iterations = {key: calibrate_continued(solver, args.seconds)
+                      for key, solver in solvers.items()}
+    else:
+        iterations = {(deck, config): calibrate_ours(game, args.seconds,
+                                                     rng.randrange(1, 2**31 - 1), config)
+                      for deck, game in games.items() for config in configs}
+    openspiel = args.openspiel_seconds > 0
     runs = {deck: {"ours": {config: [] for config in configs}, "openspiel": []}
             for deck in games}
     for _ in range(args.repeats):
         for deck, game in games.items():
             for config in configs:
                 runs[deck]["ours"][config].append(measure_ours(
-                    game, iterations[deck, config], rng.randrange(1, 2**31 - 1), config))
-            runs[deck]["openspiel"].append(
-                measure_openspiel(game, args.openspiel_seconds,
-                                  rng.randrange(1, 2**31 - 1)))
+                    game, iterations[deck, config], rng.randrange(1, 2**31 - 1), config,
+                    solvers.get((deck, config))))
+            if openspiel:
+                runs[deck]["openspiel"].append(
+                    measure_openspiel(game, args.openspiel_seconds,
+                                      rng.randrange(1, 2**31 - 1)))
     checks = {deck: node_count_check(game, args.check_seconds, rng)
-              for deck, game in games.items()} if args.check_seconds > 0 else {}
+              for deck, game in games.items()} if args.check_seconds > 0 and openspiel else {}
 
     results = {}
     for deck in games:
         theirs = runs[deck]["openspiel"]
-        theirs_it = summarize(theirs, "iterations_per_s")
+        theirs_it = (summarize(theirs, "iterations_per_s") if openspiel
+                     else {"pooled": float("nan")})
         ours_by_config = {}
         for config in configs:
             ours = runs[deck]["ours"][config]
@@ -265,7 +306,15 @@ def speed_section(games: dict, configs: list[tuple[str, int]], args,
                                         / sum(r["iterations"] for r in ours)),
                 "ratio_iterations_per_s": (summarize(ours, "iterations_per_s")["pooled"]
                                            / theirs_it["pooled"]),
+                "keys_at_end": (solvers[deck, config].tables.num_keys if solvers
+                                else None),
                 "runs": ours}
+        for config, r in ours_by_config.items():
+            rate = r["iterations_per_s"]["pooled"]
+            for base in ("identity", "fine"):
+                same = ours_by_config.get((base, config[1]))
+                r[f"ratio_to_{base}"] = (rate / same["iterations_per_s"]["pooled"]
+                                         if same else None)
         headline = ours_by_config[HEADLINE]
         # The estimate of OpenSpiel's nodes per iteration: ours at the same information
         # states (identity).
@@ -278,7 +327,7 @@ def speed_section(games: dict, configs: list[tuple[str, int]], args,
             "openspiel": {"iterations_per_s": theirs_it,
                           "nodes_per_iteration_estimate": per_iteration,
                           "nodes_per_s_estimate": theirs_nodes_estimate,
-                          "runs": theirs},
+                          "runs": theirs} if openspiel else None,
             "node_count_check": checks.get(deck),
             "ratio_iterations_per_s": headline["ratio_iterations_per_s"],
             "ratio_nodes_per_s": headline["nodes_per_s"]["pooled"] / theirs_nodes_estimate,
@@ -286,7 +335,27 @@ def speed_section(games: dict, configs: list[tuple[str, int]], args,
     return results
 
 
+def print_levels(results: dict, args) -> None:
+    """(5): every configuration's rate over identity's and fine's (same threads)."""
+    rows = []
+    for deck, r in results.items():
+        for name, ours in [(label(HEADLINE), r["ours"]), *r["ours_other"].items()]:
+            rows.append([deck, name, ours["iterations_per_s"]["pooled"],
+                         spread(ours["iterations_per_s"]), ours["nodes_per_iteration"],
+                         "-" if ours["keys_at_end"] is None else ours["keys_at_end"],
+                         *(f"{ours[k]:.3f}" if ours[k] is not None else "-"
+                           for k in ("ratio_to_identity", "ratio_to_fine"))])
+    warm = (f"each continuing one solver trained {args.warm_iterations:,} iterations "
+            "first" if args.warm_iterations > 0 else "each from empty tables")
+    print(f"\n### Our levels side by side ({args.players} players, exalted_one), "
+          f"{args.repeats} repeats of ~{args.seconds:g} s, {warm}\n")
+    print(markdown_table(["deck", "ours", "iterations/s", "min – max", "nodes/iteration",
+                          "keys at the end", "/ identity", "/ fine"], rows))
+
+
 def print_speed(results: dict, args) -> None:
+    if args.openspiel_seconds <= 0:
+        return
     rows, ratio_rows, check_rows, other_rows = [], [], [], []
     for deck, r in results.items():
         theirs = r["openspiel"]
@@ -382,6 +451,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--levels", default="identity",
                         help="comma-separated abstraction levels of ours; identity is the "
                              "headline (default %(default)s)")
+    parser.add_argument("--warm-iterations", type=int, default=0,
+                        help="train each of our configurations this long (untimed) and "
+                             "time its continuation: the speed of a long run (default "
+                             "%(default)s: from empty tables)")
     parser.add_argument("--memory-seconds", type=float, default=30.0,
                         help="length of the memory run on the full deck; 0 skips it "
                              "(default %(default)s)")
@@ -403,7 +476,7 @@ def main(argv: list[str] | None = None) -> dict:
                                                for k in threads]))
     games = {deck: load_jabba(players=args.players, deck=deck) for deck in decks}
     memory_game = games.get(MEMORY_DECK) or load_jabba(players=args.players, deck=MEMORY_DECK)
-    warm_up({**games, MEMORY_DECK: memory_game}, configs)
+    warm_up({**games, MEMORY_DECK: memory_game}, configs, args.openspiel_seconds > 0)
 
     memory = None
     if args.memory_seconds > 0:
@@ -414,6 +487,8 @@ def main(argv: list[str] | None = None) -> dict:
     print("### Decks\n")
     print(markdown_table(["deck", "spec"], [[d, r["spec"]] for d, r in speed.items()]) + "\n")
     print_speed(speed, args)
+    if len(configs) > 1:
+        print_levels(speed, args)
     if memory:
         print_memory(memory, args.players)
     print(f"\nwall time {wall.elapsed():.1f} s")

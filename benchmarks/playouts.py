@@ -1,13 +1,17 @@
 """Random-playout throughput, side by side in one process (one core).
 
 (a) the compiled engine, random rounds (solver/sim/playout.py `run_playouts`), for 2, 3
-    and 4 players, full deck, Exalted One;
-(b) the same game through the pyspiel API (legal_actions / chance_outcomes /
+    and 4 players, full deck: Jabba's Palace (Exalted One) and classic Love Letter
+    (`love_letter`, the same engine reading the classic card table), with the ratio of
+    classic's rounds/s to Jabba's Palace's (the classic path is to stay within 20%);
+(b) the same games through the pyspiel API (legal_actions / chance_outcomes /
     apply_action), with OpenSpiel's python_kuhn_poker and C++ leduc_poker through the
     same loop for comparison.
 
 Configurations are interleaved within each repeat, so machine noise hits them alike;
-the tables give medians over repeats and the min-max range.
+the tables give medians over repeats and the min-max range. Classic rounds are longer
+(21 cards, 16 turns with 2 players against Jabba's 19 and 14), so rounds/s is compared per
+round and per decision.
 
     python benchmarks/playouts.py [--seconds 3] [--repeats 5] [--seed 1] [--out FILE]
 """
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import random
 
+import _common
 import open_spiel.python.games  # noqa: F401  (registers python_kuhn_poker)
 import pyspiel
 from _common import (
@@ -31,10 +36,26 @@ from _common import (
 )
 
 ENGINE_PLAYERS = (2, 3, 4)
+ENGINE_GAMES = ("jabbas_palace", "love_letter")
 ENGINE_TARGET_ROUNDS_PER_S = 500_000  # 2 players, one core (the issue's target)
+CLASSIC_LEAST_RATIO = 0.8  # classic's per-round speed at least 80% of Jabba's Palace's
 API_TARGET_ACTIONS_PER_S = 30_000  # jabbas_palace through pyspiel
+
+
+def load_classic(players: int = 2):
+    """The `love_letter` game (classic Love Letter, 2019 edition)."""
+    game = pyspiel.load_game("love_letter", {"players": players})
+    _common._GAMES.append(dict(game.get_parameters()))  # for the JSON header
+    return game
+
+
+def load_engine_game(name: str, players: int):
+    return load_jabba(players=players) if name == "jabbas_palace" else load_classic(players)
+
+
 API_GAMES = (  # (label, loader, target actions/s or None)
     ("jabbas_palace (2p)", lambda: load_jabba(players=2), API_TARGET_ACTIONS_PER_S),
+    ("love_letter (2p)", lambda: load_classic(2), API_TARGET_ACTIONS_PER_S),
     ("python_kuhn_poker", lambda: pyspiel.load_game("python_kuhn_poker"), None),
     ("leduc_poker (C++ game)", lambda: pyspiel.load_game("leduc_poker"), None),
 )
@@ -120,34 +141,52 @@ def main(argv: list[str] | None = None) -> dict:
     wall = Stopwatch()
     rng = random.Random(args.seed)
 
-    engine_games = {players: load_jabba(players=players) for players in ENGINE_PLAYERS}
+    engine_games = {(name, players): load_engine_game(name, players)
+                    for players in ENGINE_PLAYERS for name in ENGINE_GAMES}
     api_games = [(label, loader(), target) for label, loader, target in API_GAMES]
     for game in engine_games.values():  # compile (or load numba's cache) outside timing
         run_playouts(game.initial_array, 10, 1)
     for _, game, _ in api_games:
         random_round_via_api(game, random.Random(0))
 
-    engine_runs = {players: [] for players in ENGINE_PLAYERS}
+    engine_runs = {config: [] for config in engine_games}
     api_runs = {label: [] for label, _, _ in api_games}
     for _ in range(args.repeats):
-        for players, game in engine_games.items():
-            engine_runs[players].append(
+        for config, game in engine_games.items():
+            engine_runs[config].append(
                 measure_engine(game.initial_array, args.seconds, rng))
         for label, game, _ in api_games:
             api_runs[label].append(
                 measure_api(game, args.seconds, random.Random(rng.getrandbits(64))))
 
-    engine_rows, engine_json = [], []
-    for players, runs in engine_runs.items():
+    engine_rows, engine_json, medians = [], [], {}
+    for (name, players), runs in engine_runs.items():
         rate = summarize(runs, "rounds_per_s")
-        target = ENGINE_TARGET_ROUNDS_PER_S if players == 2 else None
+        target = ENGINE_TARGET_ROUNDS_PER_S if players == 2 and name == ENGINE_GAMES[0] \
+            else None
         decisions = median([r["decisions_per_round"] for r in runs])
         chance = median([r["chance_per_round"] for r in runs])
-        engine_rows.append([str(players), rate["median"], spread(rate), f"{decisions:.2f}",
-                            f"{chance:.2f}", target or "-", ratio(rate["median"], target)])
-        engine_json.append({"players": players, "rounds_per_s": rate,
+        medians[name, players] = (rate["median"], decisions, decisions + chance)
+        engine_rows.append([name, str(players), rate["median"], spread(rate),
+                            f"{decisions:.2f}", f"{chance:.2f}", target or "-",
+                            ratio(rate["median"], target)])
+        engine_json.append({"game": name, "players": players, "rounds_per_s": rate,
                             "decisions_per_round": decisions, "chance_per_round": chance,
                             "target_rounds_per_s": target, "runs": runs})
+    classic_rows, classic_json = [], []
+    for players in ENGINE_PLAYERS:
+        (jabba, jabba_decisions, jabba_actions), (classic, classic_decisions,
+                                                  classic_actions) = (
+            medians[name, players] for name in ENGINE_GAMES)
+        per_round = classic / jabba
+        per_decision = classic * classic_decisions / (jabba * jabba_decisions)
+        per_action = classic * classic_actions / (jabba * jabba_actions)
+        classic_rows.append([str(players), f"{per_round:.2f}", f"{per_decision:.2f}",
+                             f"{per_action:.2f}",
+                             "yes" if per_round >= CLASSIC_LEAST_RATIO else "NO"])
+        classic_json.append({"players": players, "rounds_ratio": per_round,
+                             "decisions_ratio": per_decision, "actions_ratio": per_action,
+                             "within_20_percent": per_round >= CLASSIC_LEAST_RATIO})
     api_rows, api_json = [], []
     for label, _game, target in api_games:
         runs = api_runs[label]
@@ -160,11 +199,16 @@ def main(argv: list[str] | None = None) -> dict:
                          "actions_per_round": per_round, "target_actions_per_s": target,
                          "runs": runs})
 
-    print(f"### Compiled engine: random rounds (full deck, exalted_one), "
+    print(f"### Compiled engine: random rounds (full deck; jabbas_palace exalted_one), "
           f"median of {args.repeats} × {args.seconds:g} s\n")
-    print(markdown_table(["players", "rounds/s", "min – max", "decisions/round",
+    print(markdown_table(["game", "players", "rounds/s", "min – max", "decisions/round",
                           "chance events/round", "target rounds/s", "ratio to target"],
                          engine_rows))
+    print("\n### Classic Love Letter against Jabba's Palace on the engine (median "
+          "ratios)\n")
+    print(markdown_table(["players", "rounds/s ratio", "decisions/s ratio",
+                          "actions/s ratio (decisions and chance)",
+                          f"rounds/s within 20% (>= {CLASSIC_LEAST_RATIO})"], classic_rows))
     print(f"\n### Through the pyspiel API (actions include chance outcomes), "
           f"median of {args.repeats} × {args.seconds:g} s\n")
     print(markdown_table(["game", "actions/s", "min – max", "rounds/s", "actions/round",
@@ -172,7 +216,8 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"\nwall time {wall.elapsed():.1f} s")
 
     result = {"args": vars(args), "machine": machine_info(), "engine": engine_json,
-              "api": api_json, "wall_seconds": wall.elapsed()}
+              "classic_v_jabba": classic_json, "api": api_json,
+              "wall_seconds": wall.elapsed()}
     if args.out:
         write_json_atomic(args.out, result)
     return result

@@ -22,15 +22,13 @@ def register(app: typer.Typer) -> None:
     app.command()(evaluate)
 
 
-def _game(players: int, agenda: str, deck: str):
-    import pyspiel
+def _game(ctx: typer.Context, game: str, players: int, agenda: str, deck: str):
+    """The game of the options (options.load_game) and its variant: the agenda, or
+    love_letter, which names its shipped table and its rows."""
+    from spiel_game.game import variant
 
-    from solver.evaluation.report import load_game
-
-    try:
-        return load_game(players, agenda, deck)
-    except (ValueError, pyspiel.SpielError) as err:
-        raise typer.BadParameter(str(err)) from None
+    loaded = options.load_game(game, players, deck, "margin", agenda, ctx)
+    return loaded, variant(loaded)
 
 
 def _bank(policies: list[str], game, deck: str, agenda: str, players: int):
@@ -65,13 +63,17 @@ def _tracker(progress):
 
 
 def tournament(
+    ctx: typer.Context,
+    game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
     players: int = typer.Option(2, help="Number of players, 2 to 6."),
-    agenda: str = typer.Option("exalted_one", help="Agenda."),
+    agenda: str = typer.Option("exalted_one", help="Agenda (jabbas_palace)."),
     deck: str = typer.Option("full", help="full, a reduced preset or a spec."),
     policies: str = typer.Option(DEFAULT_POLICIES, show_default=False,
                                  help="Comma-separated: 'table' (the "
                                  "shipped table policy of this game), heuristics, or "
-                                 "policy files (.npz). Default: all, 'table' if shipped."),
+                                 "policy files (.npz). Default: 'table' if shipped and "
+                                 "the game's heuristics (love_letter: classic_expert "
+                                 "for agenda_expert)."),
     deals: int = typer.Option(20_000, **options.COUNT, help="Duplicate deals per cell "
                               "(each played once per seating)."),
     matches: int = typer.Option(1_000, **options.COUNT, help="Matches to the token goal "
@@ -93,11 +95,12 @@ def tournament(
     if deals + matches == 0:
         raise typer.BadParameter("--deals and --matches are both 0; give at least one "
                                  "of them above 0", param_hint="--deals")
-    game = _game(players, agenda, deck)
+    game, agenda = _game(ctx, game_name, players, agenda, deck)
     names = [p.strip() for p in policies.split(",") if p.strip()]
-    if policies == DEFAULT_POLICIES and evaluation.shipped_table(deck, agenda,
-                                                                 players) is None:
-        names.remove(evaluation.TABLE)
+    if policies == DEFAULT_POLICIES:
+        names = [evaluation.TABLE, *evaluation.GAME_HEURISTICS[game_name]]
+        if evaluation.shipped_table(deck, agenda, players) is None:
+            names.remove(evaluation.TABLE)
     if len(names) < 1:
         raise typer.BadParameter("give at least one policy")
     bank = _bank(names, game, deck, agenda, players)
@@ -116,7 +119,9 @@ def tournament(
             typer.echo(f"{name} ({spec}): {100 * miss:.2f}% of its decisions missing from "
                        "the table (played uniformly)")
     if out:
-        command = (f"jabba tournament --players {players} --agenda {agenda} --deck {deck} "
+        which = (f"--agenda {agenda}" if game_name == options.GAMES[0]
+                 else f"--game {game_name}")
+        command = (f"jabba tournament --players {players} {which} --deck {deck} "
                    f"--policies {policies} --deals {deals} --matches {matches} --seed {seed}")
         record = {**provenance.header(game, seconds=seconds, command=command),
                   "what": "tournament (duplicate deals)",
@@ -153,10 +158,12 @@ def _print_crosstable(rows: list[dict], players: int, agenda: str) -> None:
 
 
 def lbr(
+    ctx: typer.Context,
     policy: str = typer.Option(..., help="'table' (the shipped table policy of this game), "
                                "a heuristic, or a policy file (.npz)."),
+    game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
     players: int = typer.Option(2, help="Number of players."),
-    agenda: str = typer.Option("exalted_one", help="Agenda."),
+    agenda: str = typer.Option("exalted_one", help="Agenda (jabbas_palace)."),
     deck: str = typer.Option("full", help="full, a reduced preset or a spec."),
     deals: int = typer.Option(2_000, **options.POSITIVE, help="Duplicate deals (LBR plays "
                               "each in every seat)."),
@@ -181,7 +188,7 @@ def lbr(
     if exact and deck == "full":
         raise typer.BadParameter("--exact needs a reduced deck: the full game's tree is far "
                                  "too large")
-    game = _game(players, agenda, deck)
+    game, agenda = _game(ctx, game_name, players, agenda, deck)
     names = [policy] + ([continuation] if continuation and continuation != policy else [])
     bank = _bank(names, game, deck, agenda, players)
     cont = 1 if len(names) > 1 else 0  # the continuation's index in the bank
@@ -227,9 +234,12 @@ def lbr(
 
 
 def evaluate(
+    ctx: typer.Context,
+    game: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
     parts: str = typer.Option("all", help="Comma-separated: crosstable, lbr, validation, "
                               "or 'all'."),
-    agendas: str = typer.Option("all", help="Comma-separated agendas, or 'all'."),
+    agendas: str = typer.Option("all", help="Comma-separated agendas, or 'all' "
+                                "(jabbas_palace)."),
     players: str = typer.Option("2,3", help="Player counts: 2 and/or 3."),
     scale: float = typer.Option(1.0, **options.POSITIVE_REAL, help="Multiply every sample "
                                 "size (e.g. 0.05 for a quick look)."),
@@ -237,7 +247,8 @@ def evaluate(
     validation_decks: str = typer.Option("small,medium", help="Reduced decks of the "
                                          "validation (the first also with 3 players)."),
     out_dir: Path | None = typer.Option(None, **options.OUTPUT_FOLDER,
-                                        help="Folder for the evaluation_* files. "
+                                        help="Folder for the evaluation_* files "
+                                        "(evaluation_love_letter_* for love_letter). "
                                         "Default: the working directory."),
     ship: bool = typer.Option(False, "--ship", help="Write into results/ of the source "
                               "checkout (not in an installed package)."),
@@ -259,24 +270,30 @@ def evaluate(
     decks = tuple(d.strip() for d in validation_decks.split(",") if d.strip())
     if not decks or "full" in decks:
         raise typer.BadParameter("validation decks must be reduced decks, e.g. small,medium")
+    if game != options.GAMES[0] and options.given(ctx, "agendas"):
+        raise typer.BadParameter(f"applies only to --game {options.GAMES[0]}: {game} has "
+                                 "no agendas (docs/RULES.md C8)", param_hint="--agendas")
     try:
-        settings = evaluation.parse_settings(agendas, players, seed=seed,
+        settings = evaluation.parse_settings(agendas, players, game=game, seed=seed,
                                              validation_decks=decks)
+        for deck in decks:
+            evaluation.load_game(2, settings.agendas[0], deck, game)
     except ValueError as err:
         raise typer.BadParameter(str(err)) from None
     if scale != 1:
         settings = settings.scaled(scale)
-    options = [f"--{name} {shlex.quote(str(value))}" for name, value, default in (
+    flags = [f"--{name} {shlex.quote(str(value))}" for name, value, default in (
+        ("game", game, "jabbas_palace"),
         ("agendas", agendas, "all"), ("players", players, "2,3"), ("scale", scale, 1.0),
         ("seed", seed, 1), ("validation-decks", validation_decks, "small,medium"),
         ("out-dir", out_dir, None)) if value != default] + (["--ship"] if ship else [])
     out_dir = ship_folder(out_dir, "--out-dir") if ship else out_dir or Path(".")
     for part in chosen:
-        command = " ".join(["jabba evaluate --parts", part, *options])
+        command = " ".join(["jabba evaluate --parts", part, *flags])
         with _progress() as progress:
             paths = evaluation.run_part(part, settings, out_dir, command,
                                         log=progress.console.print,
                                         progress=_tracker(progress))
         for path in paths:
             typer.echo(f"wrote {path}")
-    typer.echo(f"wrote {report_files.write_evaluation_report(out_dir)}")
+    typer.echo(f"wrote {report_files.write_evaluation_report(out_dir, settings.prefix)}")

@@ -97,7 +97,16 @@ def register(app: typer.Typer) -> None:
         resolve_seconds: float = typer.Option(2.0, "--resolve-seconds", **options.SECONDS,
                                               help="Time budget for re-solving a "
                                               "situation the table lacks."),
-        seed: int = typer.Option(0, **options.SEED, help="Seed for worlds and rollouts."),
+        search: bool = typer.Option(True, "--search/--no-search", help="Re-solve the rest "
+                                    "of the round at this decision (decision-time search, "
+                                    "docs/hint.md); --no-search: the table's answer."),
+        search_seconds: float = typer.Option(1.0, "--search-seconds", **options.SECONDS,
+                                             help="Time budget of the search."),
+        search_iterations: int | None = typer.Option(
+            None, "--search-iterations", **options.POSITIVE, help="Exactly this many "
+            "search iterations instead of a time budget (repeatable answers)."),
+        seed: int = typer.Option(0, **options.SEED, help="Seed for worlds, rollouts and "
+                                 "the search."),
         as_json: bool = typer.Option(False, "--json", help="Print the versioned JSON "
                                      "answer."),
     ) -> None:
@@ -126,14 +135,16 @@ def register(app: typer.Typer) -> None:
         if "seat" not in data and pasted_seat(data.get("log")) is None:
             data["seat"] = 0  # a pasted information state names its own seat
         if not _compiled_yet():
-            print("First run: compiling the rollout kernels (about 30 s, once)...",
-                  file=sys.stderr)
+            print("First run: compiling the rollout and search kernels (about a minute, "
+                  "once)...", file=sys.stderr)
         try:
             sit = from_mapping(data)
             game = hint_lib.check_game(sit)
             policies = hint_lib.load_policies(game, policy)
             answer = hint_lib.hint(sit, game, policies, seconds=seconds,
-                                   resolve_seconds=resolve_seconds, seed=seed)
+                                   resolve_seconds=resolve_seconds, seed=seed,
+                                   search=search, search_seconds=search_seconds,
+                                   search_iterations=search_iterations)
         except SituationError as err:
             typer.echo(f"Error: impossible situation: {err}", err=True)
             raise typer.Exit(2) from None
@@ -209,19 +220,29 @@ def _render(answer: dict) -> None:
                   f"{sit['seat']}[/bold]: hand {', '.join(sit['hand'])}; deck {sit['deck']}")
     rec = answer["recommendation"]
     console.print(f"[bold green]Recommended: {rec['action']}[/bold green]")
+    searched = answer["policy"]["search"]["used"]
     table = Table(title="Your plays (each card with its best target and number)")
     table.add_column("play")
-    table.add_column("policy", justify="right")
+    if searched:
+        table.add_column("search", justify="right")
+        table.add_column("search EV", justify="right")
+    table.add_column("table", justify="right")
     table.add_column("EV (token margin)", justify="right")
     table.add_column("vs best", justify="right")
     for p in answer["plays"]:
         prob = "-" if p["probability"] is None else f"{p['probability']:.0%}"
-        table.add_row(p["full_action"], prob, f"{p['ev']:+.3f} ± {p['ev_ci95']:.3f}",
+        found = ([f"{p['search_probability']:.0%}", f"{p['search_value']:+.3f}"]
+                 if searched else [])
+        table.add_row(p["full_action"], *found, prob,
+                      f"{p['ev']:+.3f} ± {p['ev_ci95']:.3f}",
                       f"{p['vs_best']:+.3f} ± {p['vs_best_ci95']:.3f}")
     console.print(table)
-    if rec["chosen_by"] != "value":
+    if searched:
+        console.print("  (search EV: under the re-solved play of everyone; EV: the table "
+                      "plays on, by rollouts)")
+    elif rec["chosen_by"] != "value":
         console.print(f"  (card chosen by the {rec['chosen_by']})")
-    for step in rec["steps"]:
+    for step in ([] if searched else rec["steps"]):
         options = sorted(step["options"], key=lambda o: -o["ev"])[:5]
         shown = ", ".join(f"{o['action']} {o['ev']:+.2f} ± {o['ev_ci95']:.2f}"
                           + ("" if o["probability"] is None else f" ({o['probability']:.0%})")
@@ -242,6 +263,13 @@ def _render(answer: dict) -> None:
         beliefs.add_row(f"p{o['seat']}{status}", cards + more)
     console.print(beliefs)
     pol, roll = answer["policy"], answer["rollouts"]
+    if searched:
+        for step in rec["steps"]:
+            best = sorted(step["options"], key=lambda o: -o["search_probability"])[:5]
+            shown = ", ".join(f"{o['action']} {o['search_probability']:.0%}" for o in best)
+            console.print(f"  then {step['decision']}: {step['chosen']}   (search: {shown})")
+    elif not pol["search"]["used"] and pol["search"]["reason"] != "not asked for (--no-search)":
+        console.print(f"search not used: {pol['search']['reason']}")
     console.print(f"policy: {pol['detail']}; posterior: {answer['posterior']['basis']} "
                   f"({answer['posterior']['worlds']} worlds); values from {roll['count']:,} "
                   f"rollouts ({roll['from_table']:.1%} of their decisions from the table, "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import random
+import socket
 from pathlib import Path
 
 import typer
@@ -33,66 +33,23 @@ def _options(_version: bool = typer.Option(
     pass
 
 
-def _load_game(players: int, agenda: str, deck: str, utility: str):
-    import pyspiel
-
-    import spiel_game  # noqa: F401  (registers the game)
-
-    try:
-        return pyspiel.load_game(spiel_game.game.SHORT_NAME, {
-            "players": players, "agenda": agenda, "deck": deck, "utility": utility})
-    except (ValueError, pyspiel.SpielError) as err:
-        raise typer.BadParameter(str(err)) from None
+def _load_game(players: int, agenda: str, deck: str, utility: str,
+               game: str = options.GAMES[0], ctx: typer.Context | None = None):
+    """The game of a command's options: options.load_game, the one loader."""
+    return options.load_game(game, players, deck, utility, agenda, ctx)
 
 
-@app.command()
-def play(
-    players: int = typer.Option(2, help="Number of players, 2 to 6."),
-    agenda: str = typer.Option("exalted_one", help="exalted_one, my_kind_of_scum, "
-                               "jabbas_court or rescue_mission."),
-    deck: str = typer.Option("full", help="full, tiny, small, medium or a spec such as "
-                             "'guard:2+jabba+han+faceup:0'."),
-    utility: str = typer.Option("margin", help="margin (zero-sum) or tokens."),
-    seed: int = typer.Option(0, **options.SEED, help="Seed for the random choices and "
-                             "shuffle."),
-    viewer: int = typer.Option(-1, help="Also print this player's information state "
-                               "at the end (-1: none)."),
-) -> None:
-    """Play one round with uniformly random decisions and print it move by move."""
-    game = _load_game(players, agenda, deck, utility)
-    if not -1 <= viewer < players:
-        raise typer.BadParameter(f"{viewer}: allowed is -1 (none) or a seat from 0 to "
-                                 f"{players - 1}", param_hint="--viewer")
-    rng = random.Random(seed)
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        player = state.current_player()
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            action = rng.choices(outcomes, probs)[0]
-            who = "chance"
-        else:
-            action = rng.choice(state.legal_actions())
-            who = f"player {player}"
-        typer.echo(f"{who:>9}: {state.action_to_string(player, action)}")
-        state.apply_action(action)
-    typer.echo(str(state))
-    typer.echo(f"returns ({utility}): {state.returns()}")
-    if viewer >= 0:
-        typer.echo(f"information state of player {viewer}:\n"
-                   f"{state.information_state_string(viewer)}")
-
-
-def _default_result_path(deck: str, agenda: str, players: int, method: str,
-                         iterations: int, suffix: str) -> Path:
+def _default_result_path(game, deck: str, method: str, iterations: int,
+                         suffix: str) -> Path:
     """Where `jabba solve` writes without --out or --ship: the working directory, e.g.
-    jabbas_palace_full_exalted_one_2p_mccfr_coarse_120000it.npz (a deck spec reads
-    'custom')."""
-    from spiel_game.game import SHORT_NAME
+    jabbas_palace_full_exalted_one_2p_mccfr_coarse_120000it.npz or
+    love_letter_full_2p_mccfr_fine_1000000it.npz (a deck spec reads 'custom')."""
+    from spiel_game.game import variant
 
+    name = game.get_type().short_name
     safe_deck = deck if deck.isidentifier() else "custom"
-    return Path(f"{SHORT_NAME}_{safe_deck}_{agenda}_{players}p_{method}_{iterations}it"
-                f"{suffix}")
+    parts = [name, safe_deck] + ([variant(game)] if variant(game) != name else [])
+    return Path("_".join(parts) + f"_{game.num_players()}p_{method}_{iterations}it{suffix}")
 
 
 def ship_folder(out: Path | None, option: str) -> Path:
@@ -111,7 +68,7 @@ def ship_folder(out: Path | None, option: str) -> Path:
 def _shipped_result_path(deck: str, agenda: str, players: int, algorithm: str,
                          abstraction: str, out: Path | None) -> Path:
     """results/ of the checkout, under the name its readers look for
-    (solver/policies/shipped.py)."""
+    (solver/policies/shipped.py; `agenda`: the game's variant, love_letter for it)."""
     from solver.policies.shipped import policy_name
 
     if not deck.isidentifier():
@@ -129,9 +86,10 @@ def _shipped_result_path(deck: str, agenda: str, players: int, algorithm: str,
 @app.command()
 def solve(
     ctx: typer.Context,
+    game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
     deck: str = typer.Option("tiny", help="full, a reduced preset or a spec (see docs/game.md)."),
     players: int = typer.Option(2, help="Number of players."),
-    agenda: str = typer.Option("exalted_one", help="Agenda."),
+    agenda: str = typer.Option("exalted_one", help="Agenda (jabbas_palace)."),
     utility: str = typer.Option("margin", help="margin (zero-sum) or tokens."),
     algorithm: str = typer.Option("cfr+", help="cfr, cfr+, dcfr (exact, whole tree of a "
                                   "reduced deck) or mccfr (sampled, any deck)."),
@@ -144,7 +102,8 @@ def solve(
     lp: bool = typer.Option(True, help="Exact, 2 players: also solve OpenSpiel's "
                             "sequence-form LP and compare the game value (small trees)."),
     abstraction: str | None = typer.Option(
-        None, help="mccfr: information abstraction level, identity, fine or coarse. "
+        None, help="mccfr: information abstraction level, identity, counting, fine or "
+        "coarse (finest first; docs/solving.md). "
         "Default: identity on a reduced deck; on the full deck the level of the game's "
         "shipped policy (fine or coarse), else coarse."),
     max_memory: str | None = typer.Option(
@@ -186,7 +145,10 @@ def solve(
     if iterations == 0 and seconds is None and target is None:
         raise typer.BadParameter("0 (no iteration budget) needs --seconds or --target: "
                                  "give at least one budget", param_hint="--iterations")
-    game = _load_game(players, agenda, deck, utility)
+    game = _load_game(players, agenda, deck, utility, game_name, ctx)
+    from spiel_game.game import variant
+
+    agenda = variant(game)  # what names the files: love_letter for classic
     if algorithm == "mccfr" and abstraction is None:
         from solver.mccfr.train import default_level
 
@@ -246,7 +208,7 @@ def _solve_exact(game, deck, agenda, players, utility, algorithm, iterations, se
                        f"CFR average strategy: {cfr_value:+.6f} "
                        f"(|diff| {abs(lp_value - cfr_value):.1e}, bounded by "
                        f"exploitability x 2 = {2 * outcome.value:.1e})")
-    path = out or _default_result_path(deck, agenda, players, algorithm, outcome.iterations,
+    path = out or _default_result_path(game, deck, algorithm, outcome.iterations,
                                        ".json.gz")
     results.write_json(path, results.policy_record(
         tree, outcome, deck_spec=game.config.deck.to_spec(), lp_value=lp_value))
@@ -304,7 +266,7 @@ def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, 
                f"{solver.nodes_touched / max(solver.seconds, 1e-9):,.0f} nodes/s")
     if outcome.message:
         typer.echo(outcome.message)
-    path = out or _default_result_path(deck, agenda, players, f"mccfr_{abstraction}",
+    path = out or _default_result_path(game, deck, f"mccfr_{abstraction}",
                                        solver.iterations, ".npz")
     header = export_policy(solver, path, stopped_by=outcome.stopped_by, curve=outcome.curve)
     typer.echo(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
@@ -348,10 +310,13 @@ def _progress(description: str, total: int | None):
 
 @app.command()
 def exploit(
+    ctx: typer.Context,
+    game: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
     deck: str = typer.Option("small", help="A reduced deck: preset or spec."),
     players: int = typer.Option(2, help="Number of players (2: exploitability, 3+: "
                                 "NashConv)."),
-    agendas: str = typer.Option("all", help="Comma-separated agendas, or 'all'."),
+    agendas: str = typer.Option("all", help="Comma-separated agendas, or 'all' "
+                                "(jabbas_palace)."),
     iterations: int = typer.Option(1000, **options.POSITIVE, help="CFR iterations per "
                                    "algorithm."),
     out_dir: Path | None = typer.Option(None, **options.OUTPUT_FOLDER,
@@ -371,8 +336,13 @@ def exploit(
         raise typer.BadParameter(f"unknown agenda(s) {unknown}; allowed: "
                                  f"{', '.join(AGENDA_NAMES)} or 'all'")
     out_dir = ship_folder(out_dir, "--out-dir") if ship else out_dir or Path(".")
-    _load_game(players, chosen[0], deck, "margin")  # validates deck and players
-    study = run_study(deck, players, chosen, iterations, log=typer.echo)
+    # Validates game, deck and players (and refuses --agendas for love_letter).
+    loaded = options.load_game(game, players, deck, "margin", chosen[0], ctx, "agendas")
+    if game != options.GAMES[0]:
+        from spiel_game.game import variant
+
+        chosen = [variant(loaded)]
+    study = run_study(deck, players, chosen, iterations, log=typer.echo, game=game)
     for path in write_study(study, out_dir):
         typer.echo(f"wrote {path}")
     typer.echo(f"{study.metric} in tokens per round: what best-responding opponents gain "
@@ -380,32 +350,75 @@ def exploit(
 
 
 @app.command()
-def rules(card: str = typer.Argument(..., help="A card (e.g. 'c3po', 'boba') or an "
-                                     "agenda (e.g. 'jabbas_court').")) -> None:
+def rules(card: str = typer.Argument(..., help="A card (e.g. 'c3po', 'boba', with --game "
+                                     "love_letter 'countess') or an agenda (e.g. "
+                                     "'jabbas_court')."),
+          game: str = typer.Option(options.GAMES[0], "--game", **options.GAME)) -> None:
     """Print a card's or an agenda's rulings from docs/RULES.md."""
     from spiel_game import rulebook
-    from spiel_game.cards import AGENDA_NAMES, character_id
+    from spiel_game.cards import AGENDA_NAMES, RULESET_OF_GAME
 
+    rules = RULESET_OF_GAME[game]
+    agendas = AGENDA_NAMES if game == options.GAMES[0] else {}
     key = card.strip().lower().replace(" ", "_").replace("'", "")
     card_id = None
-    if key not in AGENDA_NAMES:
+    if key not in agendas:
         try:
-            card_id = character_id(card)
+            card_id = rules.character_id(card)
         except ValueError as err:
-            raise typer.BadParameter(f"{err} Agendas: {', '.join(AGENDA_NAMES)}.") from None
+            more = f" Agendas: {', '.join(agendas)}." if agendas else ""
+            raise typer.BadParameter(f"{err}{more}") from None
     try:
         typer.echo(rulebook.agenda_ruling(key) if card_id is None
-                   else rulebook.ruling_for(card_id))
+                   else rulebook.ruling_for(card_id, rules))
     except (FileNotFoundError, ValueError) as err:  # the document is missing or malformed
         typer.echo(f"Error: {err}", err=True)
         raise typer.Exit(1) from None
 
 
+@app.command()
+def serve(
+    port: int = typer.Option(8000, **options.PORT, help="Port to listen on (0: any free "
+                             "one, printed)."),
+    host: str = typer.Option("127.0.0.1", help="Address to listen on. The default is "
+                             "this machine only; another address lets the network in."),
+    workers: int | None = typer.Option(None, **options.THREADS, help="Hints computed at "
+                                       "once (default: the machine's cores)."),
+) -> None:
+    """The local web app: advice and play pages and their JSON API (docs/play.md)."""
+    from cli.web import app as web
+
+    try:
+        sock = web.bind(host, port)
+    except OSError as err:
+        option = "--host" if isinstance(err, socket.gaierror) else "--port"
+        raise typer.BadParameter(f"cannot listen on {host} port {port}: "
+                                 f"{err.strerror or err}", param_hint=option) from None
+    address, bound = sock.getsockname()[:2]
+    url = f"http://{f'[{address}]' if ':' in address else address}:{bound}/"
+    if not web.is_loopback(sock):
+        typer.echo(f"warning: listening on {address}, not this machine only: anyone who can "
+                   "reach it can use the app", err=True)
+    typer.echo(f"serving {url} (advice), {url}play (play), {url}docs (the API); Ctrl-C "
+               "stops")
+    typer.echo("warming up: compiling the kernels (about 30 s the first time; the pages "
+               "say when ready)")
+    try:
+        web.serve(sock, workers)
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down for
+        pass
+    typer.echo("stopped")
+
+
 from cli import evaluate as _evaluate  # noqa: E402  (these commands register on `app`)
 from cli import hint as _hint  # noqa: E402
+from cli import play as _play  # noqa: E402
+from cli import search as _search  # noqa: E402
 
 _hint.register(app)
+_play.register(app, _load_game)
 _evaluate.register(app)
+_search.register(app)
 
 if __name__ == "__main__":
     app()

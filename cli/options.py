@@ -1,6 +1,6 @@
 """Validation shared by every `jabba` command: typed option parsers (budgets, seeds,
-counts), input files, SEAT=CARDS pairs, options that conflict, clean help, a quiet broken
-pipe.
+counts), the game (`--game`, `load_game`), input files, SEAT=CARDS pairs, options that
+conflict, clean help, a quiet broken pipe.
 
 Every refusal is a `typer.BadParameter` naming the option, the value given and what is
 allowed; typer prints it without a traceback and exits with code 2 (docs/bad-input.md).
@@ -59,6 +59,22 @@ POSITIVE = dict(parser=_integer(1, INT64_LIMIT, "an integer from 1 to 2**63 - 1"
                 metavar="N")
 COUNT = dict(parser=_integer(0, INT64_LIMIT, "an integer from 0 to 2**63 - 1"), metavar="N")
 THREADS = dict(parser=_integer(1, 1025, "an integer from 1 to 1024"), metavar="N")
+PORT = dict(parser=_integer(0, 65536, "an integer from 0 (any free port) to 65535"),
+            metavar="PORT")
+# The game every command plays (spiel_game.game.GAMES; not imported here, so that help
+# and refusals load no engine).
+GAMES = ("jabbas_palace", "love_letter")
+
+
+def _game(value) -> str:
+    if value not in GAMES:
+        raise typer.BadParameter(f"{value!r}: allowed are {', '.join(GAMES)}")
+    return value
+
+
+GAME = dict(parser=_game, metavar="GAME",
+            help="The game: jabbas_palace (Star Wars: Jabba's Palace) or love_letter "
+            "(classic Love Letter, 2019 edition; it has no agenda).")
 # Files: click checks existence and kind and names the option.
 INPUT_FILE = dict(exists=True, dir_okay=False, metavar="FILE")
 OUTPUT_FILE = dict(dir_okay=False, metavar="FILE")
@@ -111,6 +127,29 @@ def exclusive(ctx: typer.Context, *names: str) -> None:
     if len(both) > 1:
         raise typer.BadParameter(f"{' and '.join(both)} both given; give one",
                                  param_hint=both[-1])
+
+
+def load_game(game: str, players: int, deck: str, utility: str = "margin",
+              agenda: str | None = None, ctx: typer.Context | None = None,
+              agenda_option: str = "agenda"):
+    """The pyspiel game the options describe; a refusal names what was wrong. `agenda` is
+    jabbas_palace's; for love_letter (no agendas, docs/RULES.md C8) an agenda the user
+    gave (ctx: option `agenda_option`) is refused."""
+    import pyspiel
+
+    import spiel_game  # noqa: F401  (registers the games)
+
+    params = {"players": players, "deck": deck, "utility": utility}
+    if game == GAMES[0]:
+        params["agenda"] = agenda or "exalted_one"
+    elif ctx is not None and given(ctx, agenda_option):
+        raise typer.BadParameter(f"applies only to --game {GAMES[0]}: {game} has no "
+                                 "agendas (docs/RULES.md C8)",
+                                 param_hint=_flag(ctx, agenda_option))
+    try:
+        return pyspiel.load_game(_game(game), params)
+    except (ValueError, pyspiel.SpielError) as err:
+        raise typer.BadParameter(str(err)) from None
 
 
 def applies_only(ctx: typer.Context, names: tuple[str, ...], condition: str) -> None:

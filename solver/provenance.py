@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from solver.exact.solve import SolveOutcome
     from solver.exact.tree import GameTree
 
-GAME_NAME = "jabbas_palace"
+GAME_NAME = "jabbas_palace"  # the game of a record that names none (older files)
 FORMAT = "jabbas-palace-policy"
 FORMAT_VERSION = 1
 HEADER_FIELDS = ("game", "code_version", "command", "seconds", "cores", "created")
@@ -36,13 +36,15 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 def header(game, *, seconds: float, command: str | Sequence[str] | None = None,
-           **fields) -> dict:
-    """The provenance header (HEADER_FIELDS, then `fields`). `game`: a pyspiel game or a
-    dict of its parameters (a list value: the file covers each); `command`: the command
-    that remakes the file, by default the one running (sys.argv)."""
+           game_name: str = GAME_NAME, **fields) -> dict:
+    """The provenance header (HEADER_FIELDS, then `fields`). `game`: a pyspiel game, or a
+    dict of its parameters (a list value: the file covers each) with `game_name` its
+    short name; `command`: the command that remakes the file, by default the one running
+    (sys.argv)."""
     if not isinstance(game, dict):
+        game_name = game.get_type().short_name
         game = dict(game.get_parameters())
-    return {"game": {"name": GAME_NAME, "parameters": game},
+    return {"game": {"name": game_name, "parameters": game},
             "code_version": code_version(), "command": command_line(command),
             "seconds": round(float(seconds), 2), "cores": os.cpu_count(),
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(
@@ -55,6 +57,13 @@ def game_parameters(record: dict) -> dict:
     format 2, checkpoints) hold them directly under "game"."""
     game = record["game"]
     return game["parameters"] if "parameters" in game else game
+
+
+def game_name(record: dict) -> str:
+    """The game's short name in a header (jabbas_palace in files from before it had
+    another game)."""
+    game = record["game"]
+    return game.get("name", GAME_NAME) if "parameters" in game else GAME_NAME
 
 
 def portable_path(path: str | os.PathLike, root: str | os.PathLike | None = None) -> str:
@@ -172,7 +181,8 @@ def policy_record(tree: GameTree, outcome: SolveOutcome, *, deck_spec: str,
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        **header(params, seconds=outcome.seconds, command=command),
+        **header(params, seconds=outcome.seconds, command=command,
+                 game_name=tree.game.get_type().short_name),
         "deck_spec": deck_spec,
         "algorithm": outcome.algorithm,
         "abstraction": "none (exact game tree, perfect recall)",

@@ -1,4 +1,5 @@
-"""Encoding and decoding of action ids (table in layout.py and docs/game.md).
+"""Encoding and decoding of action ids (table in layout.py and docs/game.md); words come
+from a rule set's characters (cards.py), Jabba's Palace's by default.
 
 Worked example, a 3-player turn: player 0 plays Guard (id 1), chooses player 2 and
 names 5:
@@ -12,18 +13,26 @@ names 5:
 from __future__ import annotations
 
 from . import layout as L
-from .cards import CHARACTERS, NUM_CHARACTERS
+from .cards import CHARACTERS
 
+# (kind, first id, count, first argument)
 _KINDS = (
-    ("play", L.PLAY, NUM_CHARACTERS),
-    ("target", L.TARGET, L.MAX_PLAYERS),
-    ("target_set_aside", L.TARGET_SET_ASIDE, 1),
-    ("name", L.NAME, L.NUM_NUMBERS),
-    ("keep", L.KEEP, NUM_CHARACTERS),
-    ("order", L.ORDER, NUM_CHARACTERS),
-    ("no_trade", L.NO_TRADE, 1),
-    ("trade", L.TRADE, 1),
+    ("play", L.PLAY, L.MAX_CHARS, 0),
+    ("target", L.TARGET, L.MAX_PLAYERS, 0),
+    ("target_set_aside", L.TARGET_SET_ASIDE, 1, 0),
+    ("name", L.NAME, L.NAMES_IN_FIRST_BLOCK, 0),
+    ("keep", L.KEEP, L.MAX_CHARS, 0),
+    ("order", L.ORDER, L.MAX_CHARS, 0),
+    ("no_trade", L.NO_TRADE, 1, 0),
+    ("trade", L.TRADE, 1, 0),
+    ("name", L.NAME_HIGH, L.NUM_NUMBERS - L.NAMES_IN_FIRST_BLOCK, L.NAMES_IN_FIRST_BLOCK),
 )
+
+
+def num_actions(max_number: int) -> int:
+    """The distinct action ids of a rule set whose numbers go up to `max_number`: Jabba's
+    Palace (8) needs ids 0-59, classic Love Letter (9) also 60."""
+    return L.NAME_HIGH + max(0, max_number + 1 - L.NAMES_IN_FIRST_BLOCK)
 
 
 def encode_play(character: int) -> int:
@@ -35,7 +44,9 @@ def encode_target(player: int) -> int:
 
 
 def encode_name(number: int) -> int:
-    return L.NAME + number
+    if number < L.NAMES_IN_FIRST_BLOCK:
+        return L.NAME + number
+    return L.NAME_HIGH + number - L.NAMES_IN_FIRST_BLOCK
 
 
 def encode_keep(character: int) -> int:
@@ -48,17 +59,17 @@ def encode_order(character_on_top: int) -> int:
 
 def decode(action: int) -> tuple[str, int]:
     """(kind, argument) of a decision action id; ValueError for an id out of range."""
-    for kind, offset, count in _KINDS:
+    for kind, offset, count, first in _KINDS:
         if offset <= action < offset + count:
-            return kind, action - offset
+            return kind, first + action - offset
     raise ValueError(f"action id {action} is not a decision id (0 to {L.NUM_ACTIONS - 1})")
 
 
-def decision_to_string(action: int) -> str:
+def decision_to_string(action: int, characters=CHARACTERS) -> str:
     """How a decision reads at the table, e.g. 'play Guard', 'choose player 1', 'name 5'."""
     kind, arg = decode(action)
     if kind == "play":
-        return f"play {CHARACTERS[arg].name}"
+        return f"play {characters[arg].name}"
     if kind == "target":
         return f"choose player {arg}"
     if kind == "target_set_aside":
@@ -66,17 +77,18 @@ def decision_to_string(action: int) -> str:
     if kind == "name":
         return f"name {arg}"
     if kind == "keep":
-        return f"keep {CHARACTERS[arg].name}"
+        return f"keep {characters[arg].name}"
     if kind == "order":
-        return f"return {CHARACTERS[arg].name} on top (drawn first)"
+        return f"return {characters[arg].name} on top (drawn first)"
     if kind == "no_trade":
         return "keep own hand"
     return "trade hands"
 
 
-def chance_to_string(chance_kind: int, receiver: int, character: int) -> str:
+def chance_to_string(chance_kind: int, receiver: int, character: int,
+                     characters=CHARACTERS) -> str:
     """A chance outcome in words, given what the pending draw is for."""
-    name = CHARACTERS[character].name
+    name = characters[character].name
     if chance_kind == L.CH_FACE_UP:
         return f"set aside face up: {name}"
     if chance_kind == L.CH_DEAL:

@@ -1,8 +1,11 @@
-"""Cards, effects and agendas as data (docs/RULES.md "The deck", R12).
+"""Cards, effects and agendas as data (docs/RULES.md "The deck", R12, "Classic Love Letter").
 
-Every character is one row of `CHARACTERS`: its number, side, copies and effect. The
-engine dispatches on the effect kind and its two parameters, never on a character's
-name or number, so another rule set (classic Love Letter) is another table.
+Every character is one row of a rule set's table: its number, side, copies, effect and
+the flags of the rules that concern it. The engine dispatches on the effect kind, its two
+parameters and the flags, never on a character's name or number, so another rule set is
+another table. Two rule sets (`RULESETS`): Jabba's Palace (`CHARACTERS`, the game
+`jabbas_palace`) and classic Love Letter, 2019 edition (`CLASSIC_CHARACTERS`, the game
+`love_letter`); the engine reads the table of the rule set its state names.
 
 Character ids are stable and used everywhere: as chance outcomes, in action ids and in
 files. They run by number, Palace before Rebel within a number:
@@ -30,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import enum
+import functools
 import re
 
 import numpy as np
@@ -38,6 +42,7 @@ import numpy as np
 class Side(enum.IntEnum):
     PALACE = 0
     REBEL = 1
+    NONE = 2  # classic Love Letter's cards have no side
 
 
 class Effect(enum.IntEnum):
@@ -55,13 +60,18 @@ class Effect(enum.IntEnum):
     STEAL_HAND = 9  # choose; their hand to my play area, they redraw (Boba Fett, R8)
     DRAW_KEEP_RETURN = 10  # draw param_a, keep 1, return the rest in order (Leia, R9)
     ELIMINATE_LOWEST = 11  # lowest non-0 hand in the round is out, ties all (Rancor, R7)
+    DISCARD_REDRAW = 12  # choose any player, oneself too: they discard and draw (Prince)
+    TRADE_HANDS = 13  # choose another player and trade hands (classic King)
 
 
 # Effects that "choose another player" (R4).
 TARGETED_EFFECTS = frozenset({
     Effect.GUESS, Effect.GUESS_COUNTER, Effect.PEEK, Effect.PEEK_OR_SET_ASIDE,
     Effect.COMPARE, Effect.ELIMINATE_IF_SIDE, Effect.LOOK_MAY_TRADE, Effect.STEAL_HAND,
+    Effect.DISCARD_REDRAW, Effect.TRADE_HANDS,
 })
+# Effects whose player may choose themself too (classic Prince).
+SELF_TARGET_EFFECTS = frozenset({Effect.DISCARD_REDRAW})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +87,12 @@ class Character:
     param_a: int = 0
     param_b: int = 0
     token_if_held: bool = False  # +1 token if in hand at round end (Han Solo, R11)
+    # Classic Love Letter (docs/RULES.md C-rulings):
+    names_barred: tuple[int, ...] = ()  # numbers it may not name (classic Guard: 1)
+    forced_by: tuple[int, ...] = ()  # ids that force playing it when held (Countess)
+    out_if_discarded: bool = False  # playing or discarding it puts its holder out (Princess)
+    token_if_alone: bool = False  # +1 token to the only player still in the round with
+    #                               one in their play area at the round's end (Spy)
 
 
 CHARACTERS: tuple[Character, ...] = (
@@ -132,7 +148,47 @@ CHARACTERS: tuple[Character, ...] = (
 
 NUM_CHARACTERS = len(CHARACTERS)
 FULL_DECK_COPIES = tuple(c.copies for c in CHARACTERS)
-MAX_NUMBER = max(c.number for c in CHARACTERS)
+
+# Classic Love Letter, 2019 edition (docs/RULES.md "Classic Love Letter"): ids are numbers.
+(SPY, GUARD, PRIEST, BARON, HANDMAID, PRINCE, CHANCELLOR, KING, COUNTESS,
+ PRINCESS) = range(10)
+CLASSIC_CHARACTERS: tuple[Character, ...] = (
+    Character(SPY, "Spy", 0, Side.NONE, 2, Effect.NONE,
+              "No effect when played; at the round's end +1 token if you are the only "
+              "player still in the round who played or discarded a Spy.",
+              ("spy",), token_if_alone=True),
+    Character(GUARD, "Guard", 1, Side.NONE, 6, Effect.GUESS,
+              "Choose another player and name a number other than 1 (not the Guard); "
+              "they are out if their card has it.",
+              ("guard",), names_barred=(1,)),
+    Character(PRIEST, "Priest", 2, Side.NONE, 2, Effect.PEEK,
+              "Choose another player and secretly look at their hand.", ("priest",)),
+    Character(BARON, "Baron", 3, Side.NONE, 2, Effect.COMPARE,
+              "Choose another player and secretly compare hands; the lower number is "
+              "out; on a tie nobody is.", ("baron",)),
+    Character(HANDMAID, "Handmaid", 4, Side.NONE, 2, Effect.PROTECT,
+              "Other players cannot choose you until the start of your next turn.",
+              ("handmaid", "maid")),
+    Character(PRINCE, "Prince", 5, Side.NONE, 2, Effect.DISCARD_REDRAW,
+              "Choose any player, yourself included: they discard their hand face up "
+              "and draw a new card (the set-aside card if the deck is empty).",
+              ("prince",)),
+    Character(CHANCELLOR, "Chancellor", 6, Side.NONE, 2, Effect.DRAW_KEEP_RETURN,
+              "Draw 2, keep 1 of the 3, put the other 2 on the bottom of the deck in "
+              "an order you choose.", ("chancellor",), param_a=2),
+    Character(KING, "King", 7, Side.NONE, 1, Effect.TRADE_HANDS,
+              "Choose another player and trade hands with them.", ("king",)),
+    Character(COUNTESS, "Countess", 8, Side.NONE, 1, Effect.NONE,
+              "No effect when played; must be played when held with the King or a "
+              "Prince.", ("countess",), forced_by=(KING, PRINCE)),
+    Character(PRINCESS, "Princess", 9, Side.NONE, 1, Effect.NONE,
+              "Playing or discarding her, for any reason, puts you out of the round.",
+              ("princess",), out_if_discarded=True),
+)
+
+# What the engine's fixed-size arrays and action ids must hold, over every rule set.
+MAX_CHARACTERS = max(len(CHARACTERS), len(CLASSIC_CHARACTERS))
+MAX_NUMBER = max(c.number for c in (*CHARACTERS, *CLASSIC_CHARACTERS))
 
 
 class Agenda(enum.IntEnum):
@@ -160,43 +216,20 @@ AGENDA_TEXT = {
                            "ties all win.",
 }
 
-# Columns of the engine's card table (`card_table()`), one row per character id.
-COL_NUMBER, COL_SIDE, COL_EFFECT, COL_PARAM_A, COL_PARAM_B, COL_TOKEN_IF_HELD = range(6)
-NUM_COLS = 6
+# Columns of the engine's card tables (`card_tables()`), one row per character id.
+(COL_NUMBER, COL_SIDE, COL_EFFECT, COL_PARAM_A, COL_PARAM_B, COL_TOKEN_IF_HELD,
+ COL_NAMES_BARRED, COL_FORCED_BY, COL_OUT_IF_DISCARDED, COL_TOKEN_IF_ALONE) = range(10)
+NUM_COLS = 10
 
 
-def card_table() -> np.ndarray:
-    """The int32 table the compiled engine reads: one row per character id."""
-    table = np.zeros((NUM_CHARACTERS, NUM_COLS), dtype=np.int32)
-    for c in CHARACTERS:
-        table[c.id] = (c.number, c.side, c.effect, c.param_a, c.param_b, c.token_if_held)
-    return table
+def _row(c: Character) -> tuple[int, ...]:
+    return (c.number, c.side, c.effect, c.param_a, c.param_b, c.token_if_held,
+            sum(1 << n for n in c.names_barred), sum(1 << k for k in c.forced_by),
+            c.out_if_discarded, c.token_if_alone)
 
 
 def _fold(name: str) -> str:
     return re.sub(r"[\s_\-'.]", "", name.lower())
-
-
-_ALIASES: dict[str, int] = {}
-for _c in CHARACTERS:
-    for _alias in (_c.name, *_c.aliases):
-        _ALIASES[_fold(_alias)] = _c.id
-
-
-def character_id(name: str) -> int:
-    """Character id for a name in any usual form ("c3po", "Threepio", "boba", "13").
-
-    Raises ValueError naming the closest valid names when nothing matches.
-    """
-    folded = _fold(name)
-    if folded in _ALIASES:
-        return _ALIASES[folded]
-    close = difflib.get_close_matches(folded, list(_ALIASES), n=3, cutoff=0.5)
-    suggestions = sorted({CHARACTERS[_ALIASES[c]].name for c in close})
-    hint = f" Did you mean {', '.join(suggestions)}?" if suggestions else ""
-    raise ValueError(
-        f"unknown card {name!r}.{hint} Known cards: "
-        + ", ".join(c.name for c in CHARACTERS))
 
 
 # Deck specs -----------------------------------------------------------------------------
@@ -217,15 +250,102 @@ DECK_PRESETS: dict[str, str] = {
     "tiny": "han+guard+mercenary+luke+jabba+faceup:0",
     "small": "han+guard+crumb+mercenary+luke+jabba+faceup:0",
     "medium": "han+guard+r2+mercenary+boba+luke+jabba+faceup:0",
+    "large": "han+guard:2+r2+mercenary+boba+rancor+luke+jabba+faceup:1",  # ours, 44 M nodes
 }
+
+# Classic Love Letter's presets (sizes in docs/love-letter.md), about the sizes of Jabba's
+# Palace's: tiny and small fit OpenSpiel's own exact tools, medium ours. Each holds the
+# Spy, a Guard, a Prince, the Countess (forced by the Prince) and the Princess.
+CLASSIC_DECK_PRESETS: dict[str, str] = {
+    "full": "+".join(f"{c.aliases[0]}:{c.copies}" for c in CLASSIC_CHARACTERS),
+    "tiny": "spy+guard+prince+countess+princess+faceup:0",
+    "small": "spy+guard+baron+prince+countess+princess+faceup:0",
+    "medium": "spy+guard+priest+prince+king+countess+princess+faceup:0",
+}
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class RuleSet:
+    """A rule set: its cards (ids 0..n-1), deck presets and game name; `id` is what the
+    engine's state holds (layout.S_RULES) to pick its card table."""
+
+    id: int
+    game: str  # the OpenSpiel game's short name
+    title: str
+    characters: tuple[Character, ...]
+    presets: dict[str, str]
+    example: str  # a deck spec, for messages
+
+    @functools.cached_property
+    def _aliases(self) -> dict[str, int]:
+        return {_fold(alias): c.id for c in self.characters
+                for alias in (c.name, *c.aliases)}
+
+    def character_id(self, name: str) -> int:
+        """Character id for a name in any usual form ("c3po", "Threepio", "boba").
+
+        Raises ValueError naming the closest valid names when nothing matches.
+        """
+        folded = _fold(name)
+        if folded in self._aliases:
+            return self._aliases[folded]
+        close = difflib.get_close_matches(folded, list(self._aliases), n=3, cutoff=0.5)
+        suggestions = sorted({self.characters[self._aliases[c]].name for c in close})
+        hint = f" Did you mean {', '.join(suggestions)}?" if suggestions else ""
+        elsewhere = [r for r in RULESETS if r is not self and folded in r._aliases]
+        if elsewhere:
+            card = elsewhere[0].characters[elsewhere[0]._aliases[folded]].name
+            hint = f" {card} is a card of {elsewhere[0].title}, not of {self.title}."
+        raise ValueError(
+            f"unknown card {name!r}.{hint} Known cards ({self.title}): "
+            + ", ".join(c.name for c in self.characters))
+
+    def card_table(self) -> np.ndarray:
+        """The int32 table the compiled engine reads: MAX_CHARACTERS rows, one per id
+        (rows past this rule set's cards are zero and never read)."""
+        table = np.zeros((MAX_CHARACTERS, NUM_COLS), dtype=np.int32)
+        for c in self.characters:
+            table[c.id] = _row(c)
+        return table
+
+    def parse_deck(self, spec: str) -> DeckSpec:
+        return parse_deck(spec, self)
+
+
+JABBAS_PALACE = RuleSet(0, "jabbas_palace", "Jabba's Palace", CHARACTERS, DECK_PRESETS,
+                        "guard:2+jabba+han")
+CLASSIC = RuleSet(1, "love_letter", "classic Love Letter", CLASSIC_CHARACTERS,
+                  CLASSIC_DECK_PRESETS, "guard:2+prince+princess")
+RULESETS: tuple[RuleSet, ...] = (JABBAS_PALACE, CLASSIC)  # by id
+RULESET_OF_GAME = {r.game: r for r in RULESETS}
+
+
+def card_tables() -> np.ndarray:
+    """Every rule set's card table, indexed [rule set id, character id, column]."""
+    return np.stack([r.card_table() for r in RULESETS])
+
+
+def card_table() -> np.ndarray:
+    """Jabba's Palace's card table (`card_tables()[0]`, its first NUM_CHARACTERS rows)."""
+    return JABBAS_PALACE.card_table()[:NUM_CHARACTERS]
+
+
+def character_id(name: str) -> int:
+    """A Jabba's Palace character id (RuleSet.character_id)."""
+    return JABBAS_PALACE.character_id(name)
 
 
 @dataclasses.dataclass(frozen=True)
 class DeckSpec:
-    """A deck: copies per character id and the 2-player face-up count."""
+    """A deck: copies per character id of its rule set and the 2-player face-up count."""
 
     counts: tuple[int, ...]
     face_up_2p: int = RULES_FACE_UP_2P
+    rules: int = 0  # the rule set's id (RULESETS)
+
+    @property
+    def ruleset(self) -> RuleSet:
+        return RULESETS[self.rules]
 
     @property
     def size(self) -> int:
@@ -234,32 +354,52 @@ class DeckSpec:
     def face_up(self, num_players: int) -> int:
         return self.face_up_2p if num_players == 2 else 0
 
+    def engine_counts(self) -> np.ndarray:
+        """The counts as the engine takes them: MAX_CHARACTERS entries."""
+        counts = np.zeros(MAX_CHARACTERS, dtype=np.int32)
+        counts[:len(self.counts)] = self.counts
+        return counts
+
     def to_spec(self) -> str:
-        items = [f"{CHARACTERS[i].aliases[0]}:{n}" for i, n in enumerate(self.counts) if n]
+        characters = self.ruleset.characters
+        items = [f"{characters[i].aliases[0]}:{n}" for i, n in enumerate(self.counts) if n]
         if self.face_up_2p != RULES_FACE_UP_2P:
             items.append(f"faceup:{self.face_up_2p}")
         return "+".join(items)
 
     def check_playable(self, num_players: int) -> None:
-        """Raise ValueError if a round cannot be dealt with this deck (R1)."""
+        """Raise ValueError if a round cannot be dealt with this deck (R1), or a card of
+        it could name no number (a classic Guard in a deck of Guards only, C2)."""
         needed = 1 + self.face_up(num_players) + num_players + 1
         if self.size < needed:
             raise ValueError(
                 f"deck of {self.size} cards is too small for {num_players} players: a round "
                 f"needs 1 set-aside + {self.face_up(num_players)} face-up + {num_players} "
                 f"dealt + at least 1 to draw = {needed}")
+        characters = self.ruleset.characters
+        numbers = {characters[i].number for i, n in enumerate(self.counts) if n}
+        for i, n in enumerate(self.counts):
+            c = characters[i]
+            if n and c.effect in (Effect.GUESS, Effect.GUESS_COUNTER) and \
+                    not numbers - set(c.names_barred):
+                raise ValueError(
+                    f"deck {self.to_spec()!r}: the {c.name} could name no number (it may "
+                    f"not name {', '.join(map(str, c.names_barred))}); add a card of "
+                    "another number")
 
 
-def parse_deck(spec: str) -> DeckSpec:
-    """Parse a preset name or a deck spec string; raise ValueError on anything unknown."""
+def parse_deck(spec: str, rules: RuleSet = JABBAS_PALACE) -> DeckSpec:
+    """Parse a preset name or a deck spec string of a rule set; raise ValueError on
+    anything unknown."""
     text = spec.strip()
-    if text in DECK_PRESETS:
-        text = DECK_PRESETS[text]
+    if text in rules.presets:
+        text = rules.presets[text]
     if not text:
         raise ValueError(
-            f"empty deck spec; use a preset ({', '.join(DECK_PRESETS)}) or items "
-            "like 'guard:2+jabba+han'")
-    counts = [0] * NUM_CHARACTERS
+            f"empty deck spec; use a preset ({', '.join(rules.presets)}) or items "
+            f"like {rules.example!r}")
+    characters = rules.characters
+    counts = [0] * len(characters)
     face_up = RULES_FACE_UP_2P
     for item in text.split("+"):
         name, _, count_text = item.strip().partition(":")
@@ -276,18 +416,18 @@ def parse_deck(spec: str) -> DeckSpec:
             face_up = count
             continue
         try:
-            cid = character_id(name)
+            cid = rules.character_id(name)
         except ValueError as err:
             raise ValueError(f"deck item {item!r}: {err} Presets: "
-                             f"{', '.join(DECK_PRESETS)}.") from None
+                             f"{', '.join(rules.presets)}.") from None
         if count < 0:
             raise ValueError(f"deck item {item!r}: count must not be negative")
         counts[cid] += count
-        if counts[cid] > CHARACTERS[cid].copies:
+        if counts[cid] > characters[cid].copies:
             raise ValueError(
-                f"deck item {item!r}: {CHARACTERS[cid].name} has {CHARACTERS[cid].copies} "
-                f"cop{'y' if CHARACTERS[cid].copies == 1 else 'ies'} in the game; a deck "
+                f"deck item {item!r}: {characters[cid].name} has {characters[cid].copies} "
+                f"cop{'y' if characters[cid].copies == 1 else 'ies'} in the game; a deck "
                 "may only reduce it")
     if sum(counts) == 0:
         raise ValueError("deck spec has no cards")
-    return DeckSpec(tuple(counts), face_up)
+    return DeckSpec(tuple(counts), face_up, rules.id)

@@ -1,6 +1,8 @@
 """The rules of one round, compiled with numba over a flat int32 state (layout.py).
 
-This is the one place the rules live. The OpenSpiel wrapper (game.py), the solvers and
+This is the one place the rules live, for every rule set: the state names its rule set
+(S_RULES) and the engine reads that rule set's card table (cards.card_tables), its
+effect kinds and flags, never a card's name. The OpenSpiel wrapper (game.py), the solvers and
 the hint engine all call these functions. With NUMBA_DISABLE_JIT=1 they run as plain
 Python, for debugging and coverage.
 
@@ -20,28 +22,27 @@ event log, so information states are unchanged by it.
 import numpy as np
 from numba import njit
 
-from .cards import (COL_EFFECT, COL_NUMBER, COL_PARAM_A, COL_PARAM_B, COL_SIDE,
-                    COL_TOKEN_IF_HELD, card_table, Agenda, Effect, Side)
-from .layout import (CH_BOBA_DRAW, CH_DEAL, CH_FACE_UP, CH_LEIA_DRAW, CH_SET_ASIDE_LOOK,
-                     CH_TURN_DRAW, E_DRAW, E_FACE_UP, E_KEEP, E_MISS, E_NAME, E_NO_EFFECT,
-                     E_NO_TRADE, E_OUT, E_PLAY, E_RETURN, E_ROUND_END, E_SEE,
-                     E_SEE_SET_ASIDE, E_STEAL, E_TARGET, E_TARGET_SET_ASIDE, E_TIE,
-                     E_TRADE, EV_CARD, EV_EXTRA, END_DECK, END_LAST_PLAYER, END_NOBODY,
-                     EVENT_SIZE, KEEP,
-                     MAX_AREA, MAX_CHARS, MAX_EVENTS, MAX_FACEUP, MAX_HAND, MAX_PLAYERS,
-                     MAX_QUEUE, NAME, NO_TRADE, NUM_ACTIONS, NUM_NUMBERS, ORDER, PH_CHANCE,
-                     PH_COUNTER, PH_KEEP, PH_NAME, PH_ORDER, PH_PLAY, PH_TARGET,
-                     PH_TERMINAL, PH_TRADE, PLAY, S_ACTOR, S_AGENDA, S_AREA, S_AREA_N,
-                     S_CHANCE_FOR, S_CHANCE_KIND, S_DEAL_NEXT, S_DECK_COUNTS, S_DRAWS_LEFT,
-                     S_END_KIND, S_EVENT_N, S_EVENTS, S_FACE_UP, S_FACE_UP_LEFT,
-                     S_FACE_UP_N, S_HAND, S_HAND_N, S_IN_ROUND, S_LOGGING, S_NAMEABLE,
-                     S_NUM_PLAYERS,
-                     S_PENDING_CARD, S_PENDING_TARGET, S_PHASE, S_POOL, S_POOL_SIZE,
-                     S_PROTECTED, S_QUEUE, S_QUEUE_LEN, S_RETURN, S_RETURN_N,
-                     S_SET_ASIDE, S_SET_ASIDE_GONE, S_TOKENS, S_TURN_PLAYER, S_TURNS,
-                     S_UNKNOWN_DECK, S_UTILITY, SRC_BOTTOM, SRC_DEAL, SRC_DECK,
-                     SRC_SET_ASIDE, STATE_SIZE, TARGET, TARGET_SET_ASIDE, TRADE,
-                     UTIL_MARGIN)
+from .cards import (COL_EFFECT, COL_FORCED_BY, COL_NAMES_BARRED, COL_NUMBER,
+                    COL_OUT_IF_DISCARDED, COL_PARAM_A, COL_PARAM_B, COL_SIDE,
+                    COL_TOKEN_IF_ALONE, COL_TOKEN_IF_HELD, JABBAS_PALACE, RULESETS, card_tables,
+                    Agenda, Effect, Side)
+from .layout import (CH_DEAL, CH_FACE_UP, CH_LEIA_DRAW, CH_REDRAW, CH_SET_ASIDE_LOOK,
+                     CH_TURN_DRAW, END_DECK, END_LAST_PLAYER, END_NOBODY, EVENT_SIZE, EV_CARD,
+                     EV_EXTRA, E_DISCARD, E_DRAW, E_FACE_UP, E_KEEP, E_MISS, E_NAME, E_NO_EFFECT,
+                     E_NO_TRADE, E_OUT, E_PLAY, E_RETURN, E_ROUND_END, E_SEE, E_SEE_SET_ASIDE,
+                     E_STEAL, E_TARGET, E_TARGET_SET_ASIDE, E_TIE, E_TRADE, KEEP, MAX_AREA,
+                     MAX_CHARS, MAX_EVENTS, MAX_FACEUP, MAX_HAND, MAX_PLAYERS, MAX_QUEUE, NAME,
+                     NAMES_IN_FIRST_BLOCK, NAME_HIGH, NO_TRADE, NUM_ACTIONS, NUM_NUMBERS, ORDER,
+                     PH_CHANCE, PH_COUNTER, PH_KEEP, PH_NAME, PH_ORDER, PH_PLAY, PH_TARGET,
+                     PH_TERMINAL, PH_TRADE, PLAY, SRC_BOTTOM, SRC_DEAL, SRC_DECK, SRC_SET_ASIDE,
+                     STATE_SIZE, S_ACTOR, S_AGENDA, S_AREA, S_AREA_N, S_CHANCE_FOR, S_CHANCE_KIND,
+                     S_DEAL_NEXT, S_DECK_COUNTS, S_DRAWS_LEFT, S_END_KIND, S_EVENTS, S_EVENT_N,
+                     S_FACE_UP, S_FACE_UP_LEFT, S_FACE_UP_N, S_HAND, S_HAND_N, S_IN_ROUND,
+                     S_LOGGING, S_NAMEABLE, S_NUM_PLAYERS, S_PENDING_CARD, S_PENDING_TARGET,
+                     S_PHASE, S_POOL, S_POOL_SIZE, S_PROTECTED, S_QUEUE, S_QUEUE_LEN, S_RETURN,
+                     S_RETURN_N, S_RULES, S_SET_ASIDE, S_SET_ASIDE_GONE, S_TOKENS, S_TURNS,
+                     S_TURN_PLAYER, S_UNKNOWN_DECK, S_UTILITY, S_WINNERS, TARGET,
+                     TARGET_SET_ASIDE, TRADE, UTIL_MARGIN)
 
 # Effect kinds and sides as plain ints for numba.
 EF_NONE = int(Effect.NONE)
@@ -56,6 +57,8 @@ EF_LOOK_MAY_TRADE = int(Effect.LOOK_MAY_TRADE)
 EF_STEAL_HAND = int(Effect.STEAL_HAND)
 EF_DRAW_KEEP_RETURN = int(Effect.DRAW_KEEP_RETURN)
 EF_ELIMINATE_LOWEST = int(Effect.ELIMINATE_LOWEST)
+EF_DISCARD_REDRAW = int(Effect.DISCARD_REDRAW)
+EF_TRADE_HANDS = int(Effect.TRADE_HANDS)
 SIDE_PALACE = int(Side.PALACE)
 SIDE_REBEL = int(Side.REBEL)
 AG_EXALTED_ONE = int(Agenda.EXALTED_ONE)
@@ -63,9 +66,20 @@ AG_MY_KIND_OF_SCUM = int(Agenda.MY_KIND_OF_SCUM)
 AG_JABBAS_COURT = int(Agenda.JABBAS_COURT)
 AG_RESCUE_MISSION = int(Agenda.RESCUE_MISSION)
 
-# The card table is a global, so numba freezes it into the compiled code: passing it as an
-# argument costs a reference-count round trip on every call (measured: ~15% of a playout).
-CARDS = card_table()
+# The card tables are a global, so numba freezes them into the compiled code: passing them
+# as an argument costs a reference-count round trip on every call (measured: ~15% of a
+# playout). CARD_TABLES[rules, card, column]; `_card` reads the state's rule set.
+CARD_TABLES = card_tables()
+CARDS = CARD_TABLES[JABBAS_PALACE.id]  # Jabba's Palace's alone, for code written for it
+# Per rule set: which of the classic rules (C3, C7, C2, C9) its cards use, so that Jabba's
+# Palace skips their checks (measured: 5% of a random playout without this).
+RULE_FORCED_PLAY, RULE_OUT_IF_DISCARDED, RULE_NAMES_BARRED, RULE_TOKEN_IF_ALONE = 1, 2, 4, 8
+RULE_FLAGS = np.array([
+    RULE_FORCED_PLAY * any(c.forced_by for c in r.characters)
+    | RULE_OUT_IF_DISCARDED * any(c.out_if_discarded for c in r.characters)
+    | RULE_NAMES_BARRED * any(c.names_barred for c in r.characters)
+    | RULE_TOKEN_IF_ALONE * any(c.token_if_alone for c in r.characters)
+    for r in RULESETS], dtype=np.int64)
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 # The hottest small functions (`legal_actions`, `settle`, `_only_option`, `returns`) are
 # inlined by numba (inline="always"): a call that passes an array costs a reference-count
@@ -75,8 +89,9 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 # Setup ----------------------------------------------------------------------------------
 
-def new_state(num_players, agenda, utility, deck_counts, face_up, logging=True):
-    """A fresh round at its first chance node (R1). `deck_counts` per character id."""
+def new_state(num_players, agenda, utility, deck_counts, face_up, logging=True, rules=0):
+    """A fresh round at its first chance node (R1). `deck_counts` per character id of
+    the rule set `rules` (cards.RULESETS, 0: Jabba's Palace)."""
     if not 2 <= num_players <= MAX_PLAYERS:
         raise ValueError(f"players must be 2 to {MAX_PLAYERS}, got {num_players}")
     if not 0 <= face_up <= MAX_FACEUP:
@@ -84,8 +99,14 @@ def new_state(num_players, agenda, utility, deck_counts, face_up, logging=True):
     counts = np.asarray(deck_counts, dtype=np.int32)
     if counts.shape != (MAX_CHARS,) or (counts < 0).any():
         raise ValueError(f"deck_counts must be {MAX_CHARS} non-negative counts")
+    if not 0 <= rules < len(RULESETS):
+        raise ValueError(f"rules must be a rule set id, 0 to {len(RULESETS) - 1}")
+    if counts[len(RULESETS[rules].characters):].any():
+        raise ValueError(f"deck_counts: {RULESETS[rules].title} has no card id past "
+                         f"{len(RULESETS[rules].characters) - 1}")
     s = np.zeros(STATE_SIZE, dtype=np.int32)
     s[S_NUM_PLAYERS] = num_players
+    s[S_RULES] = rules
     s[S_AGENDA] = agenda
     s[S_UTILITY] = utility
     s[S_LOGGING] = 1 if logging else 0
@@ -93,7 +114,7 @@ def new_state(num_players, agenda, utility, deck_counts, face_up, logging=True):
     s[S_POOL:S_POOL + MAX_CHARS] = counts
     for c in range(MAX_CHARS):
         if counts[c] > 0:
-            s[S_NAMEABLE] |= 1 << int(CARDS[c, COL_NUMBER])
+            s[S_NAMEABLE] |= 1 << int(CARD_TABLES[rules, c, COL_NUMBER])
     total = int(counts.sum())
     s[S_POOL_SIZE] = total
     s[S_UNKNOWN_DECK] = total - 1  # one card is set aside face down, undetermined (R1)
@@ -128,6 +149,18 @@ def _setup_continue(s):
 
 
 # Small helpers --------------------------------------------------------------------------
+
+@njit(inline="always", **_JIT)
+def _card(s, c, column):
+    """Column `column` of card c in the state's rule set."""
+    return CARD_TABLES[s[S_RULES], c, column]
+
+
+@njit(inline="always", **_JIT)
+def _uses(s, rule):
+    """Whether the state's rule set has a card with this rule (RULE_FLAGS)."""
+    return RULE_FLAGS[s[S_RULES]] & rule != 0
+
 
 @njit(**_JIT)
 def log_event(s, kind, actor, other, card, extra):
@@ -296,18 +329,35 @@ def _agenda_score(s, p):
     """A player's agenda score at the deck end (R12); higher wins, ties all win."""
     agenda = s[S_AGENDA]
     if agenda == AG_EXALTED_ONE:
-        return CARDS[hand_card(s, p), COL_NUMBER]
+        return _card(s, hand_card(s, p), COL_NUMBER)
     if agenda == AG_MY_KIND_OF_SCUM:
-        return CARDS[hand_card(s, p), COL_NUMBER]  # compared within the card's side
+        return _card(s, hand_card(s, p), COL_NUMBER)  # compared within the card's side
     score = 0
     for i in range(s[S_AREA_N + p]):
         c = s[S_AREA + p * MAX_AREA + i]
         if agenda == AG_JABBAS_COURT:
-            if CARDS[c, COL_SIDE] == SIDE_PALACE:
-                score += CARDS[c, COL_NUMBER]
-        elif CARDS[c, COL_SIDE] == SIDE_REBEL:
+            if _card(s, c, COL_SIDE) == SIDE_PALACE:
+                score += _card(s, c, COL_NUMBER)
+        elif _card(s, c, COL_SIDE) == SIDE_REBEL:
             score += 1
     return score
+
+
+@njit(**_JIT)
+def _token_if_alone(s, n):
+    """C9 (the Spy): +1 token to the only player still in the round with such a card in
+    their play area (played or discarded), at most 1; nobody if two or more have one."""
+    holder = -1
+    for p in range(n):
+        if s[S_IN_ROUND + p] == 1:
+            for i in range(s[S_AREA_N + p]):
+                if _card(s, s[S_AREA + p * MAX_AREA + i], COL_TOKEN_IF_ALONE) == 1:
+                    if holder >= 0:
+                        return
+                    holder = p
+                    break
+    if holder >= 0:
+        s[S_TOKENS + holder] += 1
 
 
 @njit(**_JIT)
@@ -317,6 +367,7 @@ def _finish_round(s, end_kind):
         for p in range(n):
             if s[S_IN_ROUND + p] == 1:
                 s[S_TOKENS + p] += 1
+                s[S_WINNERS] |= 1 << p
     elif end_kind == END_DECK:
         # My Kind of Scum compares within each side; the others have one group.
         groups = 2 if s[S_AGENDA] == AG_MY_KIND_OF_SCUM else 1
@@ -324,21 +375,24 @@ def _finish_round(s, end_kind):
             best = -1
             for p in range(n):
                 if s[S_IN_ROUND + p] == 1:
-                    if groups == 2 and CARDS[hand_card(s, p), COL_SIDE] != g:
+                    if groups == 2 and _card(s, hand_card(s, p), COL_SIDE) != g:
                         continue
                     best = max(best, _agenda_score(s, p))
             for p in range(n):
                 if s[S_IN_ROUND + p] == 1:
-                    if groups == 2 and CARDS[hand_card(s, p), COL_SIDE] != g:
+                    if groups == 2 and _card(s, hand_card(s, p), COL_SIDE) != g:
                         continue
                     if _agenda_score(s, p) == best:
                         s[S_TOKENS + p] += 1
+                        s[S_WINNERS] |= 1 << p
     # Han Solo: +1 to everyone still in holding a token card (R11), whatever the end.
     for p in range(n):
         if s[S_IN_ROUND + p] == 1:
             for i in range(s[S_HAND_N + p]):
-                if CARDS[s[S_HAND + p * MAX_HAND + i], COL_TOKEN_IF_HELD] == 1:
+                if _card(s, s[S_HAND + p * MAX_HAND + i], COL_TOKEN_IF_HELD) == 1:
                     s[S_TOKENS + p] += 1
+    if _uses(s, RULE_TOKEN_IF_ALONE):
+        _token_if_alone(s, n)
     s[S_END_KIND] = end_kind
     s[S_PHASE] = PH_TERMINAL
     s[S_ACTOR] = -1
@@ -362,8 +416,11 @@ def _play(s, c):
     log_event(s, E_PLAY, p, -1, c, -1)
     s[S_PENDING_CARD] = c
     s[S_PENDING_TARGET] = -1
-    effect = CARDS[c, COL_EFFECT]
-    if effect == EF_NONE:
+    effect = _card(s, c, COL_EFFECT)
+    if _uses(s, RULE_OUT_IF_DISCARDED) and _card(s, c, COL_OUT_IF_DISCARDED) == 1:
+        _knock_out(s, p)  # C7: playing the Princess puts one out
+        _end_turn(s)
+    elif effect == EF_NONE:
         _end_turn(s)
     elif effect == EF_PROTECT:
         s[S_PROTECTED + p] = 1
@@ -371,7 +428,7 @@ def _play(s, c):
     elif effect == EF_ELIMINATE_LOWEST:
         _resolve_lowest(s, p)
     elif effect == EF_DRAW_KEEP_RETURN:
-        draws = min(CARDS[c, COL_PARAM_A], deck_size(s))
+        draws = min(_card(s, c, COL_PARAM_A), deck_size(s))
         if draws == 0:
             log_event(s, E_NO_EFFECT, p, -1, c, -1)  # R9: empty deck
             _end_turn(s)
@@ -382,6 +439,8 @@ def _play(s, c):
         options = _count_targets(s, p)
         if effect == EF_PEEK_OR_SET_ASIDE and s[S_SET_ASIDE_GONE] == 0:
             options += 1  # R4: R2-D2 can always look at the set-aside card
+        if effect == EF_DISCARD_REDRAW:
+            options += 1  # C5: the Prince's player can always choose themself
         if options == 0:
             log_event(s, E_NO_EFFECT, p, -1, c, -1)  # R4
             _end_turn(s)
@@ -396,14 +455,14 @@ def _resolve_lowest(s, p):
     n = s[S_NUM_PLAYERS]
     for q in range(n):
         if s[S_IN_ROUND + q] == 1:
-            number = CARDS[hand_card(s, q), COL_NUMBER]
+            number = _card(s, hand_card(s, q), COL_NUMBER)
             if 0 < number < lowest:
                 lowest = number
     if lowest == 1 << 20:
         log_event(s, E_NO_EFFECT, p, -1, s[S_PENDING_CARD], -1)
     else:
         for q in range(n):
-            if s[S_IN_ROUND + q] == 1 and CARDS[hand_card(s, q), COL_NUMBER] == lowest:
+            if s[S_IN_ROUND + q] == 1 and _card(s, hand_card(s, q), COL_NUMBER) == lowest:
                 _knock_out(s, q)
     _end_turn(s)
 
@@ -430,10 +489,11 @@ def _continue_leia(s):
 
 
 @njit(**_JIT)
-def _redraw_after_steal(s, t):
-    """R8: the chosen player draws a new hand; the set-aside card if the deck is empty."""
+def _redraw(s, t):
+    """R8, C5: t, who lost their hand to Boba Fett or a Prince, draws a new one; the
+    set-aside card if the deck is empty."""
     if s[S_UNKNOWN_DECK] > 0:
-        _enter_chance(s, CH_BOBA_DRAW, t)
+        _enter_chance(s, CH_REDRAW, t)
         return
     if s[S_QUEUE_LEN] > 0:
         _receive(s, t, _pop_queue(s), SRC_BOTTOM)
@@ -456,7 +516,7 @@ def _choose(s, t):
     """Resolve the pending card against player t (t == -1: the set-aside card)."""
     p = s[S_TURN_PLAYER]
     c = s[S_PENDING_CARD]
-    effect = CARDS[c, COL_EFFECT]
+    effect = _card(s, c, COL_EFFECT)
     s[S_PENDING_TARGET] = t
     if t < 0:
         log_event(s, E_TARGET_SET_ASIDE, p, -1, -1, -1)
@@ -477,8 +537,8 @@ def _choose(s, t):
         own_card = hand_card(s, p)
         log_event(s, E_SEE, p, t, target_card, -1)
         log_event(s, E_SEE, t, p, own_card, -1)
-        own_number = CARDS[own_card, COL_NUMBER]
-        target_number = CARDS[target_card, COL_NUMBER]
+        own_number = _card(s, own_card, COL_NUMBER)
+        target_number = _card(s, target_card, COL_NUMBER)
         if own_number < target_number:
             _knock_out(s, p)
         elif target_number < own_number:
@@ -487,8 +547,8 @@ def _choose(s, t):
             log_event(s, E_TIE, p, t, -1, -1)
         _end_turn(s)
     elif effect == EF_ELIMINATE_IF_SIDE:
-        if (CARDS[target_card, COL_SIDE] == CARDS[c, COL_PARAM_A]
-                and CARDS[target_card, COL_NUMBER] <= CARDS[c, COL_PARAM_B]):
+        if (_card(s, target_card, COL_SIDE) == _card(s, c, COL_PARAM_A)
+                and _card(s, target_card, COL_NUMBER) <= _card(s, c, COL_PARAM_B)):
             _knock_out(s, t)
         else:
             log_event(s, E_MISS, t, -1, -1, -1)
@@ -500,7 +560,19 @@ def _choose(s, t):
         _remove_from_hand(s, t, target_card)
         _add_to_area(s, p, target_card)
         log_event(s, E_STEAL, p, t, target_card, -1)
-        _redraw_after_steal(s, t)
+        _redraw(s, t)
+    elif effect == EF_DISCARD_REDRAW:
+        if _card(s, target_card, COL_OUT_IF_DISCARDED) == 1:
+            _knock_out(s, t)  # C7: a discarded Princess puts her holder out; no draw
+            _end_turn(s)
+        else:
+            _remove_from_hand(s, t, target_card)
+            _add_to_area(s, t, target_card)
+            log_event(s, E_DISCARD, t, p, target_card, -1)
+            _redraw(s, t)
+    elif effect == EF_TRADE_HANDS:
+        _swap_hands(s, p, t)  # C6
+        _end_turn(s)
     else:
         raise RuntimeError("card effect takes no target")
 
@@ -511,17 +583,17 @@ def _name(s, number):
     t = s[S_PENDING_TARGET]
     if s[S_PHASE] == PH_NAME:
         log_event(s, E_NAME, p, t, -1, number)
-        if CARDS[hand_card(s, t), COL_NUMBER] == number:
+        if _card(s, hand_card(s, t), COL_NUMBER) == number:
             _knock_out(s, t)
         else:
             log_event(s, E_MISS, t, -1, -1, -1)
-            if CARDS[s[S_PENDING_CARD], COL_EFFECT] == EF_GUESS_COUNTER:
+            if _card(s, s[S_PENDING_CARD], COL_EFFECT) == EF_GUESS_COUNTER:
                 _enter_decision(s, PH_COUNTER, t)  # R6: the chosen player names back
                 return
         _end_turn(s)
     else:
         log_event(s, E_NAME, t, p, -1, number)
-        if CARDS[hand_card(s, p), COL_NUMBER] == number:
+        if _card(s, hand_card(s, p), COL_NUMBER) == number:
             _knock_out(s, p)
         else:
             log_event(s, E_MISS, p, -1, -1, -1)
@@ -562,15 +634,21 @@ def _order(s, first):
 
 
 @njit(**_JIT)
+def _swap_hands(s, p, t):
+    """p and t, one card each, trade hands; both see both cards (R10, C6)."""
+    own_card = hand_card(s, p)
+    target_card = hand_card(s, t)
+    s[S_HAND + p * MAX_HAND] = target_card
+    s[S_HAND + t * MAX_HAND] = own_card
+    log_event(s, E_TRADE, p, t, own_card, target_card)
+
+
+@njit(**_JIT)
 def _trade(s, do_trade):
     p = s[S_TURN_PLAYER]
     t = s[S_PENDING_TARGET]
     if do_trade:
-        own_card = hand_card(s, p)
-        target_card = hand_card(s, t)
-        s[S_HAND + p * MAX_HAND] = target_card
-        s[S_HAND + t * MAX_HAND] = own_card
-        log_event(s, E_TRADE, p, t, own_card, target_card)
+        _swap_hands(s, p, t)
     else:
         log_event(s, E_NO_TRADE, p, t, -1, -1)
     _end_turn(s)
@@ -608,7 +686,7 @@ def _apply_chance(s, c):
     elif kind == CH_LEIA_DRAW:
         _receive(s, p, c, SRC_DECK)
         _continue_leia(s)
-    else:  # CH_BOBA_DRAW
+    else:  # CH_REDRAW
         _receive(s, p, c, SRC_DECK)
         _end_turn(s)
 
@@ -661,6 +739,11 @@ def legal_actions(s, out):
     elif phase == PH_PLAY or phase == PH_KEEP:
         p = s[S_ACTOR]
         offset = PLAY if phase == PH_PLAY else KEEP
+        if phase == PH_PLAY and _uses(s, RULE_FORCED_PLAY):
+            forced = _forced_play(s, p)
+            if forced >= 0:
+                out[0] = PLAY + forced
+                return 1
         for c in range(MAX_CHARS):
             for i in range(s[S_HAND_N + p]):
                 if s[S_HAND + p * MAX_HAND + i] == c:
@@ -669,19 +752,21 @@ def legal_actions(s, out):
                     break
     elif phase == PH_TARGET:
         p = s[S_ACTOR]
+        effect = _card(s, s[S_PENDING_CARD], COL_EFFECT)
         for t in range(s[S_NUM_PLAYERS]):
-            if _is_targetable(s, p, t):
+            if _is_targetable(s, p, t) or (t == p and effect == EF_DISCARD_REDRAW):
                 out[n] = TARGET + t
                 n += 1
-        effect = CARDS[s[S_PENDING_CARD], COL_EFFECT]
         if effect == EF_PEEK_OR_SET_ASIDE and s[S_SET_ASIDE_GONE] == 0:
             out[n] = TARGET_SET_ASIDE
             n += 1
     elif phase == PH_NAME or phase == PH_COUNTER:
-        # R5: any number 0-8; numbers no card of this deck has are left out (a sure miss).
+        # R5: any number 0-8; numbers no card of this deck has are left out (a sure miss);
+        # C2: the classic Guard may not name 1.
+        nameable = _nameable(s)
         for number in range(NUM_NUMBERS):
-            if (s[S_NAMEABLE] >> number) & 1:
-                out[n] = NAME + number
+            if (nameable >> number) & 1:
+                out[n] = name_action(number)
                 n += 1
     elif phase == PH_ORDER:
         if s[S_RETURN_N] == 2 and s[S_RETURN] != s[S_RETURN + 1]:
@@ -700,6 +785,44 @@ def legal_actions(s, out):
     return n
 
 
+@njit(inline="always", **_JIT)
+def name_action(number):
+    """The action id that names `number` (layout.py: 0-8 at NAME, 9 at NAME_HIGH)."""
+    if number < NAMES_IN_FIRST_BLOCK:
+        return NAME + number
+    return NAME_HIGH + number - NAMES_IN_FIRST_BLOCK
+
+
+@njit(inline="always", **_JIT)
+def named_number(action):
+    """The number a name action id names (inverse of `name_action`)."""
+    if action >= NAME_HIGH:
+        return action - NAME_HIGH + NAMES_IN_FIRST_BLOCK
+    return action - NAME
+
+
+@njit(inline="always", **_JIT)
+def _nameable(s):
+    """Bit mask of the numbers the pending name decision may name (R5, C2)."""
+    if not _uses(s, RULE_NAMES_BARRED):
+        return s[S_NAMEABLE]
+    return s[S_NAMEABLE] & ~_card(s, s[S_PENDING_CARD], COL_NAMES_BARRED)
+
+
+@njit(inline="always", **_JIT)
+def _forced_play(s, p):
+    """C3: the card p must play (the Countess held with a card that forces her), or -1."""
+    base = S_HAND + p * MAX_HAND
+    n = s[S_HAND_N + p]
+    for i in range(n):
+        forced_by = _card(s, s[base + i], COL_FORCED_BY)
+        if forced_by != 0:
+            for j in range(n):
+                if j != i and (forced_by >> s[base + j]) & 1:
+                    return s[base + i]
+    return -1
+
+
 @njit(**_JIT)
 def _apply_one(s, action):
     phase = s[S_PHASE]
@@ -710,7 +833,7 @@ def _apply_one(s, action):
     elif phase == PH_TARGET:
         _choose(s, -1 if action == TARGET_SET_ASIDE else action - TARGET)
     elif phase == PH_NAME or phase == PH_COUNTER:
-        _name(s, action - NAME)
+        _name(s, named_number(action))
     elif phase == PH_KEEP:
         _keep(s, action - KEEP)
     elif phase == PH_ORDER:
@@ -737,6 +860,10 @@ def _only_option(s):
         return found
     if phase == PH_PLAY or phase == PH_KEEP:
         p = s[S_ACTOR]
+        if phase == PH_PLAY and _uses(s, RULE_FORCED_PLAY):
+            forced = _forced_play(s, p)
+            if forced >= 0:
+                return PLAY + forced
         base = S_HAND + p * MAX_HAND
         first = s[base]
         for i in range(1, s[S_HAND_N + p]):
@@ -747,23 +874,23 @@ def _only_option(s):
         p = s[S_ACTOR]
         only = -1
         count = 0
+        effect = _card(s, s[S_PENDING_CARD], COL_EFFECT)
         for t in range(s[S_NUM_PLAYERS]):
-            if _is_targetable(s, p, t):
+            if _is_targetable(s, p, t) or (t == p and effect == EF_DISCARD_REDRAW):
                 count += 1
                 only = TARGET + t
-        if (CARDS[s[S_PENDING_CARD], COL_EFFECT] == EF_PEEK_OR_SET_ASIDE
-                and s[S_SET_ASIDE_GONE] == 0):
+        if effect == EF_PEEK_OR_SET_ASIDE and s[S_SET_ASIDE_GONE] == 0:
             count += 1
             only = TARGET_SET_ASIDE
         return only if count == 1 else -1
     if phase == PH_NAME or phase == PH_COUNTER:
-        nameable = s[S_NAMEABLE]
+        nameable = _nameable(s)
         if nameable & (nameable - 1):  # more than one number
             return -1
         number = 0
         while (nameable >> number) & 1 == 0:
             number += 1
-        return NAME + number
+        return name_action(number)
     if phase == PH_ORDER:
         if s[S_RETURN_N] == 2 and s[S_RETURN] != s[S_RETURN + 1]:
             return -1

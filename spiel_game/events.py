@@ -16,12 +16,15 @@ import numpy as np
 from . import layout as L
 from .cards import CHARACTERS
 
+JABBA_NAMES = tuple(c.name for c in CHARACTERS)  # card names by id, Jabba's Palace's
+
 HIDDEN = -2  # a field that exists but the viewer does not see
 
 # Per event kind: are its card fields seen only by the ACTOR (the OTHER too for a trade),
 # and does EXTRA hold a card too. Lookup tables indexed by kind, for speed.
 _PRIVATE_TO_ACTOR = np.zeros(L.NUM_EVENT_KINDS, dtype=bool)
 _PRIVATE_TO_ACTOR[[L.E_DRAW, L.E_SEE, L.E_SEE_SET_ASIDE, L.E_KEEP, L.E_RETURN]] = True
+# (Everything else is public: E_DISCARD, a Prince's victim's card, is face up, C5.)
 _PRIVATE_TO_BOTH = np.zeros(L.NUM_EVENT_KINDS, dtype=bool)
 _PRIVATE_TO_BOTH[L.E_TRADE] = True
 _TWO_CARD_KINDS = np.zeros(L.NUM_EVENT_KINDS, dtype=bool)
@@ -67,8 +70,8 @@ def events(state_array: np.ndarray, viewer: int | None = None) -> list[Event]:
     return [Event(*row) for row in log.tolist()]
 
 
-def card_name(c: int) -> str:
-    return "?" if c == HIDDEN else CHARACTERS[c].name
+def card_name(c: int, names: tuple[str, ...] = JABBA_NAMES) -> str:
+    return "?" if c == HIDDEN else names[c]
 
 
 # The log-line grammar -----------------------------------------------------------------
@@ -100,6 +103,7 @@ LINE_FORMS = (
     (L.E_TRADE, {}, "p{a} trades {c} to p{o} for {x}"),
     (L.E_NO_TRADE, {}, "p{a} does not trade with p{o}"),
     (L.E_STEAL, {}, "p{a} takes p{o}'s {c}"),
+    (L.E_DISCARD, {}, "p{a} discards {c}"),
     (L.E_KEEP, {}, "p{a} keeps {c}"),
     (L.E_RETURN, {_F_OTHER: 2, _F_CARD: HIDDEN, _F_EXTRA: HIDDEN},
      "p{a} returns 2 cards[ to the bottom]"),
@@ -158,11 +162,13 @@ def doc_form(form: str) -> str:
     return _write(_form_parts(form), _PLACEHOLDERS)
 
 
-_FIELD_TEXT = {  # a field's words, from the event (kind, actor, other, card, extra)
-    "a": lambda e: str(e[1]), "o": lambda e: str(e[2]), "c": lambda e: card_name(e[3]),
-    "x": lambda e: card_name(e[4]) if e[4] != -1 else "", "n": lambda e: str(e[4]),
-    "src": lambda e: L.SOURCE_NAMES[e[4]] if 0 <= e[4] < len(L.SOURCE_NAMES) else "",
-    "end": lambda e: END_NAMES[e[4]] if 0 <= e[4] < len(END_NAMES) else ""}
+_FIELD_TEXT = {  # a field's words, from the event (kind, actor, other, card, extra), names
+    "a": lambda e, _: str(e[1]), "o": lambda e, _: str(e[2]),
+    "c": lambda e, names: card_name(e[3], names),
+    "x": lambda e, names: card_name(e[4], names) if e[4] != -1 else "",
+    "n": lambda e, _: str(e[4]),
+    "src": lambda e, _: L.SOURCE_NAMES[e[4]] if 0 <= e[4] < len(L.SOURCE_NAMES) else "",
+    "end": lambda e, _: END_NAMES[e[4]] if 0 <= e[4] < len(END_NAMES) else ""}
 
 
 def _fields(parts) -> list[str]:
@@ -187,11 +193,12 @@ for _kind, _fixed, _form in LINE_FORMS:
 
 
 @functools.lru_cache(maxsize=1 << 16)  # a round's events recur across its states' strings
-def describe(event: Event) -> str:
-    """One event, already redacted, in words (the first LINE_FORMS entry that fits)."""
+def describe(event: Event, names: tuple[str, ...] = JABBA_NAMES) -> str:
+    """One event, already redacted, in words (the first LINE_FORMS entry that fits), with
+    the card names of its rule set (by id)."""
     for fixed, template, fields in _WRITERS.get(event[0], ()):
         if all(event[f] == v for f, v in fixed):
-            return template.format_map({f: _FIELD_TEXT[f](event) for f in fields})
+            return template.format_map({f: _FIELD_TEXT[f](event, names) for f in fields})
     raise ValueError(f"unknown event kind {event[0]}")
 
 
@@ -219,11 +226,14 @@ _READERS = [(kind, fixed, re.compile(_regex(_form_parts(form.lower()))))
             for kind, fixed, form in LINE_FORMS]
 
 
-def parse_line(line: str) -> Event:
+def parse_line(line: str, rules=None) -> Event:
     """One log line as an Event pattern: fields the line leaves open are UNSTATED,
-    cards written "?" HIDDEN. ValueError names the forms (doc_form) for other text, and
-    an unknown card name with suggestions."""
-    from .cards import character_id
+    cards written "?" HIDDEN (card names of the rule set `rules`, default Jabba's
+    Palace). ValueError names the forms (doc_form) for other text, and an unknown card
+    name with suggestions."""
+    from .cards import JABBAS_PALACE
+
+    character_id = (rules or JABBAS_PALACE).character_id
 
     text = re.sub(r"\s+", " ", line.strip().rstrip(".")).lower()
     for kind, fixed, reader in _READERS:

@@ -1,11 +1,13 @@
-"""Jabba's Palace (one round) as an OpenSpiel game: `pyspiel.load_game("jabbas_palace")`.
+"""The engine's OpenSpiel games, one round each: `pyspiel.load_game("jabbas_palace")` and
+`pyspiel.load_game("love_letter")` (classic Love Letter, 2019 edition).
 
-A thin wrapper: every rule is in engine.py. Parameters:
+A thin wrapper: every rule is in engine.py, every card in cards.py. Parameters:
 
 | name    | values                                                   | default       |
 |---------|----------------------------------------------------------|---------------|
 | players | 2 to 6                                                   | 2             |
 | agenda  | exalted_one, my_kind_of_scum, jabbas_court, rescue_mission | exalted_one |
+|         | (jabbas_palace only: classic has none, docs/RULES.md C8) |               |
 | utility | margin (zero-sum: t_i - mean of others), tokens          | margin        |
 | deck    | full, tiny, small, medium, or a spec like "guard:2+jabba+han+faceup:0" | full |
 
@@ -23,20 +25,36 @@ import pyspiel
 from . import engine
 from . import events as ev
 from . import layout as L
-from .actions import chance_to_string, decision_to_string
-from .cards import (AGENDA_NAMES, CHARACTERS, DECK_PRESETS, NUM_CHARACTERS, Agenda,
-                    DeckSpec, parse_deck)
+from .actions import chance_to_string, decision_to_string, num_actions
+from .cards import (AGENDA_NAMES, CLASSIC, JABBAS_PALACE, RULESET_OF_GAME, Agenda, DeckSpec,
+                    RuleSet, parse_deck)
 
-SHORT_NAME = "jabbas_palace"
+SHORT_NAME = JABBAS_PALACE.game  # "jabbas_palace"
+CLASSIC_SHORT_NAME = CLASSIC.game  # "love_letter"
+GAMES = tuple(RULESET_OF_GAME)  # the engine's games, by short name
 UTILITIES = {"margin": L.UTIL_MARGIN, "tokens": L.UTIL_TOKENS}
 DEFAULT_PARAMS = {"players": 2, "agenda": "exalted_one", "utility": "margin",
                   "deck": "full"}
+CLASSIC_DEFAULT_PARAMS = {"players": 2, "utility": "margin", "deck": "full"}
+_LONG_NAMES = {SHORT_NAME: "Star Wars: Jabba's Palace - A Love Letter Game (one round)",
+               CLASSIC_SHORT_NAME: "Love Letter, 2019 edition (one round)"}
 
 
-def _game_type(utility: str) -> pyspiel.GameType:
+def default_params(rules: RuleSet) -> dict:
+    return DEFAULT_PARAMS if rules is JABBAS_PALACE else CLASSIC_DEFAULT_PARAMS
+
+
+def variant(game) -> str:
+    """What names a game's files besides deck and players: its agenda for jabbas_palace,
+    the game's name for love_letter (policy_full_love_letter_2p_fine.npz)."""
+    config = game.config
+    return config.agenda_name if config.rules is JABBAS_PALACE else config.rules.game
+
+
+def _game_type(utility: str, rules: RuleSet = JABBAS_PALACE) -> pyspiel.GameType:
     return pyspiel.GameType(
-        short_name=SHORT_NAME,
-        long_name="Star Wars: Jabba's Palace - A Love Letter Game (one round)",
+        short_name=rules.game,
+        long_name=_LONG_NAMES[rules.game],
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
@@ -49,10 +67,11 @@ def _game_type(utility: str) -> pyspiel.GameType:
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=DEFAULT_PARAMS)
+        parameter_specification=default_params(rules))
 
 
 GAME_TYPE = _game_type("margin")
+CLASSIC_GAME_TYPE = _game_type("margin", CLASSIC)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,17 +79,28 @@ class GameConfig:
     """Validated game parameters."""
 
     num_players: int
-    agenda: Agenda
+    agenda: Agenda  # classic Love Letter: EXALTED_ONE, its deck-end rule (C8)
     utility: str
     deck: DeckSpec
+    rules: RuleSet = JABBAS_PALACE
+
+    @property
+    def agenda_name(self) -> str:
+        return next(k for k, v in AGENDA_NAMES.items() if v == self.agenda)
 
     @classmethod
-    def from_params(cls, params: dict) -> GameConfig:
-        unknown = set(params) - set(DEFAULT_PARAMS)
+    def from_params(cls, params: dict, rules: RuleSet = JABBAS_PALACE) -> GameConfig:
+        defaults = default_params(rules)
+        if rules is not JABBAS_PALACE and "agenda" in params:
+            raise ValueError(
+                f"agenda={params['agenda']!r}: {rules.game} has no agendas (the highest "
+                f"card wins at the deck end, docs/RULES.md C8); allowed parameters: "
+                f"{', '.join(sorted(defaults))}")
+        unknown = set(params) - set(defaults)
         if unknown:
             raise ValueError(f"unknown parameter(s) {sorted(unknown)}; allowed: "
-                             f"{sorted(DEFAULT_PARAMS)}")
-        merged = {**DEFAULT_PARAMS, **params}
+                             f"{sorted(defaults)}")
+        merged = {**DEFAULT_PARAMS, **defaults, **params}
         players = merged["players"]
         if not isinstance(players, int) or not 2 <= players <= L.MAX_PLAYERS:
             raise ValueError(f"players={players!r}: must be a whole number from 2 to "
@@ -85,10 +115,10 @@ class GameConfig:
         deck_text = merged["deck"]
         if not isinstance(deck_text, str):
             raise ValueError(f"deck={deck_text!r}: must be a preset "
-                             f"({', '.join(DECK_PRESETS)}) or a spec string")
-        deck = parse_deck(deck_text)
+                             f"({', '.join(rules.presets)}) or a spec string")
+        deck = parse_deck(deck_text, rules)
         deck.check_playable(players)
-        return cls(players, AGENDA_NAMES[agenda], utility, deck)
+        return cls(players, AGENDA_NAMES[agenda], utility, deck, rules)
 
     @property
     def face_up(self) -> int:
@@ -112,38 +142,43 @@ class GameConfig:
         return self.face_up + self.num_players + 6 * self.initial_deck_size
 
 
-class JabbaPalaceGame(pyspiel.Game):
-    """One round of Jabba's Palace."""
+class EngineGame(pyspiel.Game):
+    """One round of the rule set `RULES` on the compiled engine (a subclass per game)."""
+
+    RULES: RuleSet
 
     def __init__(self, params: dict | None = None):
-        self.config = GameConfig.from_params(dict(params or {}))
+        self.config = GameConfig.from_params(dict(params or {}), self.RULES)
         cfg = self.config
+        self.rules = cfg.rules
+        self.characters = cfg.rules.characters
         margin = cfg.utility == "margin"
+        # At most 2 tokens a round: a win and Han Solo (R11), or a win and the Spy (C9).
         info = pyspiel.GameInfo(
-            num_distinct_actions=L.NUM_ACTIONS,
-            max_chance_outcomes=NUM_CHARACTERS,
+            num_distinct_actions=num_actions(max(c.number for c in self.characters)),
+            max_chance_outcomes=len(self.characters),
             num_players=cfg.num_players,
             min_utility=-2.0 if margin else 0.0,
             max_utility=2.0,
             utility_sum=0.0 if margin else None,
             max_game_length=cfg.max_game_length)
-        full_params = {**DEFAULT_PARAMS, **dict(params or {})}
-        super().__init__(_game_type(cfg.utility), info, full_params)
+        full_params = {**default_params(self.RULES), **dict(params or {})}
+        super().__init__(_game_type(cfg.utility, self.RULES), info, full_params)
         self.initial_array = engine.new_state(
             cfg.num_players, int(cfg.agenda), UTILITIES[cfg.utility],
-            np.array(cfg.deck.counts), cfg.face_up)
+            cfg.deck.engine_counts(), cfg.face_up, rules=self.RULES.id)
 
-    def new_initial_state(self) -> JabbaPalaceState:
-        return JabbaPalaceState(self)
+    def new_initial_state(self) -> EngineState:
+        return EngineState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         if params:
             raise ValueError(f"observer parameters are not supported, got {params}")
-        return JabbaPalaceObserver(
+        return EngineObserver(
             iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.config)
 
-    def deserialize_state(self, text: str) -> JabbaPalaceState:
-        """Inverse of `JabbaPalaceState.serialize`: the action history, one id per line."""
+    def deserialize_state(self, text: str) -> EngineState:
+        """Inverse of `EngineState.serialize`: the action history, one id per line."""
         state = self.new_initial_state()
         for line_number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
@@ -160,6 +195,19 @@ class JabbaPalaceGame(pyspiel.Game):
         return state
 
 
+class JabbaPalaceGame(EngineGame):
+    """One round of Jabba's Palace (docs/RULES.md R1-R14)."""
+
+    RULES = JABBAS_PALACE
+
+
+class LoveLetterGame(EngineGame):
+    """One round of classic Love Letter, 2019 edition (docs/RULES.md "Classic Love
+    Letter", C1-C11)."""
+
+    RULES = CLASSIC
+
+
 @dataclasses.dataclass(frozen=True)
 class RoundView:
     """Read-only view of a state for tests and tools. Cards are character ids."""
@@ -170,7 +218,7 @@ class RoundView:
     protected: tuple[bool, ...]
     face_up: tuple[int, ...]
     deck_size: int
-    bottom: tuple[int, ...]  # cards Leia returned, next drawn first
+    bottom: tuple[int, ...]  # cards Leia or a Chancellor returned, next drawn first
     set_aside: int | None  # None while nobody has seen it (it is still in the pool)
     set_aside_taken: bool
     turn_player: int
@@ -180,12 +228,13 @@ class RoundView:
     end: str | None
 
 
-class JabbaPalaceState(pyspiel.State):
+class EngineState(pyspiel.State):
     """A state: one int32 array (`_s`) that the compiled engine reads and writes."""
 
-    def __init__(self, game: JabbaPalaceGame):
+    def __init__(self, game: EngineGame):
         super().__init__(game)
         self._s = game.initial_array.copy()
+        self._characters = game.characters
 
     # OpenSpiel API ----------------------------------------------------------------------
 
@@ -198,8 +247,8 @@ class JabbaPalaceState(pyspiel.State):
         return buf[:n].tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        outcomes = np.empty(NUM_CHARACTERS, dtype=np.int32)
-        probs = np.empty(NUM_CHARACTERS, dtype=np.float64)
+        outcomes = np.empty(L.MAX_CHARS, dtype=np.int32)
+        probs = np.empty(L.MAX_CHARS, dtype=np.float64)
         n = engine.chance_outcomes(self._s, outcomes, probs)
         return list(zip(outcomes[:n].tolist(), probs[:n].tolist()))
 
@@ -218,11 +267,11 @@ class JabbaPalaceState(pyspiel.State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            if not 0 <= action < NUM_CHARACTERS:
+            if not 0 <= action < len(self._characters):
                 return f"chance outcome {action} (not a character id)"
             return chance_to_string(int(self._s[L.S_CHANCE_KIND]),
-                                    int(self._s[L.S_CHANCE_FOR]), action)
-        return decision_to_string(action)
+                                    int(self._s[L.S_CHANCE_FOR]), action, self._characters)
+        return decision_to_string(action, self._characters)
 
     def is_terminal(self) -> bool:
         return bool(self._s[L.S_PHASE] == L.PH_TERMINAL)
@@ -237,10 +286,11 @@ class JabbaPalaceState(pyspiel.State):
 
     def __str__(self) -> str:
         v = self.view()
-        names = lambda cards: "[" + ", ".join(CHARACTERS[c].name for c in cards) + "]"  # noqa: E731
+        characters = self._characters
+        names = lambda cards: "[" + ", ".join(characters[c].name for c in cards) + "]"  # noqa: E731
         lines = [f"phase: {v.phase}  turn: p{v.turn_player}  deck: {v.deck_size}"
                  f"  bottom: {names(v.bottom)}  set-aside: "
-                 f"{'?' if v.set_aside is None else CHARACTERS[v.set_aside].name}"
+                 f"{'?' if v.set_aside is None else characters[v.set_aside].name}"
                  f"  face-up: {names(v.face_up)}"]
         for p in range(len(v.hands)):
             status = "in" if v.in_round[p] else "out"
@@ -291,23 +341,24 @@ class JabbaPalaceState(pyspiel.State):
         return ev.events(self._s, viewer)
 
 
-class JabbaPalaceObserver:
+class EngineObserver:
     """Observations and information states, as named tensor pieces and strings.
+
+    With C characters (jabbas_palace 14, love_letter 10) and K event kinds (18, 19: the
+    kinds the rule set logs):
 
     Information state (perfect recall), for player p:
       player        (num_players,)       one-hot p
-      hand          (14,)                count of each character in p's hand
-      events        (max_events, 60)     the log as p saw it; per event:
-                                         kind one-hot (18), actor (6), other (6),
-                                         card one-hot (14) + hidden flag (1),
-                                         extra one-hot (14) + hidden flag (1)
+      hand          (C,)                 count of each character in p's hand
+      events        (max_events, F)      the log as p saw it; per event:
+                                         kind one-hot (K), actor (6), other (6),
+                                         card one-hot (C) + hidden flag (1),
+                                         extra one-hot (C) + hidden flag (1)
     Observation (the present only):
-      player (n), hand (14), face_up (14), play_areas (n, 14) counts, in_round (n),
+      player (n), hand (C), face_up (C), play_areas (n, C) counts, in_round (n),
       protected (n), deck_size (1), bottom_size (1), turn (n), phase (9),
-      pending_card (14), pending_target (n)
+      pending_card (C), pending_target (n)
     """
-
-    EVENT_FEATURES = L.NUM_EVENT_KINDS + 2 * L.MAX_PLAYERS + 2 * (NUM_CHARACTERS + 1)
 
     def __init__(self, iig_obs_type, config: GameConfig):
         if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
@@ -316,10 +367,15 @@ class JabbaPalaceObserver:
         self.perfect_recall = iig_obs_type.perfect_recall
         self.private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
         n = config.num_players
-        C = NUM_CHARACTERS
+        self.characters = config.rules.characters
+        self.names = tuple(c.name for c in self.characters)
+        C = self.num_cards = len(self.characters)
+        self.event_kinds = (L.JABBA_EVENT_KINDS if config.rules is JABBAS_PALACE
+                            else L.NUM_EVENT_KINDS)
+        self.event_features = self.event_kinds + 2 * L.MAX_PLAYERS + 2 * (C + 1)
         if self.perfect_recall:
             pieces = [("player", (n,)), ("hand", (C,)),
-                      ("events", (config.max_events, self.EVENT_FEATURES))]
+                      ("events", (config.max_events, self.event_features))]
         else:
             pieces = [("player", (n,)), ("hand", (C,)), ("face_up", (C,)),
                       ("play_areas", (n, C)), ("in_round", (n,)), ("protected", (n,)),
@@ -338,7 +394,7 @@ class JabbaPalaceObserver:
     def _viewer(self, player: int) -> int:
         return player if self.private else -1  # -1 sees no private field
 
-    def set_from(self, state: JabbaPalaceState, player: int) -> None:
+    def set_from(self, state: EngineState, player: int) -> None:
         self.tensor.fill(0)
         s = state._s
         d = self.dict
@@ -367,29 +423,32 @@ class JabbaPalaceObserver:
             if target >= 0:
                 d["pending_target"][target] = 1
 
-    def _write_events(self, state: JabbaPalaceState, player: int) -> None:
+    def _write_events(self, state: EngineState, player: int) -> None:
         rows = self.dict["events"]
-        C = NUM_CHARACTERS
-        card_at = L.NUM_EVENT_KINDS + 2 * L.MAX_PLAYERS
+        C = self.num_cards
+        K = self.event_kinds
+        card_at = K + 2 * L.MAX_PLAYERS
         extra_at = card_at + C + 1
         for i, e in enumerate(state.events(self._viewer(player))):
             row = rows[i]
             row[e.kind] = 1
             if e.actor >= 0:
-                row[L.NUM_EVENT_KINDS + e.actor] = 1
+                row[K + e.actor] = 1
             if e.other >= 0:
-                row[L.NUM_EVENT_KINDS + L.MAX_PLAYERS + e.other] = 1
+                row[K + L.MAX_PLAYERS + e.other] = 1
             for value, at in ((e.card, card_at), (e.extra, extra_at)):
                 if value == ev.HIDDEN:
                     row[at + C] = 1
                 elif value >= 0:
                     row[at + value] = 1
 
-    def string_from(self, state: JabbaPalaceState, player: int) -> str:
-        names = lambda cards: ",".join(CHARACTERS[c].name for c in cards)  # noqa: E731
+    def string_from(self, state: EngineState, player: int) -> str:
+        characters = self.characters
+        names = lambda cards: ",".join(characters[c].name for c in cards)  # noqa: E731
         hand = names(state.hand(player)) if self.private else "?"
         if self.perfect_recall:
-            log = "; ".join(ev.describe(e) for e in state.events(self._viewer(player)))
+            log = "; ".join(ev.describe(e, self.names)
+                            for e in state.events(self._viewer(player)))
             return f"p{player} hand:[{hand}] | {log}"
         v = state.view()
         parts = [f"p{player} hand:[{hand}]", f"face-up:[{names(v.face_up)}]"]
@@ -400,7 +459,7 @@ class JabbaPalaceObserver:
         parts.append(f"deck:{v.deck_size} bottom:{len(v.bottom)} turn:p{v.turn_player} "
                      f"phase:{v.phase}")
         if v.pending_card is not None:
-            parts.append(f"resolving:{CHARACTERS[v.pending_card].name}")
+            parts.append(f"resolving:{characters[v.pending_card].name}")
             target = int(state._s[L.S_PENDING_TARGET])
             if target >= 0:
                 parts.append(f"chosen:p{target}")
@@ -408,3 +467,4 @@ class JabbaPalaceObserver:
 
 
 pyspiel.register_game(GAME_TYPE, JabbaPalaceGame)
+pyspiel.register_game(CLASSIC_GAME_TYPE, LoveLetterGame)

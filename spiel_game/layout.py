@@ -1,47 +1,54 @@
 """Named offsets into the engine's flat int32 state, action ids and event kinds.
 
-Module-level ints, so numba freezes them as compile-time constants.
+Module-level ints, so numba freezes them as compile-time constants. One layout serves
+every rule set (cards.RULESETS): sizes are the largest any of them needs.
 
-Action ids (player decisions; chance outcomes are character ids 0-13, see cards.py):
+Action ids (player decisions; chance outcomes are character ids, see cards.py):
 
-| ids     | meaning                                   | example                       |
-|---------|-------------------------------------------|-------------------------------|
-| 0-13    | play character c                          | 13 = "play Jabba the Hutt"    |
-| 14-19   | choose player t                           | 15 = "choose player 1"        |
-| 20      | choose the face-down set-aside (R2-D2)    |                               |
-| 21-29   | name number n (Guard, C-3PO, counter)     | 26 = "name 5"                 |
-| 30-43   | Leia: keep character c                    | 30 = "keep Han Solo"          |
-| 44-57   | Leia: return c above the other (drawn 1st)| 45 = "return Guard on top"    |
-| 58      | Lando: keep own hand                      |                               |
-| 59      | Lando: trade hands                        |                               |
+| ids     | meaning                                    | example                       |
+|---------|--------------------------------------------|-------------------------------|
+| 0-13    | play character c                           | 13 = "play Jabba the Hutt"    |
+| 14-19   | choose player t                            | 15 = "choose player 1"        |
+| 20      | choose the face-down set-aside (R2-D2)     |                               |
+| 21-29   | name number n, 0 to 8 (Guard, C-3PO...)    | 26 = "name 5"                 |
+| 30-43   | Leia, Chancellor: keep character c         | 30 = "keep Han Solo"          |
+| 44-57   | Leia, Chancellor: return c above the other | 45 = "return Guard on top"    |
+| 58      | Lando: keep own hand                       |                               |
+| 59      | Lando: trade hands                         |                               |
+| 60      | name number 9 (classic's Princess)         |                               |
+
+Jabba's Palace uses ids 0-59 (its numbers stop at 8); classic Love Letter's Princess, 9,
+is named with id 60, after the others, so that Jabba's Palace's ids stay as they were.
 
 `encode_*`/`decode_*` helpers live in actions.py.
 """
 
 # The character table's size and top number come from the table itself (cards.py imports
 # only numpy, so this is no import cycle and loads no numba).
-from .cards import MAX_NUMBER, NUM_CHARACTERS
+from .cards import MAX_CHARACTERS, MAX_NUMBER
 
 MAX_PLAYERS = 6
-MAX_CHARS = NUM_CHARACTERS
+MAX_CHARS = MAX_CHARACTERS
 MAX_HAND = 3
 MAX_AREA = 20
 MAX_QUEUE = 8
 MAX_FACEUP = 3
 MAX_EVENTS = 160
 EVENT_SIZE = 5
-NUM_NUMBERS = MAX_NUMBER + 1
+NUM_NUMBERS = MAX_NUMBER + 1  # 0-9
+NAMES_IN_FIRST_BLOCK = 9  # numbers 0-8 have ids NAME + n; higher ones NAME_HIGH + n - 9
 
 # Action ids -----------------------------------------------------------------------------
 PLAY = 0
 TARGET = PLAY + MAX_CHARS  # 14
 TARGET_SET_ASIDE = TARGET + MAX_PLAYERS  # 20
 NAME = TARGET_SET_ASIDE + 1  # 21
-KEEP = NAME + NUM_NUMBERS  # 30
+KEEP = NAME + NAMES_IN_FIRST_BLOCK  # 30
 ORDER = KEEP + MAX_CHARS  # 44
 NO_TRADE = ORDER + MAX_CHARS  # 58
 TRADE = NO_TRADE + 1  # 59
-NUM_ACTIONS = TRADE + 1  # 60
+NAME_HIGH = TRADE + 1  # 60: name number 9
+NUM_ACTIONS = NAME_HIGH + NUM_NUMBERS - NAMES_IN_FIRST_BLOCK  # 61, over all rule sets
 
 # Phases ---------------------------------------------------------------------------------
 PH_CHANCE = 0  # a card is drawn from the undetermined pool; what for: S_CHANCE_KIND
@@ -61,14 +68,14 @@ CH_FACE_UP = 0
 CH_DEAL = 1
 CH_TURN_DRAW = 2
 CH_LEIA_DRAW = 3
-CH_BOBA_DRAW = 4
+CH_REDRAW = 4  # a new hand after losing one: Boba Fett's victim (R8), classic Prince (C5)
 CH_SET_ASIDE_LOOK = 5
 
 # Where a received card came from (event E_DRAW, field EXTRA).
 SRC_DEAL = 0
 SRC_DECK = 1
 SRC_BOTTOM = 2  # a card Leia returned (R9)
-SRC_SET_ASIDE = 3  # Boba Fett with an empty deck (R8)
+SRC_SET_ASIDE = 3  # Boba Fett or a classic Prince with an empty deck (R8, C5)
 SOURCE_NAMES = ("deal", "deck", "bottom", "set-aside")
 
 # Round end kinds.
@@ -100,7 +107,9 @@ E_KEEP = 14  # Leia: ACTOR keeps CARD; seen by ACTOR only
 E_RETURN = 15  # Leia: ACTOR returns OTHER cards, CARD above EXTRA; cards ACTOR only
 E_NO_EFFECT = 16  # ACTOR's card has no effect (no one to choose, empty deck, all hold 0)
 E_ROUND_END = 17  # EXTRA = end kind
-NUM_EVENT_KINDS = 18
+E_DISCARD = 18  # ACTOR discards CARD face up into own play area, by OTHER's Prince (C5)
+NUM_EVENT_KINDS = 19
+JABBA_EVENT_KINDS = 18  # the kinds Jabba's Palace logs (E_FACE_UP to E_ROUND_END)
 
 # State layout ---------------------------------------------------------------------------
 _offset = 0
@@ -114,6 +123,7 @@ def _field(size=1):
 
 
 S_NUM_PLAYERS = _field()
+S_RULES = _field()  # the rule set (cards.RULESETS): which card table the engine reads
 S_AGENDA = _field()
 S_UTILITY = _field()
 S_LOGGING = _field()  # 1: record events (needed for information states)
@@ -147,6 +157,7 @@ S_PROTECTED = _field(MAX_PLAYERS)
 S_AREA_N = _field(MAX_PLAYERS)
 S_AREA = _field(MAX_PLAYERS * MAX_AREA)
 S_TOKENS = _field(MAX_PLAYERS)
+S_WINNERS = _field()  # bit p: p won the round (R11, R12; tokens from cards not counted)
 S_END_KIND = _field()
 S_TURNS = _field()
 S_EVENT_N = _field()

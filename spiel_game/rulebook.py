@@ -1,9 +1,11 @@
-"""The rules document (docs/RULES.md) read as data: the card table, agendas and rulings.
+"""The rules document (docs/RULES.md) read as data: the card tables, agendas and rulings.
 
 `ruling_for(card_id)` is what `jabba rules CARD` prints: the card's row of the table in
 "The deck" and every ruling whose `Cards:` line names the card. `agenda_ruling(key)` does
-the same for an agenda through the `Agendas:` lines. The document is found by `locate`:
-the source checkout's docs/RULES.md, else the copy installed inside this package.
+the same for an agenda through the `Agendas:` lines. Classic Love Letter's cards and
+rulings C1-C13 are the section "Classic Love Letter" (`ruling_for(card_id, CLASSIC)`,
+`jabba rules --game love_letter CARD`). The document is found by `locate`: the source
+checkout's docs/RULES.md, else the copy installed inside this package.
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ import importlib.resources
 import re
 from pathlib import Path
 
-from .cards import AGENDA_NAMES, CHARACTERS, character_id
+from .cards import AGENDA_NAMES, CLASSIC, JABBAS_PALACE, RuleSet
 
 SOURCE_DOCUMENT = Path(__file__).resolve().parents[1] / "docs" / "RULES.md"
 INSTALLED_DOCUMENT = "RULES.md"  # inside the spiel_game package of an installed wheel
 
 _RULING_HEADING = re.compile(r"^### (R\d+)\. (.+)$")
+_CLASSIC_HEADING = re.compile(r"^### (C\d+)\. (.+)$")
+CLASSIC_SECTION = "Classic Love Letter"
 _CARD_COLUMNS = ["id", "character", "number", "side", "copies", "effect"]
+_CLASSIC_CARD_COLUMNS = ["id", "card", "number", "copies", "effect"]
 _AGENDA_COLUMNS = ["agenda", "parameter", "who wins at the deck end"]
 
 
@@ -35,7 +40,8 @@ class CardEntry:
 
     def reference_line(self) -> str:
         copies = f"{self.copies} cop{'y' if self.copies == 1 else 'ies'}"
-        return f"{self.name} ({self.number}, {self.side}, {copies}): {self.effect}"
+        side = f"{self.side}, " if self.side else ""
+        return f"{self.name} ({self.number}, {side}{copies}): {self.effect}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,6 +71,8 @@ class Rulebook:
     cards: dict[int, CardEntry]
     agendas: dict[str, AgendaEntry]
     rulings: tuple[Ruling, ...]
+    classic_cards: dict[int, CardEntry] = dataclasses.field(default_factory=dict)
+    classic_rulings: tuple[Ruling, ...] = ()
 
     def ruling(self, number: str) -> Ruling:
         for r in self.rulings:
@@ -121,16 +129,23 @@ def _table(lines: list[str], columns: list[str], section: str) -> list[list[str]
     return body
 
 
-def _cards(lines: list[str]) -> dict[int, CardEntry]:
+def _cards(lines: list[str], rules: RuleSet = JABBAS_PALACE) -> dict[int, CardEntry]:
+    section = "The deck" if rules is JABBAS_PALACE else CLASSIC_SECTION
     cards = {}
-    for cid, name, number, side, copies, effect in _table(lines, _CARD_COLUMNS, "The deck"):
+    if rules is JABBAS_PALACE:
+        rows = [(cid, name, number, side, copies, effect) for cid, name, number, side, copies,
+                effect in _table(lines, _CARD_COLUMNS, section)]
+    else:  # classic cards have no side
+        rows = [(cid, name, number, "", copies, effect) for cid, name, number, copies,
+                effect in _table(lines, _CLASSIC_CARD_COLUMNS, section)]
+    for cid, name, number, side, copies, effect in rows:
         entry = CardEntry(int(cid), name, int(number), side, int(copies), effect)
         if entry.id in cards:
-            raise ValueError(f"rules document, 'The deck': id {entry.id} appears twice")
+            raise ValueError(f"rules document, {section!r}: id {entry.id} appears twice")
         cards[entry.id] = entry
-    missing = sorted(set(range(len(CHARACTERS))) - set(cards))
+    missing = sorted(set(range(len(rules.characters))) - set(cards))
     if missing:
-        raise ValueError(f"rules document, 'The deck': no row for card id(s) {missing}")
+        raise ValueError(f"rules document, {section!r}: no row for card id(s) {missing}")
     return cards
 
 
@@ -156,11 +171,13 @@ def _agenda_key(name: str) -> str:
     return key
 
 
-def _rulings(lines: list[str]) -> tuple[Ruling, ...]:
-    """Each '### Rn. Title' section: its Cards (required) and Agendas lines, and body."""
+def _rulings(lines: list[str], rules: RuleSet = JABBAS_PALACE) -> tuple[Ruling, ...]:
+    """Each '### Rn. Title' section (classic: 'Cn'): its Cards (required) and Agendas
+    lines, and body."""
     found: list[tuple[str, str, list[str]]] = []
+    pattern = _RULING_HEADING if rules is JABBAS_PALACE else _CLASSIC_HEADING
     for line in lines:
-        heading = _RULING_HEADING.match(line)
+        heading = pattern.match(line)
         if heading:
             found.append((heading.group(1), heading.group(2).strip(), []))
         elif found:
@@ -173,7 +190,7 @@ def _rulings(lines: list[str]) -> tuple[Ruling, ...]:
         for line in body:
             if line.startswith("Cards:"):
                 try:
-                    cards = [character_id(n) for n in _names(line[len("Cards:"):])]
+                    cards = [rules.character_id(n) for n in _names(line[len("Cards:"):])]
                 except ValueError as err:
                     raise ValueError(f"rules document, {number} 'Cards:' line: {err}") from None
             elif line.startswith("Agendas:"):
@@ -194,11 +211,13 @@ def _rulings(lines: list[str]) -> tuple[Ruling, ...]:
 def parse(text: str) -> Rulebook:
     """The rules document's card table, agendas and rulings; ValueError names a flaw."""
     sections = _sections(text)
-    for title in ("The deck", "Agendas", "Rulings"):
+    for title in ("The deck", "Agendas", "Rulings", CLASSIC_SECTION):
         if title not in sections:
             raise ValueError(f"rules document: no section '## {title}'")
+    classic = sections[CLASSIC_SECTION]
     return Rulebook(_cards(sections["The deck"]), _agendas(sections["Agendas"]),
-                    _rulings(sections["Rulings"]))
+                    _rulings(sections["Rulings"]), _cards(classic, CLASSIC),
+                    _rulings(classic, CLASSIC))
 
 
 @functools.lru_cache(maxsize=1)
@@ -207,13 +226,17 @@ def load() -> Rulebook:
     return parse(locate().read_text(encoding="utf-8"))
 
 
-def ruling_for(card_id: int) -> str:
-    """A card's reference line and every ruling that names it, as plain text."""
-    if not 0 <= card_id < len(CHARACTERS):
-        raise ValueError(f"card id {card_id} out of range: ids are 0 to {len(CHARACTERS) - 1}")
+def ruling_for(card_id: int, rules: RuleSet = JABBAS_PALACE) -> str:
+    """A card's reference line and every ruling that names it, as plain text (a card of
+    the rule set `rules`)."""
+    count = len(rules.characters)
+    if not 0 <= card_id < count:
+        raise ValueError(f"card id {card_id} out of range: ids are 0 to {count - 1}")
     book = load()
-    parts = [book.cards[card_id].reference_line()]
-    parts += [r.text() for r in book.rulings if card_id in r.cards]
+    cards, rulings = ((book.cards, book.rulings) if rules is JABBAS_PALACE
+                      else (book.classic_cards, book.classic_rulings))
+    parts = [cards[card_id].reference_line()]
+    parts += [r.text() for r in rulings if card_id in r.cards]
     return "\n\n".join(parts)
 
 

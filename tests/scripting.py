@@ -45,10 +45,11 @@ def on_top(card: int) -> int:
 
 
 def new_round(deck: str, players: int = 2, agenda: str = "exalted_one",
-              utility: str = "margin"):
-    game = pyspiel.load_game("jabbas_palace", {
-        "players": players, "agenda": agenda, "utility": utility, "deck": deck})
-    return game.new_initial_state()
+              utility: str = "margin", game: str = "jabbas_palace"):
+    params = {"players": players, "utility": utility, "deck": deck}
+    if game == "jabbas_palace":  # love_letter has no agendas
+        params["agenda"] = agenda
+    return pyspiel.load_game(game, params).new_initial_state()
 
 
 def apply(state, action: int) -> None:
@@ -86,9 +87,9 @@ def turn(state, player: int, draw: int | None, *decisions: int) -> None:
 
 
 def setup(deck: str, hands, face_up=(), agenda: str = "exalted_one",
-          utility: str = "margin"):
+          utility: str = "margin", game: str = "jabbas_palace"):
     """A round after R1's setup: the face-up cards, then one card dealt to each seat."""
-    state = new_round(deck, len(hands), agenda, utility)
+    state = new_round(deck, len(hands), agenda, utility, game)
     chance(state, *face_up)
     for seat, card in enumerate(hands):
         assert state.action_to_string(CHANCE, card).endswith(f"to player {seat}")

@@ -23,8 +23,8 @@ from solver.policies.knowledge import knowledge
 from spiel_game import events as ev
 from spiel_game import layout as L
 
-LEVELS = sorted(A.LEVELS.values())  # identity (0) first, coarser levels after
-HAND_DRAWS = (L.CH_DEAL, L.CH_TURN_DRAW, L.CH_LEIA_DRAW, L.CH_BOBA_DRAW)
+LEVELS = list(A.LEVELS.values())  # finest first: identity (0), counting, fine, coarse
+HAND_DRAWS = (L.CH_DEAL, L.CH_TURN_DRAW, L.CH_LEIA_DRAW, L.CH_REDRAW)
 
 
 def _decision_states(game, rounds, rng):
@@ -52,8 +52,8 @@ def small_nodes():
 
 
 def test_levels_are_named_and_identity_is_level_0():
-    assert A.LEVELS["identity"] == 0 and {"fine", "coarse"} <= set(A.LEVELS)
-    assert len(set(A.LEVELS.values())) == len(A.LEVELS)
+    assert A.LEVELS["identity"] == 0 and {"counting", "fine", "coarse"} <= set(A.LEVELS)
+    assert sorted(A.LEVELS.values()) == list(range(len(A.LEVELS)))
 
 
 def test_same_information_state_same_key_on_the_small_tree(small_nodes):

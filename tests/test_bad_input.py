@@ -55,7 +55,7 @@ CASES = [
      "allowed are cfr, cfr+, dcfr, mccfr"),
     ("solve-exact-on-full-deck", ["solve", "--deck", "full"], "use --algorithm mccfr"),
     ("solve-unknown-abstraction", ["solve", "--algorithm", "mccfr", "--abstraction",
-                                   "finest"], "allowed are identity, fine, coarse"),
+                                   "finest"], "allowed are identity, counting, fine, coarse"),
     ("play-players-out-of-range", ["play", "--players", "7"], "from 2 to 6"),
     ("play-unknown-agenda", ["play", "--agenda", "galactic"], "galactic"),
     ("play-seed-negative", ["play", "--seed", "-5"], "'--seed': '-5': allowed"),
@@ -104,6 +104,19 @@ CASES = [
      "--exact needs a reduced deck"),
     ("evaluate-scale-nan", ["evaluate", "--scale", "nan"], "'--scale': 'nan': allowed"),
     ("evaluate-unknown-part", ["evaluate", "--parts", "lbr,speed"], "unknown part"),
+    ("game-unknown", ["solve", "--game", "chess"],
+     "'--game': 'chess': allowed are jabbas_palace, love_letter"),
+    ("love-letter-agenda", ["solve", "--game", "love_letter", "--agenda", "jabbas_court"],
+     "--agenda: applies only to --game jabbas_palace: love_letter has no agendas"),
+    ("love-letter-evaluate-agendas", ["evaluate", "--game", "love_letter", "--agendas",
+                                      "exalted_one"], "--agendas: applies only to --game"),
+    ("love-letter-deck-with-a-jabba-card", ["solve", "--game", "love_letter", "--deck",
+                                            "jabba+guard:3+faceup:0"],
+     "Jabba the Hutt is a card of Jabba's Palace, not of classic Love Letter"),
+    ("love-letter-guards-only", ["solve", "--game", "love_letter", "--deck",
+                                 "guard:6+faceup:0"], "the Guard could name no number"),
+    ("rules-classic-card-without-game", ["rules", "countess"],
+     "Countess is a card of classic Love Letter, not of Jabba's Palace"),
 ]
 
 

@@ -29,7 +29,7 @@ def test_bad_input_says_what_is_allowed():
              (["solve", "--algorithm", "cfr++"], "allowed are cfr, cfr+, dcfr, mccfr"),
              (["solve", "--deck", "full"], "use --algorithm mccfr"),
              (["solve", "--algorithm", "mccfr", "--abstraction", "finest"],
-              "allowed are identity, fine, coarse"),
+              "allowed are identity, counting, fine, coarse"),
              (["exploit", "--agendas", "galactic"], "unknown agenda")]
     for args, message in cases:
         result = runner.invoke(app, args)
@@ -163,7 +163,7 @@ def test_ship_is_refused_when_it_cannot_write_a_shipped_file(tmp_path, monkeypat
                           (["solve", "--ship", "--deck", "guard:2+jabba+luke+han+faceup:0"],
                            "only a named deck"),
                           (["solve", "--ship", "--algorithm", "mccfr", "--abstraction",
-                            "finest"], "allowed are identity, fine, coarse")]:
+                            "finest"], "allowed are identity, counting, fine, coarse")]:
         result = runner.invoke(app, args)
         assert result.exit_code == 2 and message in _unboxed(result.output), (args,
                                                                              result.output)

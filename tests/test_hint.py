@@ -21,7 +21,7 @@ from spiel_game import layout as L
 from spiel_game.cards import CHARACTERS
 from spiel_game.events import describe, events, log_array, redact
 
-FAST = dict(seconds=0.05, resolve_seconds=0.3, seed=1)
+FAST = dict(seconds=0.05, resolve_seconds=0.3, seed=1, search=False)  # the table's answer
 
 
 def answer(data: dict, **kw) -> dict:
@@ -262,7 +262,7 @@ SCHEMA_V2 = {
     "full_actions", "opponents", "posterior", "rollouts", "seconds"}
 SCHEMA_V2_NESTED = {
     "situation": {"players", "agenda", "seat", "hand", "deck", "described_by"},
-    "policy": {"source", "detail", "level", "tables"},
+    "policy": {"source", "detail", "level", "tables", "search"},
     "recommendation": {"action", "card", "chosen_by", "steps"},
     "rollouts": {"count", "seconds", "decisions", "from_table", "from_coarser_table",
                  "default_policy", "from_default_policy", "worlds"},
@@ -278,7 +278,7 @@ def test_json_schema_is_stable():
     """Changing these fields means a new SCHEMA_VERSION (and docs/hint.md) for scripts."""
     a = answer({"players": 2, "seat": 0, "hand": ["guard", "luke"],
                 "face_up": ["crumb", "bib", "mercenary"]})
-    assert a["schema"] == "jabbas-palace-hint" and a["schema_version"] == 2
+    assert a["schema"] == "jabbas-palace-hint" and a["schema_version"] == 3
     assert set(a) == SCHEMA_V2
     for field, keys in SCHEMA_V2_NESTED.items():
         assert set(a[field]) == keys
@@ -289,6 +289,27 @@ def test_json_schema_is_stable():
     assert all(set(f) == FULL_ACTION_FIELDS_V2 for f in a["full_actions"])
     assert sum(p["probability"] for p in a["plays"]) == pytest.approx(1.0, abs=0.02)
     json.dumps(a)  # serialisable as is
+
+
+SEARCH_FIELDS = {"used", "construction", "roots", "nodes", "infosets", "depth", "leaves",
+                 "iterations", "seconds"}
+
+
+def test_json_schema_3_with_the_search():
+    a = answer({"players": 2, "seat": 0, "hand": ["guard", "luke"],
+                "face_up": ["crumb", "bib", "mercenary"]}, search=True, search_iterations=8)
+    assert a["schema_version"] == 3 and set(a) == SCHEMA_V2
+    assert a["policy"]["source"] == "search" and set(a["policy"]["search"]) == SEARCH_FIELDS
+    assert set(a["policy"]["search"]["roots"]) == {"order1", "order2", "beliefs_complete"}
+    searched = {"search_probability", "search_value"}
+    assert all(set(p) == PLAY_FIELDS_V2 | searched for p in a["plays"])
+    assert all(set(f) == FULL_ACTION_FIELDS_V2 | searched for f in a["full_actions"])
+    assert a["recommendation"]["chosen_by"] == "search"
+    for step in a["recommendation"]["steps"]:
+        assert set(step) == STEP_FIELDS_V2 and step["chosen_by"] == "search"
+        assert all(set(o) == {"action", "action_id"} | searched for o in step["options"])
+        assert sum(o["search_probability"] for o in step["options"]) == pytest.approx(1.0)
+    json.dumps(a)
 
 
 def test_unknown_key_backs_off_to_a_re_solve_and_says_so():

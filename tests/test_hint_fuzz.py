@@ -17,6 +17,7 @@ from solver.hint import advice as H
 from solver.hint.log import SearchLimitError, summary_pattern
 from solver.hint.situation import SituationError, from_mapping
 from solver.hint.validate import check
+from solver.search.resolve import SearchLimits
 from spiel_game.events import describe, events
 
 AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
@@ -49,6 +50,20 @@ def _unsayable(summary: dict, game) -> bool:
     return False
 
 
+FUZZ_SEARCH = SearchLimits(iterations=4, max_nodes=5_000, rollout_budget=500)
+
+
+def _check_search_answer(a: dict) -> None:
+    """The search's answer: its probabilities are a distribution, and it recommends its
+    likeliest full action."""
+    full = a["full_actions"]
+    assert sum(f["search_probability"] for f in full) == pytest.approx(1.0, abs=1e-6), a
+    top = max(f["search_probability"] for f in full)
+    chosen = next(f for f in full if f["action"] == a["recommendation"]["action"])
+    assert chosen["search_probability"] == pytest.approx(top), a
+    assert a["recommendation"]["chosen_by"] == "search"
+
+
 def _fuzz(cases: int, seed: int) -> int:
     """Hint `cases` random situations; the number the belief engine could not answer
     within its particle limit (a long 4-player log: SearchLimitError, a refusal that
@@ -70,14 +85,20 @@ def _fuzz(cases: int, seed: int) -> int:
             if not _unsayable(summary, games[key]):
                 data = summary
         sit = from_mapping(data)
+        searched = done % 4 == 3  # every fourth case by a small search, else the table's
         try:
             a = H.hint(sit, games[key], policies[key], seed=rng.randrange(1 << 30),
-                       rollouts=16)
+                       rollouts=16, search=searched, search_limits=FUZZ_SEARCH)
         except SearchLimitError:
             assert key[0] >= 4 and "log" in data, data  # summaries fall back instead
             beyond_limit += 1
             done += 1
             continue
+        if a["policy"]["source"] == "search":
+            _check_search_answer(a)
+            done += 1
+            continue
+        assert searched or a["policy"]["search"]["reason"] == "not asked for (--no-search)"
         best = max(a["plays"], key=lambda p: p["ev"])
         chosen = next(p for p in a["plays"] if p["card"] == a["recommendation"]["card"])
         assert -chosen["vs_best"] <= chosen["vs_best_ci95"] + 1e-9 or chosen is best, (log, a)

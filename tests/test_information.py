@@ -15,7 +15,7 @@ import pytest
 from conftest import load, random_action, random_history, replay
 from spiel_game import layout as L
 
-HAND_DRAWS = (L.CH_DEAL, L.CH_TURN_DRAW, L.CH_LEIA_DRAW, L.CH_BOBA_DRAW)
+HAND_DRAWS = (L.CH_DEAL, L.CH_TURN_DRAW, L.CH_LEIA_DRAW, L.CH_REDRAW)
 
 
 def _looks_by(state, viewer) -> int:

@@ -39,8 +39,9 @@ def wheel(tmp_path_factory) -> Path:
 
 
 def _games():
-    return [(deck, agenda, players) for deck in DECK_PRESETS
-            for agenda in AGENDA_NAMES for players in range(2, 7)]
+    variants = [*AGENDA_NAMES, "love_letter"]  # Jabba's Palace's agendas, classic's game
+    return [(deck, variant, players) for deck in DECK_PRESETS
+            for variant in variants for players in range(2, 7)]
 
 
 def test_wheel_holds_every_policy_the_rule_can_pick_and_the_rules(wheel):

@@ -44,8 +44,10 @@ def _record(path: Path) -> dict:
 def _assert_header(record: dict, where: str) -> None:
     missing = [field for field in provenance.HEADER_FIELDS if field not in record]
     assert not missing, f"{where}: no {missing}"
-    assert record["game"]["name"] == "jabbas_palace", where
-    assert {"agenda", "deck", "players", "utility"} <= set(record["game"]["parameters"])
+    name = record["game"]["name"]
+    assert name in ("jabbas_palace", "love_letter"), where
+    assert {"deck", "players", "utility"} <= set(record["game"]["parameters"])
+    assert ("agenda" in record["game"]["parameters"]) == (name == "jabbas_palace"), where
     assert record["code_version"] and record["command"].split()[0] == "jabba", where
     assert record["seconds"] >= 0 and isinstance(record["cores"], int), where
     assert datetime.datetime.fromisoformat(record["created"]).tzinfo is not None, where
@@ -99,9 +101,10 @@ def test_every_results_file_has_provenance_and_no_machine_path(path):
         assert path.name.endswith(RENDERING_SUFFIXES), f"{path.name}: unknown kind of file"
         stem = _stem(path)
         records = {_stem(p): p for p in _files() if p.name.endswith(RECORD_SUFFIXES)}
-        if stem == f"{report_files.EVALUATION}_report":
-            sources = [f"{report_files.EVALUATION}_{part}" for part in
-                       ("crosstable", "lbr", "validation")]
+        if stem.startswith(report_files.EVALUATION) and stem.endswith("_report"):
+            prefix = stem[:-len("_report")]  # evaluation, evaluation_love_letter
+            sources = [f"{prefix}_{part}" for part in ("crosstable", "lbr", "validation")
+                       if (RESULTS / f"{prefix}_{part}.json").exists()]
         else:
             sources = [max((s for s in records if stem == s or stem.startswith(s + "_")),
                            key=len, default=None)]
@@ -116,16 +119,22 @@ def test_every_results_file_has_provenance_and_no_machine_path(path):
 
 def _committed_renderings() -> dict[str, bytes]:
     out = {}
-    for part in ("crosstable", "lbr", "validation"):
-        record = provenance.read_json(RESULTS / f"evaluation_{part}.json")
-        out.update(report_files.evaluation_part_files(record, figures=False))
-    out.update(report_files.evaluation_report_files(RESULTS))
+    for game in ("jabbas_palace", "love_letter"):
+        prefix = report_files.evaluation_prefix(game)
+        for part in ("crosstable", "lbr", "validation"):
+            path = RESULTS / f"{prefix}_{part}.json"
+            if path.exists() or game == "jabbas_palace":
+                out.update(report_files.evaluation_part_files(provenance.read_json(path),
+                                                              figures=False))
+        out.update(report_files.evaluation_report_files(RESULTS, prefix))
     for path in sorted(RESULTS.glob("exploitability_*.json")):
         out.update(report_files.exploitability_files(provenance.read_json(path),
                                                      figures=False))
     for path in sorted(RESULTS.glob("policy_*.npz")):
         out.update(report_files.training_curve_files(_record(path), path.stem,
                                                      figures=False))
+    for path in sorted(RESULTS.glob("search_*.json")):
+        out.update(report_files.table_files(provenance.read_json(path), path.stem))
     return out
 
 
@@ -140,10 +149,12 @@ def test_committed_tables_are_remade_byte_for_byte_from_their_records():
 def test_shipped_policy_files_load_with_their_checksums():
     from solver.policies.table import load_policy
 
+    import pyspiel
+
     for path in sorted(RESULTS.glob("policy_*.npz")):
         header = _record(path)
-        game = load(**{k: v for k, v in provenance.game_parameters(header).items()
-                       if k != "utility"})
+        game = pyspiel.load_game(provenance.game_name(header), {
+            k: v for k, v in provenance.game_parameters(header).items() if k != "utility"})
         assert len(load_policy(path, game)) == header["keys"]  # checksum checked on load
 
 

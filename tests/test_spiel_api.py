@@ -176,17 +176,19 @@ def test_layout_sizes_follow_the_card_table_and_load_no_numba():
     from pathlib import Path
 
     from spiel_game import layout as L
-    from spiel_game.cards import CHARACTERS
+    from spiel_game.cards import CHARACTERS, RULESETS
 
-    assert L.MAX_CHARS == len(CHARACTERS)
-    assert L.MAX_NUMBER == max(c.number for c in CHARACTERS)
+    # The layout holds every rule set (classic Love Letter too: tests/test_love_letter.py).
+    assert L.MAX_CHARS == max(len(r.characters) for r in RULESETS) == len(CHARACTERS)
+    assert L.MAX_NUMBER == max(c.number for r in RULESETS for c in r.characters)
     game = load()
-    assert game.num_distinct_actions() == L.NUM_ACTIONS
+    assert game.num_distinct_actions() == L.NAME_HIGH  # ids 0-59: numbers stop at 8 here
     assert game.max_chance_outcomes() == len(CHARACTERS)
     state = game.new_initial_state()
     for c in CHARACTERS:  # a play id is a character id; a named number goes up to the top
         assert state.action_to_string(0, L.PLAY + c.id) == f"play {c.name}"
         assert state.action_to_string(0, L.NAME + c.number) == f"name {c.number}"
+        assert c.number < L.NAMES_IN_FIRST_BLOCK
     # layout.py reads cards.py: neither may pull in numba (or each other in a cycle).
     package = Path(L.__file__).parent
     probe = ("import sys, types; pkg = types.ModuleType('spiel_game'); "

@@ -54,7 +54,8 @@ from spiel_game.cards import (
     Effect,
     Side,
 )
-from spiel_game.engine import AG_JABBAS_COURT, AG_RESCUE_MISSION, CARDS
+from spiel_game.cards import RULESETS
+from spiel_game.engine import AG_JABBAS_COURT, AG_RESCUE_MISSION, CARD_TABLES, CARDS
 from spiel_game.events import _PRIVATE_TO_ACTOR, _PRIVATE_TO_BOTH, _TWO_CARD_KINDS
 
 from solver.abstraction.hashing import FNV_OFFSET as _FNV_OFFSET
@@ -64,7 +65,9 @@ from solver.abstraction.hashing import mix as _mix
 IDENTITY = 0
 FINE = 1
 COARSE = 2
-LEVELS = {"identity": IDENTITY, "fine": FINE, "coarse": COARSE}
+COUNTING = 3
+# Finest first (solver/policies/shipped.py looks tables up in this order).
+LEVELS = {"identity": IDENTITY, "counting": COUNTING, "fine": FINE, "coarse": COARSE}
 # Bump whenever the keys of any level change: tables and policy files store it and are
 # refused by another version (their keys would silently mean something else).
 VERSION = 1
@@ -143,7 +146,8 @@ T_MY_BOTTOM = T_SET_ASIDE + 1  # own returned cards still in the bottom queue
 T_PALACE_SUM = T_MY_BOTTOM + 1  # MAX_PLAYERS: Palace numbers in each play area
 T_REBEL_COUNT = T_PALACE_SUM + L.MAX_PLAYERS  # MAX_PLAYERS: Rebel cards in each area
 T_ALLOWED = T_REBEL_COUNT + L.MAX_PLAYERS  # MAX_PLAYERS: characters a hand can still be
-T_SIZE = T_ALLOWED + L.MAX_PLAYERS
+T_PUBLIC = T_ALLOWED + L.MAX_PLAYERS  # MAX_CHARS: cards neither face up nor in a play area
+T_SIZE = T_PUBLIC + L.MAX_CHARS
 
 # The replay's running state, one int32 vector (a "path row": the solver keeps one per
 # player and depth and reads only the events logged since, see `path_key`).
@@ -176,10 +180,13 @@ _P_NAMED = _P_NAMED_AT + 1
 PATH_SIZE = _P_NAMED + 1
 
 _ALL = (1 << L.MAX_CHARS) - 1
-_NUMBER_MASK = np.zeros(L.NUM_NUMBERS, dtype=np.int64)  # characters with each number
+# Per rule set (the state's S_RULES), the characters with each number.
+_NUMBER_MASKS = np.zeros((len(RULESETS), L.NUM_NUMBERS), dtype=np.int64)
+for _r in RULESETS:
+    for _c in _r.characters:
+        _NUMBER_MASKS[_r.id, _c.number] |= 1 << _c.id
 _SIDE_MASK = np.zeros((2, L.NUM_NUMBERS + 1), dtype=np.int64)  # side, number <= k
 for _c in range(L.MAX_CHARS):
-    _NUMBER_MASK[CARDS[_c, COL_NUMBER]] |= 1 << _c
     for _k in range(CARDS[_c, COL_NUMBER], L.NUM_NUMBERS + 1):
         _SIDE_MASK[CARDS[_c, COL_SIDE], _k] |= 1 << _c
 
@@ -287,7 +294,7 @@ def _track_events(s, player, row):
             row[_P_HAND_N + actor] += 1
             if card >= 0:
                 _append(row, actor, card)
-        elif kind == L.E_PLAY or kind == L.E_OUT:
+        elif kind == L.E_PLAY or kind == L.E_OUT or kind == L.E_DISCARD:
             if kind == L.E_PLAY:
                 row[_P_PENDING] = card
                 row[_P_NAMED_AT] = -1
@@ -310,7 +317,7 @@ def _track_events(s, player, row):
         elif kind == L.E_MISS:
             pending = row[_P_PENDING]
             if row[_P_NAMED_AT] == actor:  # Guard, C-3PO or the counter-guess missed
-                row[_P_ALLOWED + actor] &= ~_NUMBER_MASK[row[_P_NAMED]]
+                row[_P_ALLOWED + actor] &= ~_NUMBER_MASKS[s[L.S_RULES], row[_P_NAMED]]
             elif pending >= 0 and CARDS[pending, COL_EFFECT] == _ELIMINATE_IF_SIDE:
                 limit = min(CARDS[pending, COL_PARAM_B], L.NUM_NUMBERS)
                 row[_P_ALLOWED + actor] &= ~_SIDE_MASK[CARDS[pending, COL_PARAM_A], limit]
@@ -396,7 +403,8 @@ def _track_finish(s, player, row, out):
         out[T_ALLOWED + q] = row[_P_ALLOWED + q]
     # Unseen = the deck minus every card whose place `player` knows (knowledge.py).
     for c in range(L.MAX_CHARS):
-        out[T_UNSEEN + c] = s[L.S_DECK_COUNTS + c] - row[_P_PLACED + c]
+        out[T_PUBLIC + c] = s[L.S_DECK_COUNTS + c] - row[_P_PLACED + c]
+        out[T_UNSEEN + c] = out[T_PUBLIC + c]
     for q in range(n):
         for j in range(row[_P_KNOWN_N + q]):
             out[T_UNSEEN + row[_P_KNOWN + q * _K + j]] -= 1
@@ -509,7 +517,7 @@ def _context(h, s, player, t, n):
             q = (player + j) % n
             if s[L.S_IN_ROUND + q] == 1 and s[L.S_PROTECTED + q] == 0:
                 mask |= 1 << j
-        if (CARDS[s[L.S_PENDING_CARD], COL_EFFECT] == _PEEK_OR_SET_ASIDE
+        if (CARD_TABLES[s[L.S_RULES], s[L.S_PENDING_CARD], COL_EFFECT] == _PEEK_OR_SET_ASIDE
                 and s[L.S_SET_ASIDE_GONE] == 0):
             mask |= 1
         h = _mix(h, mask)
@@ -567,7 +575,7 @@ def _hand_counts(t, q):
 
 
 @njit(cache=True)
-def _mix_summary(h, t, fine):
+def _mix_summary(h, t, fine, rules):
     """Rebel share and mean number of what an opponent's card can be, bucketed."""
     total = 0
     rebels = 0
@@ -575,9 +583,9 @@ def _mix_summary(h, t, fine):
     for c in range(L.MAX_CHARS):
         count = t[_W_COUNTS + c]
         total += count
-        if CARDS[c, COL_SIDE] == _REBEL:
+        if CARD_TABLES[rules, c, COL_SIDE] == _REBEL:
             rebels += count
-        numbers += count * CARDS[c, COL_NUMBER]
+        numbers += count * CARD_TABLES[rules, c, COL_NUMBER]
     total = max(total, 1)
     rebel = (100 * rebels) // total
     h = _mix(h, _bucket(rebel, _REBEL_EDGES_FINE if fine else _REBEL_EDGES_COARSE))
@@ -585,14 +593,14 @@ def _mix_summary(h, t, fine):
 
 
 @njit(cache=True)
-def _likeliest_numbers(t):
+def _likeliest_numbers(t, rules):
     """Bit mask of the likeliest numbers of what a card can be (Guard's best names)."""
     best = -1
     mask = 0
     for k in range(L.NUM_NUMBERS):
         count = 0
         for c in range(L.MAX_CHARS):
-            if CARDS[c, COL_NUMBER] == k:
+            if CARD_TABLES[rules, c, COL_NUMBER] == k:
                 count += t[_W_COUNTS + c]
         if count > best:
             best = count
@@ -602,13 +610,69 @@ def _likeliest_numbers(t):
     return mask
 
 
+# The unseen multiset, summarised (`counting`): per side, how many unseen cards have a low
+# (0-2) or middle (3-5) number, capped; and whether each single high card is unseen.
+_LOW_BAND, _MID_BAND = 2, 5  # numbers <= 2 are low, 3-5 middle; the rest are single cards
+_BAND_CAP = 3  # counts 0 / 1 / 2 / 3+
+# The single cards whose place decides rounds (Han Solo 0, Rancor 6, Luke 7, Jabba 8 in
+# this game): every character with one copy in the full deck and number 0 or >= 6.
+# Per rule set (S_RULES), -1 after its last.
+_MAX_SINGLES = 4
+_SINGLES = np.full((len(RULESETS), _MAX_SINGLES), -1, dtype=np.int64)
+for _r in RULESETS:
+    _ids = [c.id for c in _r.characters
+            if c.copies == 1 and (c.number == 0 or c.number > _MID_BAND)][:_MAX_SINGLES]
+    _SINGLES[_r.id, :len(_ids)] = _ids
+
+
 @njit(cache=True)
-def _bucketed_key(s, player, fine, t):
-    """`coarse_key` (fine == 0) and `fine_key` (fine == 1) from `track`'s output in the
-    work space t (KEY_WORK_SIZE); see their docstrings."""
+def _mix_unseen(h, t, rules):
+    """`counting`'s summary of the unseen multiset (track's T_UNSEEN): a bit per single
+    high card still unseen, and per side the unseen low and middle cards, capped."""
+    bits = 0
+    for j in range(_MAX_SINGLES):
+        c = _SINGLES[rules, j]
+        if c >= 0 and t[T_UNSEEN + c] > 0:
+            bits |= 1 << j
+    h = _mix(h, bits)
+    for side in range(2):
+        low = 0
+        mid = 0
+        for c in range(L.MAX_CHARS):
+            if CARD_TABLES[rules, c, COL_SIDE] == side:
+                if CARD_TABLES[rules, c, COL_NUMBER] <= _LOW_BAND:
+                    low += t[T_UNSEEN + c]
+                elif CARD_TABLES[rules, c, COL_NUMBER] <= _MID_BAND:
+                    mid += t[T_UNSEEN + c]
+        h = _mix(h, min(low, _BAND_CAP))
+        h = _mix(h, min(mid, _BAND_CAP))
+    return h
+
+
+@njit(cache=True)
+def _mix_my_card_as_seen(h, t, player, rules):
+    """`counting`: what the others can count about `player`'s card from public
+    information: the cards neither face up nor in a play area that the public misses on
+    `player` allow (T_ALLOWED: a miss at me is public), as Rebel share and mean number."""
+    total = 0
+    for c in range(L.MAX_CHARS):
+        t[_W_COUNTS + c] = t[T_PUBLIC + c] if (t[T_ALLOWED + player] >> c) & 1 else 0
+        total += t[_W_COUNTS + c]
+    if total == 0:
+        for c in range(L.MAX_CHARS):
+            t[_W_COUNTS + c] = t[T_PUBLIC + c]
+    return _mix_summary(h, t, True, rules)
+
+
+@njit(cache=True)
+def _bucketed_key(s, player, level, t):
+    """`coarse_key`, `fine_key` and `counting_key` (by `level`) from `track`'s output in
+    the work space t (KEY_WORK_SIZE); see their docstrings."""
     n = s[L.S_NUM_PLAYERS]
     phase = s[L.S_PHASE]
-    h = _mix(_FNV_OFFSET, 100 + (FINE if fine else COARSE))
+    fine = level != COARSE
+    counting = level == COUNTING
+    h = _mix(_FNV_OFFSET, 100 + level)
     h = _context(h, s, player, t, n)
     deck = s[L.S_UNKNOWN_DECK] + s[L.S_QUEUE_LEN]
     if phase == L.PH_PLAY or phase == L.PH_TARGET:
@@ -624,18 +688,23 @@ def _bucketed_key(s, player, fine, t):
                 h = _mix(h, t[T_LAST_PLAY + q])
             if t[T_KNOWN + q] < 0:
                 _hand_counts(t, q)
-                h = _mix_summary(h, t, fine)
+                h = _mix_summary(h, t, fine, s[L.S_RULES])
         h = _mix(h, _bucket(deck, _DECK_EDGES))
         h = _agenda(h, s, player, t, n)
+        if counting:
+            h = _mix_my_card_as_seen(h, t, player, s[L.S_RULES])
+            h = _mix_unseen(h, t, s[L.S_RULES])
     elif phase == L.PH_NAME or phase == L.PH_COUNTER:
         q = _other(s)
         if t[T_KNOWN + q] >= 0:
             h = _mix(h, t[T_KNOWN + q])
         else:
             _hand_counts(t, q)
-            h = _mix(h, 100 + _likeliest_numbers(t))
+            h = _mix(h, 100 + _likeliest_numbers(t, s[L.S_RULES]))
             if fine:
                 h = _mix(h, t[T_LAST_PLAY + q])
+            if counting:
+                h = _mix_unseen(h, t, s[L.S_RULES])
     elif phase == L.PH_KEEP:
         for j in range(1, n):  # (keeping resets what the others know of my hand)
             q = (player + j) % n
@@ -645,14 +714,20 @@ def _bucketed_key(s, player, fine, t):
                 h = _mix(h, t[T_KNOWN + q])
             else:
                 _hand_counts(t, q)
-                h = _mix_summary(h, t, fine)
+                h = _mix_summary(h, t, fine, s[L.S_RULES])
         h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
+        if counting:
+            h = _mix_my_card_as_seen(h, t, player, s[L.S_RULES])
+            h = _mix_unseen(h, t, s[L.S_RULES])
     elif phase == L.PH_ORDER:
         h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
     elif phase == L.PH_TRADE:
         h = _mix(h, t[T_KNOWN + _other(s)])
         h = _mix(h, _bucket(deck, _DECK_EDGES))
         h = _agenda(h, s, player, t, n)
+        if counting:
+            h = _mix_my_card_as_seen(h, t, player, s[L.S_RULES])
+            h = _mix_unseen(h, t, s[L.S_RULES])
     return _finish(h)
 
 
@@ -691,7 +766,7 @@ def coarse_key(s, player):
     difference clipped to -2..2; nothing for the hand-card agendas (Exalted One, My Kind
     of Scum).
     """
-    return _bucketed_key(s, player, 0, _tracked(s, player))
+    return _bucketed_key(s, player, COARSE, _tracked(s, player))
 
 
 @njit(cache=True)
@@ -705,7 +780,22 @@ def fine_key(s, player):
     - the Rebel share of what an unknown card can be in 5 buckets, 0 (e.g. after a Jabba
       miss: Jabba cannot hit) / <25% / <45% / <100% / 100%, instead of 3.
     """
-    return _bucketed_key(s, player, 1, _tracked(s, player))
+    return _bucketed_key(s, player, FINE, _tracked(s, player))
+
+
+@njit(cache=True)
+def counting_key(s, player):
+    """Level 3, `counting`: `fine` plus a summary of the unseen multiset (card counting).
+
+    The features of `fine`, and in every phase but 'order' (and for 'name' and 'counter'
+    when the other player's card is unknown) a summary of the cards whose place the
+    player does not know (`track`'s unseen counts: the deck, the set-aside card and the
+    hands not known): whether each single high card (Han Solo, Rancor, Luke Skywalker,
+    Jabba the Hutt) is still unseen, and per side how many unseen cards have a low (0-2)
+    and a middle (3-5) number, each 0 / 1 / 2 / 3+. Not the multiset itself: that never
+    saturates (docs/performance.md "Prototype abstractions").
+    """
+    return _bucketed_key(s, player, COUNTING, _tracked(s, player))
 
 
 @njit(cache=True)
@@ -715,6 +805,8 @@ def abstract_key(s, player, level):
         return fine_key(s, player)
     if level == COARSE:
         return coarse_key(s, player)
+    if level == COUNTING:
+        return counting_key(s, player)
     return identity_key(s, player)
 
 
@@ -768,4 +860,4 @@ def path_key(s, player, level, row, work):
         return _finish(h)
     _track_events(s, player, row)
     _track_finish(s, player, row, work)
-    return _bucketed_key(s, player, 1 if level == FINE else 0, work)
+    return _bucketed_key(s, player, level, work)

@@ -97,9 +97,10 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
               floor: float = 0.0, miss_unknown: bool = False, omissions: bool = False,
               done_phase: int = ANY_PHASE, merge_logs: bool | None = None,
               max_particles: int = DEFAULT_MAX_PARTICLES,
-              grow_to: int | None = None) -> Posterior:
+              grow_to: int | None = None, at_decision_of: int | None = None) -> Posterior:
     """The posterior at viewer's decision after `pattern` (rows kind, actor, other, card,
-    extra; ANY fits anything), from the start of the round.
+    extra; ANY fits anything), from the start of the round; with `at_decision_of`, at
+    that seat's decision instead (what viewer believes while another player acts).
 
     bank: a PolicyBank, chain: its policies tried in order for the other players'
     decisions (none: chance odds only); floor: least likelihood of any of their actions;
@@ -131,7 +132,8 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
         current, count = advance(buffers, weights, progress, 0, 1, pattern, len(pattern),
                                  viewer, OMIT_LOG if omissions else OMIT_NONE, done_phase,
                                  arrays, chain, float(floor), miss_unknown, merge_logs,
-                                 max_particles, stats)
+                                 max_particles, stats,
+                                 viewer if at_decision_of is None else at_decision_of)
         if stats[B_TRUNCATED] == 0 or max_particles >= grow_to:
             break
         max_particles = min(4 * max_particles, grow_to)

@@ -189,11 +189,11 @@ def _match(s, checked, ptr, pattern, n_pat, viewer, omit, stats):
 
 
 @njit(**_JIT)
-def _is_done(s, checked, ptr, n_pat, viewer, done_phase):
-    """At the observed decision: every event matched, the pattern used up, viewer to act
-    (in done_phase unless ANY_PHASE)."""
+def _is_done(s, checked, ptr, n_pat, done_actor, done_phase):
+    """At the observed decision: every event matched, the pattern used up, done_actor to
+    act (in done_phase unless ANY_PHASE)."""
     return (ptr == n_pat and checked == s[L.S_EVENT_N] and s[L.S_PHASE] != L.PH_CHANCE
-            and s[L.S_PHASE] != L.PH_TERMINAL and s[L.S_ACTOR] == viewer
+            and s[L.S_PHASE] != L.PH_TERMINAL and s[L.S_ACTOR] == done_actor
             and (done_phase == ANY_PHASE or s[L.S_PHASE] == done_phase))
 
 
@@ -335,7 +335,7 @@ def _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_poli
 def _expand(buffers, source, count, target, weights_in, weights_out, progress, table,
             table_hashes, pattern, n_pat, viewer, omit, done_phase, bank, chain, floor,
             miss_unknown, merge_logs, use_policy, child, legal, probs, max_particles,
-            stats):
+            stats, done_actor):
     """One lockstep step: every particle not yet done advances by one action into
     buffers[target]; returns the new count."""
     table[:] = 0
@@ -346,7 +346,7 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
         w = weights_in[k]
         checked = progress[source, k, 0]
         ptr = progress[source, k, 1]
-        if _is_done(s, checked, ptr, n_pat, viewer, done_phase):
+        if _is_done(s, checked, ptr, n_pat, done_actor, done_phase):
             new_count = _insert(s, w, checked, ptr, buffers, target, weights_out, progress,
                                 new_count, table, table_hashes, max_particles, viewer,
                                 knowledge, merge_logs, stats)
@@ -395,9 +395,13 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
 @njit(**_JIT)
 def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, omit,
             done_phase, bank, chain, floor, miss_unknown, merge_logs, max_particles,
-            stats):
+            stats, done_actor=-1):
     """Advance the particles in buffers[current] (weights[current], progress[current])
-    until all are done; returns (buffer index, count), count 0: no history fits."""
+    until all are done, at a decision of done_actor (-1: the viewer's; another seat's
+    for the search's second-order beliefs, solver/search); returns (buffer index,
+    count), count 0: no history fits."""
+    if done_actor < 0:
+        done_actor = viewer
     child = np.empty(buffers.shape[2], dtype=buffers.dtype)
     legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     probs = np.empty(L.NUM_ACTIONS)
@@ -410,7 +414,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         done = True
         for k in range(count):
             if not _is_done(buffers[current, k], progress[current, k, 0],
-                            progress[current, k, 1], n_pat, viewer, done_phase):
+                            progress[current, k, 1], n_pat, done_actor, done_phase):
                 done = False
                 break
         if done or count == 0:
@@ -419,7 +423,8 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         new_count = _expand(buffers, current, count, target, weights[current],
                             weights[target], progress, table, table_hashes, pattern, n_pat,
                             viewer, omit, done_phase, bank, chain, floor, miss_unknown,
-                            merge_logs, True, child, legal, probs, max_particles, stats)
+                            merge_logs, True, child, legal, probs, max_particles, stats,
+                            done_actor)
         total = weights[target, :new_count].sum()
         if new_count == 0 or total <= 0:
             # The policy rules out every history that fits: ignore it for this step.
@@ -428,7 +433,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
                                 weights[target], progress, table, table_hashes, pattern,
                                 n_pat, viewer, omit, done_phase, bank, chain, floor,
                                 miss_unknown, merge_logs, False, child, legal, probs,
-                                max_particles, stats)
+                                max_particles, stats, done_actor)
             total = weights[target, :new_count].sum()
         stats[B_STEPS] += 1
         stats[B_MOST_PARTICLES] = max(stats[B_MOST_PARTICLES], new_count)

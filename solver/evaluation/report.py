@@ -12,6 +12,9 @@ and rows) and its CSV, Markdown and PNG renderings (solver/reports/):
   (solver/exact/best_response.py): LBR's exact value next to it, and its estimate by play.
 
 solver/reports/files.py assembles results/evaluation_report.md from the parts' records.
+
+The game is a setting: jabbas_palace by its agendas, or love_letter (classic Love Letter,
+one variant named love_letter, files results/evaluation_love_letter_*).
 """
 
 from __future__ import annotations
@@ -26,11 +29,14 @@ from spiel_game.cards import AGENDA_NAMES
 
 from solver import provenance
 from solver.policies.compiled import HEURISTIC_KINDS, build_bank
+from solver.policies.heuristics import GAME_HEURISTICS
 from solver.policies.shipped import policy_files, shipped_folder
 from solver.reports import files as report_files
 
-HEURISTIC_ORDER = ["agenda_expert", "card_counter", "keep_higher", "keep_lower", "uniform"]
-assert set(HEURISTIC_ORDER) == set(HEURISTIC_KINDS)
+JABBAS_PALACE, LOVE_LETTER = "jabbas_palace", "love_letter"
+# The heuristics of each game's report, strongest first.
+HEURISTIC_ORDER = list(GAME_HEURISTICS[JABBAS_PALACE])
+assert set().union(*GAME_HEURISTICS.values()) == set(HEURISTIC_KINDS)
 TABLE = "table"  # the shipped table policy of the game, if there is one
 PARTS = ("crosstable", "lbr", "validation")
 
@@ -63,20 +69,24 @@ def resolve_policies(names: list[str], deck: str, agenda: str, players: int
             labels.append(Path(name).stem if name.endswith(".npz") else name)
             specs.append(name)
         else:
+            known = dict.fromkeys(name for names in GAME_HEURISTICS.values() for name in names)
             raise ValueError(f"unknown policy {name!r}; allowed: {TABLE}, "
-                             f"{', '.join(HEURISTIC_ORDER)}, or a policy file (.npz)")
+                             f"{', '.join(known)}, or a policy file (.npz)")
     if len(set(labels)) != len(labels):
         raise ValueError(f"policies listed twice: {names}")
     return labels, specs
 
 
-def load_game(players: int, agenda: str, deck: str = "full"):
+def load_game(players: int, agenda: str, deck: str = "full", game: str = JABBAS_PALACE):
+    """The game of a report's cell: `agenda` is jabbas_palace's (love_letter has none)."""
     import pyspiel
 
-    import spiel_game  # noqa: F401  (registers the game)
+    import spiel_game  # noqa: F401  (registers the games)
 
-    return pyspiel.load_game("jabbas_palace", {"players": players, "agenda": agenda,
-                                               "deck": deck})
+    params = {"players": players, "deck": deck}
+    if game == JABBAS_PALACE:
+        params["agenda"] = agenda
+    return pyspiel.load_game(game, params)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,6 +105,16 @@ class Settings:
     validation_decks: tuple[str, ...] = ("small", "medium")
     validation_deals: int = 1_000  # LBR by play on the reduced decks
     mccfr_iterations: int = 200_000  # the reduced-deck table policy
+    game: str = JABBAS_PALACE  # love_letter: agendas == ("love_letter",), its one variant
+
+    @property
+    def heuristics(self) -> list[str]:
+        return list(GAME_HEURISTICS[self.game])
+
+    @property
+    def prefix(self) -> str:
+        """The stem of the report's files: evaluation, evaluation_love_letter."""
+        return report_files.evaluation_prefix(self.game)
 
     def scaled(self, factor: float) -> Settings:
         """Every sample size times `factor` (at least 2), for quick runs."""
@@ -112,9 +132,10 @@ class Settings:
                 for k, v in dataclasses.asdict(self).items()}
 
 
-def _policy_names(agenda: str, players: int, deck: str = "full") -> list[str]:
+def _policy_names(agenda: str, players: int, deck: str = "full",
+                  game: str = JABBAS_PALACE) -> list[str]:
     has_table = shipped_table(deck, agenda, players) is not None
-    return ([TABLE] if has_table else []) + HEURISTIC_ORDER
+    return ([TABLE] if has_table else []) + list(GAME_HEURISTICS[game])
 
 
 def _record(part: str, settings: Settings, command: str, seconds: float, rows: list[dict],
@@ -122,7 +143,10 @@ def _record(part: str, settings: Settings, command: str, seconds: float, rows: l
     decks = list(settings.validation_decks) if part == "validation" else "full"
     game = {"agenda": list(settings.agendas), "deck": decks,
             "players": list(settings.players), "utility": "margin"}
-    return {**provenance.header(game, seconds=seconds, command=command),
+    if settings.game != JABBAS_PALACE:  # no agendas: rows name the game as their variant
+        del game["agenda"]
+    return {**provenance.header(game, seconds=seconds, command=command,
+                                game_name=settings.game),
             "what": _PART_TITLES[part], "part": part, "settings": settings.to_dict(),
             "interrupted": interrupted, "rows": rows}
 
@@ -175,9 +199,9 @@ def _games(settings: Settings):
     """(players, agenda, game, labels, specs, bank) for every game of the settings."""
     for players in settings.players:
         for agenda in settings.agendas:
-            game = load_game(players, agenda)
-            labels, specs = resolve_policies(_policy_names(agenda, players), "full", agenda,
-                                             players)
+            game = load_game(players, agenda, game=settings.game)
+            labels, specs = resolve_policies(
+                _policy_names(agenda, players, game=settings.game), "full", agenda, players)
             yield players, agenda, game, labels, specs, build_bank(specs, game, labels)
 
 
@@ -259,14 +283,14 @@ def run_validation(settings: Settings, rows: list[dict], log: Log,
     cases = [(deck, 2) for deck in settings.validation_decks if 2 in settings.players]
     if 3 in settings.players:
         cases.append((settings.validation_decks[0], 3))
-    total = sum(len(HEURISTIC_ORDER) + (players == 2) for _, players in cases) * len(
+    total = sum(len(settings.heuristics) + (players == 2) for _, players in cases) * len(
         settings.agendas)
     with tempfile.TemporaryDirectory() as folder:
         for deck, players in cases:
             for agenda in settings.agendas:
-                game = load_game(players, agenda, deck)
+                game = load_game(players, agenda, deck, settings.game)
                 tree = build_tree(game)
-                labels, specs = list(HEURISTIC_ORDER), list(HEURISTIC_ORDER)
+                labels, specs = settings.heuristics, settings.heuristics[:]
                 level = "fine"
                 if players == 2:  # the level the shipped full-game policy of the agenda uses
                     shipped = shipped_table("full", agenda, 2)
@@ -328,16 +352,18 @@ def run_part(part: str, settings: Settings, out_dir: Path, command: str, log: Lo
         return []
     record = _record(part, settings, command, time.perf_counter() - start, rows,
                      interrupted)
-    return report_files.write_evaluation_part(record, out_dir)
+    return report_files.write_evaluation_part(record, out_dir, settings.prefix)
 
 
-def parse_settings(agendas: str, players: str, **overrides) -> Settings:
-    """Settings from command-line text: comma lists of agendas ('all') and players."""
-    chosen = list(AGENDA_NAMES) if agendas == "all" else [a.strip() for a in
-                                                         agendas.split(",")]
-    unknown = [a for a in chosen if a not in AGENDA_NAMES]
+def parse_settings(agendas: str, players: str, game: str = JABBAS_PALACE,
+                   **overrides) -> Settings:
+    """Settings from command-line text: comma lists of agendas ('all'; love_letter has
+    only its own variant) and players."""
+    allowed = list(AGENDA_NAMES) if game == JABBAS_PALACE else [game]
+    chosen = allowed if agendas == "all" else [a.strip() for a in agendas.split(",")]
+    unknown = [a for a in chosen if a not in allowed]
     if unknown:
-        raise ValueError(f"unknown agenda(s) {unknown}; allowed: {', '.join(AGENDA_NAMES)} "
+        raise ValueError(f"unknown agenda(s) {unknown}; allowed: {', '.join(allowed)} "
                          "or 'all'")
     try:
         counts = tuple(int(p) for p in players.split(","))
@@ -345,5 +371,5 @@ def parse_settings(agendas: str, players: str, **overrides) -> Settings:
         raise ValueError(f"players {players!r}: a comma list of 2 and/or 3") from None
     if not counts or any(p not in (2, 3) for p in counts):
         raise ValueError(f"players {players!r}: the report covers 2 and/or 3 players")
-    return Settings(agendas=tuple(chosen), players=counts, **overrides)
+    return Settings(agendas=tuple(chosen), players=counts, game=game, **overrides)
 

@@ -33,7 +33,6 @@ import numpy as np
 from numba import njit
 
 from spiel_game import layout as L
-from spiel_game.cards import CHARACTERS
 
 from solver.policies.compiled import TABLE, PolicyBank
 from solver.sim.playout import deck_cards, play_out, reset, shuffled
@@ -50,7 +49,6 @@ MAX_MATCH_ROUNDS = 500  # a safety stop; matches take about 6-15 rounds
 C_DECISIONS, C_TABLE_HITS, C_TABLE_MISSES = range(3)
 # Per-role counts of the play-out loop: decided by the role's policy, missed (chain of one).
 _DECIDED, _MISSED = 0, 1
-_HAN_SOLO = next(c.id for c in CHARACTERS if c.token_if_held)
 _NO_STOP = -1  # play every seat
 
 
@@ -85,16 +83,12 @@ def _run_lineup(initial, bank, lineup, cards, seed, first_deal, num_deals, token
 
 @njit(**_JIT)
 def round_winners(s, out):
-    """out[p] = 1 for the round's winners (R11, R12), not counting Han Solo's token."""
+    """out[p] = 1 for the round's winners (R11, R12, C8), as the engine recorded them: not
+    counting tokens from cards (Han Solo, the classic Spy)."""
     n = s[L.S_NUM_PLAYERS]
     count = 0
     for p in range(n):
-        han = 0
-        if s[L.S_IN_ROUND + p] == 1:
-            for i in range(s[L.S_HAND_N + p]):
-                if s[L.S_HAND + p * L.MAX_HAND + i] == _HAN_SOLO:
-                    han = 1
-        out[p] = 1 if s[L.S_TOKENS + p] - han >= 1 else 0
+        out[p] = (s[L.S_WINNERS] >> p) & 1
         count += out[p]
     return count
 

@@ -140,9 +140,14 @@ def _discount(regret, strategy_sum, t, alpha, beta, gamma):
 
 
 class CFRSolver:
-    """Tabular CFR, CFR+ or DCFR over a GameTree; `average_strategy()` is the output."""
+    """Tabular CFR, CFR+ or DCFR over a GameTree; `average_strategy()` is the output.
 
-    def __init__(self, tree: GameTree, algorithm: str = "cfr"):
+    Node locking: `locked` (bool per infoset) fixes those infosets' strategy to
+    `locked_strategy` (per (infoset, action), as the flat strategy arrays), so the others
+    respond to it; the search locks the blueprint where it does not re-solve."""
+
+    def __init__(self, tree: GameTree, algorithm: str = "cfr",
+                 locked: np.ndarray | None = None, locked_strategy: np.ndarray | None = None):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm {algorithm!r}: allowed are {', '.join(ALGORITHMS)}")
         self.tree = tree
@@ -152,8 +157,13 @@ class CFRSolver:
         self.regret = np.zeros(size)
         self.strategy_sum = np.zeros(size)
         self.strategy = np.zeros(size)
+        self._locked = None
+        if locked is not None and locked.any():
+            self._locked = np.repeat(locked, np.diff(self.arrays.offsets))
+            self._locked_values = np.asarray(locked_strategy)[self._locked]
         regret_matching(self.regret, self.arrays.offsets, self.strategy,
                         self.arrays.infoset_player, -1)
+        self._lock()
         self.iterations = 0
         n = tree.num_nodes
         self._reach = np.zeros((n, tree.num_players + 1))
@@ -177,6 +187,11 @@ class CFRSolver:
                            p, a.num_players, self.regret, self.strategy_sum, weight,
                            self.algorithm == "cfr+")
             regret_matching(self.regret, a.offsets, self.strategy, a.infoset_player, p)
+            self._lock()
+
+    def _lock(self) -> None:
+        if self._locked is not None:
+            self.strategy[self._locked] = self._locked_values
 
     def average_strategy(self) -> np.ndarray:
         return normalise(self.strategy_sum, self.arrays.offsets)

@@ -48,7 +48,7 @@ from solver.sim.playout import play_out, reset
 from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, stream_seed
 
 SCHEMA = "jabbas-palace-hint"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _JIT = dict(cache=True, nogil=True)
 Z95 = 1.96
 SUMMARY_PARTICLES = 4096  # the exact posterior of a summary within this many particles
@@ -328,36 +328,104 @@ def _counting_mass(sit: Situation, unseen):
     return mass
 
 
-def _replayed_worlds(sit: Situation, game, policies: PolicySet, card_counting: bool):
+def _replayed_worlds(sit: Situation, game, policies: PolicySet, card_counting: bool,
+                     merge_logs: bool | None = None):
     """(weighted worlds, replay stats) from the belief engine, or None where a summary
     is to be answered by card counting: asked for, or the exact search over its
-    histories went past its limit (SearchLimitError; many-player summaries)."""
+    histories went past its limit (SearchLimitError; many-player summaries).
+    merge_logs: keep worlds apart where any player's log differs (what the decision-time
+    search needs: each world then shows every opponent one information state)."""
     table = policies if policies.paths else None
     if sit.log is not None:
-        return log_worlds(sit, game, table)
+        return log_worlds(sit, game, table, merge_logs)
     if card_counting:
         return None
     try:
         # A summary is answered as its equivalent partial log (solver/hint/log.py),
         # exactly within SUMMARY_PARTICLES; beyond that (many players, long rounds) the
         # search would take seconds, so card counting answers.
-        return summary_log_worlds(sit, game, table, complete_within=SUMMARY_PARTICLES)
+        return summary_log_worlds(sit, game, table, complete_within=SUMMARY_PARTICLES,
+                                  merge_logs=merge_logs)
     except SearchLimitError:
         return None
 
 
+def _run_search(sit, game, policies, states, weights, limits, seed, top):
+    """(SearchResult, None) or (None, why the search could not answer)."""
+    from solver.search.resolve import search
+    from solver.search.subgame import SubgameTooLarge
+
+    try:
+        return search(game, states, weights, sit.seat, policies, limits, seed, top), None
+    except SubgameTooLarge as err:
+        return None, f"the subgame is too large ({err})"
+
+
+def _search_steps(result, path) -> list[dict]:
+    """The search's later decisions of a full action: each option's probability (given
+    the steps before) and value."""
+    steps = []
+    prob_before, _ = result.line(path[:1])
+    for k in range(1, len(path)):
+        prefix = tuple(path[:k])
+        node = _node_after(result, prefix)
+        sub = result.subgame
+        start = sub.child_start[node]
+        options = []
+        for i in range(sub.num_children[node]):
+            a = int(sub.edge_action[start + i])
+            p, v = result.line(prefix + (a,))
+            options.append({"action": decision_to_string(a), "action_id": a,
+                            "search_probability": p / prob_before if prob_before > 0 else 0.0,
+                            "search_value": v})
+        steps.append({"decision": L.PHASE_NAMES[_phase_of(result, prefix)],
+                      "chosen": decision_to_string(path[k]), "chosen_by": "search",
+                      "options": options})
+        prob_before, _ = result.line(prefix + (path[k],))
+    return steps
+
+
+def _node_after(result, prefix) -> int:
+    sub = result.subgame
+    node = int(result.root_nodes[0])
+    for a in prefix:
+        start = sub.child_start[node]
+        acts = sub.edge_action[start:start + sub.num_children[node]]
+        node = int(sub.edge_child[start + int(np.flatnonzero(acts == a)[0])])
+    return node
+
+
+def _phase_of(result, prefix) -> int:
+    s = result.subgame.roots.states[0].copy()
+    for a in prefix:
+        engine.apply_action(s, a)
+    return int(s[L.S_PHASE])
+
+
 def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float = 0.25,
          resolve_seconds: float = 2.0, seed: int = 0, rollouts: int | None = None,
-         card_counting: bool = False) -> dict:
+         card_counting: bool = False, search: bool = True, search_seconds: float = 1.0,
+         search_iterations: int | None = None, search_top: str = "max-margin",
+         search_limits=None) -> dict:
     """The answer for `sit` as a JSON-ready dict (schema SCHEMA, SCHEMA_VERSION).
     `rollouts`: exactly that many rollouts instead of a time budget (repeatable).
     `card_counting`: answer a summary from the unseen cards alone (the fallback the
-    hint takes by itself when the exact posterior is beyond the search's limit)."""
+    hint takes by itself when the exact posterior is beyond the search's limit).
+    `search`: re-solve the rest of the round at this decision (solver/search/), where a
+    table (the blueprint) exists, within `search_seconds` or exactly
+    `search_iterations` iterations (repeatable), or `search_limits` (a SearchLimits);
+    the table answers where it cannot, and says why."""
+    from solver.search.resolve import SearchLimits
+
     start = time.perf_counter()
     seed = check_seed(seed)
+    limits = search_limits or SearchLimits(seconds=search_seconds,
+                                           iterations=search_iterations)
     policies = load_policies(game) if policies is None else policies
     me = sit.seat
-    replayed = _replayed_worlds(sit, game, policies, card_counting)
+    want_search = search and bool(policies.paths)
+    replayed = _replayed_worlds(sit, game, policies, card_counting,
+                                merge_logs=True if want_search else None)
     if replayed is not None:
         weighted, replay = replayed
         states = [s for s, _ in weighted]
@@ -403,6 +471,25 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                "re-solved: no policy ships for this game; chosen by the rollout values "
                f"({ROLLOUT_DEFAULT} plays the rollouts)")
         budget = resolve_seconds
+    result, search_note = None, None
+    if not search:
+        search_note = "not asked for (--no-search)"
+    elif not policies.paths:
+        search_note = "no table (blueprint) ships for this game"
+    elif replayed is None:
+        search_note = ("the posterior is by card counting (sampled worlds), which the "
+                       "search cannot root a subgame in")
+    else:
+        result, search_note = _run_search(sit, game, policies, states, worlds[2], limits,
+                                          seed, search_top)
+    if result is not None:
+        policy_source = "search"
+        d = result.detail()
+        how = (f"search: {d['construction']}, {d['roots']['order1']} + "
+               f"{d['roots']['order2']} root histories, {d['nodes']:,} nodes, "
+               f"{d['infosets']:,} information sets, to the {d['depth']}, "
+               f"{d['iterations']} DCFR iterations; the table's probabilities beside it "
+               f"({how})")
     paths = full_actions(s0, me)
     values, clusters, counts, rollout_seconds = _rollouts(worlds, paths, me, policies, budget,
                                                           seed, rollouts)
@@ -419,6 +506,20 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
               "full_action": _words([a] + lines[i][2]), "steps": lines[i][1], **stats[i]}
              for i, a in enumerate(legal)]
     _, path_stats, _ = _choose(values, clusters, None)
+    recommendation = {"action": plays[best]["full_action"], "card": plays[best]["card"],
+                      "chosen_by": chosen_by, "steps": plays[best]["steps"]}
+    if result is not None:
+        for play in plays:
+            p, v = result.line((play["action_id"],))
+            play["search_probability"], play["search_value"] = p, v
+        lines_of_search = [result.line(path) for path in paths]
+        for i, (p, v) in enumerate(lines_of_search):
+            path_stats[i] = {**path_stats[i], "search_probability": p, "search_value": v}
+        top = max(range(len(paths)), key=lambda i: lines_of_search[i])
+        chosen = paths[top]
+        recommendation = {"action": _words(chosen),
+                          "card": CHARACTERS[chosen[0] - L.PLAY].name,
+                          "chosen_by": "search", "steps": _search_steps(result, chosen)}
     rollout_decisions = int(counts.sum())
     total = max(rollout_decisions, 1)
     answer = {
@@ -428,9 +529,10 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                           s0[L.S_HAND + me * L.MAX_HAND:L.S_HAND + me * L.MAX_HAND + 2])],
                       "deck": int(engine.deck_size(s0)), "described_by": source},
         "policy": {"source": policy_source, "detail": how, "level": level,
-                   "tables": policies.describe()},
-        "recommendation": {"action": plays[best]["full_action"], "card": plays[best]["card"],
-                           "chosen_by": chosen_by, "steps": plays[best]["steps"]},
+                   "tables": policies.describe(),
+                   "search": ({"used": True, **result.detail()} if result is not None
+                              else {"used": False, "reason": search_note})},
+        "recommendation": recommendation,
         "plays": plays,
         "full_actions": [{"action": _words(path), "action_ids": list(path), **path_stats[i]}
                          for i, path in enumerate(paths)],

@@ -201,7 +201,8 @@ def _why(stats: dict, text: list[str]) -> str:
     return f"{where}, the rules give '{event}' where {expected}"
 
 
-def log_worlds(sit: Situation, game, policy=None) -> tuple[list[tuple[np.ndarray, float]], dict]:
+def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
+               ) -> tuple[list[tuple[np.ndarray, float]], dict]:
     """Worlds (engine state, posterior weight) that show `sit.seat` exactly its log, and
     how the search went ("complete": no history dropped). `policy`: a PolicySet whose
     tables weigh the opponents' decisions (a decision none of them has: no weight)."""
@@ -213,7 +214,7 @@ def log_worlds(sit: Situation, game, policy=None) -> tuple[list[tuple[np.ndarray
         attempts = [False]
     for own_draw in attempts:
         pattern, text = log_pattern(sit, game, own_draw)
-        post = _posterior(game, me, pattern, policy)
+        post = _posterior(game, me, pattern, policy, merge_logs)
         states, weights = post.states, post.weights
         if own_draw:  # the turn draw the log leaves out is what the hand holds
             keep = [k for k, s in enumerate(states) if _my_hand(s, me) == sorted(sit.hand)]
@@ -576,7 +577,8 @@ def _knows_my_card(s, q: int, me: int):
     return known
 
 
-def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int | None = None):
+def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int | None = None,
+                       merge_logs: bool | None = None):
     """Worlds (engine state, posterior weight) for a summary: the summary as the
     equivalent partial log (`summary_pattern`), answered by the belief engine like a
     log; then what I know now (my hand, `saw`, `seen_by`) selects among them.
@@ -588,7 +590,7 @@ def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int |
     sit = check(sit, tuple(int(c) for c in cfg.deck.counts), cfg.face_up)
     me = sit.seat
     pattern, text = summary_pattern(sit, game)
-    post = _posterior(game, me, pattern, policy, limit=complete_within)
+    post = _posterior(game, me, pattern, policy, merge_logs, limit=complete_within)
     if complete_within is not None and not post.complete:
         raise SearchLimitError(f"the summary's histories do not fit {complete_within:,} "
                                "particles")

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from solver.mccfr.table import META_SLOTS_USED, Tables
-from solver.provenance import atomic_file, game_parameters
+from solver.provenance import atomic_file, game_name, game_parameters
 
 CHECKPOINT_FORMAT = "jabbas-palace-mccfr-checkpoint"
 # 3: the used slots only (keys, entries), the provenance header, the training curve.
@@ -55,6 +55,9 @@ def read_checkpoint(path: str | Path, game) -> tuple[dict, Tables, np.ndarray]:
                              f"expected {CHECKPOINT_FORMAT!r} version "
                              f"{' or '.join(map(str, READABLE_VERSIONS))}")
         params = dict(game.get_parameters())
+        if game_name(header) != game.get_type().short_name:
+            raise ValueError(f"{path}: checkpoint is for the game {game_name(header)}, not "
+                             f"{game.get_type().short_name}")
         if game_parameters(header) != params:
             raise ValueError(f"{path}: checkpoint is for game {game_parameters(header)}, "
                              f"not {params}")

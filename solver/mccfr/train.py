@@ -41,6 +41,7 @@ def default_level(game, resume_from: Path | None = None) -> str:
     saturates with 3+ players)."""
     from solver.abstraction.keys import LEVELS
     from solver.policies.shipped import policy_files
+    from spiel_game.game import variant
 
     if resume_from is not None and Path(resume_from).exists():
         level = read_checkpoint_header(resume_from)["level"]
@@ -48,7 +49,7 @@ def default_level(game, resume_from: Path | None = None) -> str:
     params = dict(game.get_parameters())
     if params["deck"] != "full":
         return "identity"
-    files = policy_files("full", params["agenda"], params["players"])
+    files = policy_files("full", variant(game), params["players"])
     return files[0].stem.rsplit("_", 1)[1] if files else "coarse"
 
 

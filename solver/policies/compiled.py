@@ -5,7 +5,8 @@ of times, inside numba code. `policy_probs(s, player, policy, bank, legal, n, ou
 that for every policy of a `PolicyBank`:
 
 - the heuristics of solver/policies/heuristics.py (`uniform`, `keep_higher`, `keep_lower`,
-  `card_counter`, `agenda_expert`), re-implemented over the compiled card counting of
+  `card_counter`, `agenda_expert`, `classic_expert`), re-implemented over the compiled
+  card counting of
   solver/abstraction/keys.py (`track`, which a test holds equal to
   solver/policies/knowledge.py). They
   compute the same floating-point scores in the same order and break ties the same way
@@ -27,17 +28,20 @@ import numpy as np
 from numba import njit
 
 from spiel_game import layout as L
-from spiel_game.cards import (COL_EFFECT, COL_NUMBER, COL_PARAM_A, COL_PARAM_B, COL_SIDE,
+from spiel_game.cards import (COL_EFFECT, COL_FORCED_BY, COL_NAMES_BARRED, COL_NUMBER,
+                              COL_OUT_IF_DISCARDED, COL_PARAM_A, COL_PARAM_B, COL_SIDE,
                               COL_TOKEN_IF_HELD, Effect, Side)
-from spiel_game.engine import AG_JABBAS_COURT, AG_MY_KIND_OF_SCUM, AG_RESCUE_MISSION, CARDS
+from spiel_game.engine import (AG_JABBAS_COURT, AG_MY_KIND_OF_SCUM, AG_RESCUE_MISSION,
+                               CARD_TABLES, named_number)
 
-from solver.abstraction.keys import (T_HAND, T_KNOWN, T_SET_ASIDE, T_SIZE, T_UNSEEN, abstract_key,
-                                     track)
+from solver.abstraction.keys import (T_HAND, T_KNOWN, T_LAST_PLAY, T_SET_ASIDE, T_SIZE,
+                                     T_UNSEEN, abstract_key, track)
 from solver.policies.heuristics import HEURISTICS
 
-UNIFORM, KEEP_HIGHER, KEEP_LOWER, CARD_COUNTER, AGENDA_EXPERT, TABLE = range(6)
+UNIFORM, KEEP_HIGHER, KEEP_LOWER, CARD_COUNTER, AGENDA_EXPERT, CLASSIC_EXPERT, TABLE = range(7)
 HEURISTIC_KINDS = {"uniform": UNIFORM, "keep_higher": KEEP_HIGHER, "keep_lower": KEEP_LOWER,
-                   "card_counter": CARD_COUNTER, "agenda_expert": AGENDA_EXPERT}
+                   "card_counter": CARD_COUNTER, "agenda_expert": AGENDA_EXPERT,
+                   "classic_expert": CLASSIC_EXPERT}
 assert set(HEURISTIC_KINDS) == set(HEURISTICS), "every heuristic needs a compiled twin"
 
 # policy_probs' answer: where the probabilities came from.
@@ -45,20 +49,17 @@ FROM_RULE, FROM_TABLE, TABLE_MISS = 0, 1, 2
 
 _JIT = dict(cache=True, nogil=True)
 _EPS = 1e-9  # heuristics.py's _EPS
-_NUMBER = CARDS[:, COL_NUMBER].copy()
-_SIDE = CARDS[:, COL_SIDE].copy()
-_EFFECT = CARDS[:, COL_EFFECT].copy()
-_PARAM_A = CARDS[:, COL_PARAM_A].copy()
-_PARAM_B = CARDS[:, COL_PARAM_B].copy()
-_TOKEN_IF_HELD = CARDS[:, COL_TOKEN_IF_HELD].copy()
+# `cards` below is the state's rule set's card table, CARD_TABLES[s[S_RULES]] (cards.py).
 _REBEL = int(Side.REBEL)
 _GUESS, _GUESS_COUNTER = int(Effect.GUESS), int(Effect.GUESS_COUNTER)
 _PEEK, _PEEK_OR_SET_ASIDE = int(Effect.PEEK), int(Effect.PEEK_OR_SET_ASIDE)
 _COMPARE, _ELIMINATE_IF_SIDE = int(Effect.COMPARE), int(Effect.ELIMINATE_IF_SIDE)
 _ELIMINATE_LOWEST = int(Effect.ELIMINATE_LOWEST)
 _LOOK_MAY_TRADE, _STEAL_HAND = int(Effect.LOOK_MAY_TRADE), int(Effect.STEAL_HAND)
+_DISCARD_REDRAW, _TRADE_HANDS = int(Effect.DISCARD_REDRAW), int(Effect.TRADE_HANDS)
 # Tests of a card for `_chance_that`.
-_T_NUMBER_BETWEEN, _T_NUMBER_ABOVE, _T_NUMBER_BELOW, _T_SIDE_UP_TO, _T_REBEL = range(5)
+(_T_NUMBER_BETWEEN, _T_NUMBER_ABOVE, _T_NUMBER_BELOW, _T_SIDE_UP_TO, _T_REBEL,
+ _T_OUT_IF_DISCARDED) = range(6)
 
 
 # Card counting: knowledge.hand_probabilities and friends --------------------------------
@@ -80,61 +81,96 @@ def _hand_probabilities(t, q, out):
 
 
 @njit(**_JIT)
-def _passes(test, c, a, b):
+def _passes(cards, test, c, a, b):
     if test == _T_NUMBER_BETWEEN:
-        return a < _NUMBER[c] < b
+        return a < cards[c, COL_NUMBER] < b
     if test == _T_NUMBER_ABOVE:
-        return _NUMBER[c] > a
+        return cards[c, COL_NUMBER] > a
     if test == _T_NUMBER_BELOW:
-        return _NUMBER[c] < a
+        return cards[c, COL_NUMBER] < a
     if test == _T_SIDE_UP_TO:
-        return _SIDE[c] == a and _NUMBER[c] <= b
-    return _SIDE[c] == _REBEL
+        return cards[c, COL_SIDE] == a and cards[c, COL_NUMBER] <= b
+    if test == _T_OUT_IF_DISCARDED:
+        return cards[c, COL_OUT_IF_DISCARDED] == 1
+    return cards[c, COL_SIDE] == _REBEL
 
 
 @njit(**_JIT)
-def _chance_that(t, q, test, a, b, probs):
+def _chance_that(cards, t, q, test, a, b, probs):
     """Probability that q's card passes the test (summed in card order, as in Python)."""
     _hand_probabilities(t, q, probs)
     total = 0.0
     for c in range(L.MAX_CHARS):
-        if probs[c] > 0 and _passes(test, c, a, b):
+        if probs[c] > 0 and _passes(cards, test, c, a, b):
             total += probs[c]
     return total
 
 
 @njit(**_JIT)
-def _number_chances(t, q, probs, out):
+def _number_chances(cards, t, q, probs, out):
     _hand_probabilities(t, q, probs)
     for k in range(L.NUM_NUMBERS):
         out[k] = 0.0
     for c in range(L.MAX_CHARS):
         if probs[c] > 0:
-            out[_NUMBER[c]] += probs[c]
+            out[cards[c, COL_NUMBER]] += probs[c]
 
 
 @njit(**_JIT)
-def _expected(t, q, palace_points_only, probs):
+def _inferred_numbers(cards, t, q, probs, out):
+    """ClassicExpert.inferred, summed by number into out: after q's last play, a card
+    others force (the Countess), only the cards forcing her or higher, if any may be q's."""
+    _hand_probabilities(t, q, probs)
+    last = t[T_LAST_PLAY + q]
+    if last >= 0 and cards[last, COL_FORCED_BY] != 0:
+        forced_by = cards[last, COL_FORCED_BY]
+        total = 0.0
+        for c in range(L.MAX_CHARS):
+            if probs[c] > 0 and (((forced_by >> c) & 1) == 1
+                                 or cards[c, COL_NUMBER] > cards[last, COL_NUMBER]):
+                total += probs[c]
+        if total > 0:
+            for c in range(L.MAX_CHARS):
+                likely = (((forced_by >> c) & 1) == 1
+                          or cards[c, COL_NUMBER] > cards[last, COL_NUMBER])
+                probs[c] = probs[c] / total if probs[c] > 0 and likely else 0.0
+    for k in range(L.NUM_NUMBERS):
+        out[k] = 0.0
+    for c in range(L.MAX_CHARS):
+        if probs[c] > 0:
+            out[cards[c, COL_NUMBER]] += probs[c]
+
+
+@njit(**_JIT)
+def _expected(cards, t, q, palace_points_only, probs):
     """Expected number (or Jabba's Court Palace points) of q's card."""
     _hand_probabilities(t, q, probs)
     total = 0.0
     for c in range(L.MAX_CHARS):
         if probs[c] > 0:
-            points = 0 if palace_points_only and _SIDE[c] == _REBEL else _NUMBER[c]
+            rebel = cards[c, COL_SIDE] == _REBEL
+            points = 0 if palace_points_only and rebel else cards[c, COL_NUMBER]
             total += probs[c] * points
     return total
 
 
 @njit(**_JIT)
-def _hit_chance(t, card, q, kept, probs, numbers):
-    effect = _EFFECT[card]
+def _hit_chance(cards, t, card, q, kept, probs, numbers):
+    effect = cards[card, COL_EFFECT]
     if effect == _GUESS or effect == _GUESS_COUNTER:
-        _number_chances(t, q, probs, numbers)
+        _number_chances(cards, t, q, probs, numbers)
+        barred = cards[card, COL_NAMES_BARRED]
+        for k in range(L.NUM_NUMBERS):
+            if (barred >> k) & 1:
+                numbers[k] = 0.0
         return numbers.max()
     if effect == _ELIMINATE_IF_SIDE:
-        return _chance_that(t, q, _T_SIDE_UP_TO, _PARAM_A[card], _PARAM_B[card], probs)
+        return _chance_that(cards, t, q, _T_SIDE_UP_TO, cards[card, COL_PARAM_A],
+                            cards[card, COL_PARAM_B], probs)
     if effect == _COMPARE:
-        return _chance_that(t, q, _T_NUMBER_BELOW, _NUMBER[kept], 0, probs)
+        return _chance_that(cards, t, q, _T_NUMBER_BELOW, cards[kept, COL_NUMBER], 0, probs)
+    if effect == _DISCARD_REDRAW:
+        return _chance_that(cards, t, q, _T_OUT_IF_DISCARDED, 0, 0, probs)
     return 0.0
 
 
@@ -144,15 +180,17 @@ def _choosable(s, player, q):
 
 
 @njit(**_JIT)
-def _surely_knocks_self_out(s, t, player, card, kept, probs):
-    n = _NUMBER[kept]
-    effect = _EFFECT[card]
+def _surely_knocks_self_out(cards, s, t, player, card, kept, probs):
+    n = cards[kept, COL_NUMBER]
+    effect = cards[card, COL_EFFECT]
+    if cards[card, COL_OUT_IF_DISCARDED] == 1:
+        return True
     if effect == _ELIMINATE_LOWEST:
         if n <= 0:
             return False
         for q in range(s[L.S_NUM_PLAYERS]):
             if (q != player and s[L.S_IN_ROUND + q] == 1
-                    and _chance_that(t, q, _T_NUMBER_BETWEEN, 0, n, probs) >= _EPS):
+                    and _chance_that(cards, t, q, _T_NUMBER_BETWEEN, 0, n, probs) >= _EPS):
                 return False
         return True
     if effect == _COMPARE:
@@ -160,37 +198,51 @@ def _surely_knocks_self_out(s, t, player, card, kept, probs):
         for q in range(s[L.S_NUM_PLAYERS]):
             if _choosable(s, player, q):
                 any_target = True
-                if _chance_that(t, q, _T_NUMBER_ABOVE, n, 0, probs) <= 1 - _EPS:
+                if _chance_that(cards, t, q, _T_NUMBER_ABOVE, n, 0, probs) <= 1 - _EPS:
                     return False
         return any_target
+    if effect == _DISCARD_REDRAW:
+        for q in range(s[L.S_NUM_PLAYERS]):
+            if _choosable(s, player, q):
+                return False
+        return cards[kept, COL_OUT_IF_DISCARDED] == 1
     return False
 
 
 @njit(**_JIT)
-def _surely_knocks_out_someone(s, t, player, card, kept, probs, numbers):
+def _any_choosable(s, player):
     for q in range(s[L.S_NUM_PLAYERS]):
-        if _choosable(s, player, q) and _hit_chance(t, card, q, kept, probs,
+        if _choosable(s, player, q):
+            return True
+    return False
+
+
+@njit(**_JIT)
+def _surely_knocks_out_someone(cards, s, t, player, card, kept, probs, numbers):
+    for q in range(s[L.S_NUM_PLAYERS]):
+        if _choosable(s, player, q) and _hit_chance(cards, t, card, q, kept, probs,
                                                     numbers) > 1 - _EPS:
             return True
     return False
 
 
 @njit(**_JIT)
-def _keep_value(s, t, player, card, agenda_aware):
+def _keep_value(cards, s, t, player, card, agenda_aware):
     """(primary, secondary) of holding `card` at the end: its number; for AgendaExpert in
     My Kind of Scum, minus how many cards that may end in an opponent's hand beat it
     within its side, then its number."""
     if not agenda_aware or s[L.S_AGENDA] != AG_MY_KIND_OF_SCUM:
-        return float(_NUMBER[card]), 0.0
+        return float(cards[card, COL_NUMBER]), 0.0
     beaten_by = 0
-    rebel = _SIDE[card] == _REBEL
+    rebel = cards[card, COL_SIDE] == _REBEL
     for c in range(L.MAX_CHARS):
-        if (_SIDE[c] == _REBEL) == rebel and _NUMBER[c] > _NUMBER[card]:
+        if ((cards[c, COL_SIDE] == _REBEL) == rebel
+                and cards[c, COL_NUMBER] > cards[card, COL_NUMBER]):
             beaten_by += t[T_UNSEEN + c]
             for q in range(s[L.S_NUM_PLAYERS]):
                 if q != player and s[L.S_IN_ROUND + q] == 1 and t[T_KNOWN + q] == c:
                     beaten_by += 1
-    return float(-beaten_by), float(_NUMBER[card])
+    return float(-beaten_by), float(cards[card, COL_NUMBER])
 
 
 @njit(**_JIT)
@@ -243,14 +295,16 @@ def _heuristic_mask(s, player, kind, legal, n, mask):
     for i in range(n):
         mask[i] = True
     phase = s[L.S_PHASE]
-    if kind == UNIFORM or (kind != CARD_COUNTER and kind != AGENDA_EXPERT
-                           and phase != L.PH_PLAY):
+    counting = kind == CARD_COUNTER or kind == AGENDA_EXPERT or kind == CLASSIC_EXPERT
+    if kind == UNIFORM or (not counting and phase != L.PH_PLAY):
         return
     primary = np.zeros(n)
     secondary = np.zeros(n)
+    cards = CARD_TABLES[s[L.S_RULES]]
     if kind == KEEP_HIGHER or kind == KEEP_LOWER:
         for i in range(n):
-            primary[i] = -_NUMBER[legal[i]] if kind == KEEP_HIGHER else _NUMBER[legal[i]]
+            number = cards[legal[i], COL_NUMBER]
+            primary[i] = -number if kind == KEEP_HIGHER else number
         _keep_best(mask, primary, secondary, n)
         return
     agenda_aware = kind == AGENDA_EXPERT
@@ -265,67 +319,92 @@ def _heuristic_mask(s, player, kind, legal, n, mask):
         for i in range(n):
             kept[i] = t[T_HAND + 1] if t[T_HAND] == legal[i] else t[T_HAND]
         for i in range(n):
-            wanted[i] = not _surely_knocks_self_out(s, t, player, legal[i], kept[i], probs)
+            wanted[i] = not _surely_knocks_self_out(cards, s, t, player, legal[i], kept[i], probs)
         _prefer(mask, wanted, n)
         for i in range(n):
-            wanted[i] = _TOKEN_IF_HELD[legal[i]] == 0
+            wanted[i] = cards[legal[i], COL_TOKEN_IF_HELD] == 0
         _prefer(mask, wanted, n)
         for i in range(n):
-            wanted[i] = _surely_knocks_out_someone(s, t, player, legal[i], kept[i], probs,
+            wanted[i] = _surely_knocks_out_someone(cards, s, t, player, legal[i], kept[i], probs,
                                                    numbers)
         _prefer(mask, wanted, n)
         deck = s[L.S_UNKNOWN_DECK] + s[L.S_QUEUE_LEN]
         last_round_of_turns = deck <= _opponents_in(s, player) + 1
+        classic = kind == CLASSIC_EXPERT
         for i in range(n):
             played = legal[i]
-            if agenda_aware and last_round_of_turns and agenda == AG_JABBAS_COURT:
-                primary[i] = 0 if _SIDE[played] == _REBEL else _NUMBER[played]
-                secondary[i] = _NUMBER[kept[i]]
+            if classic and cards[played, COL_EFFECT] == _TRADE_HANDS and _any_choosable(
+                    s, player):
+                best = -np.inf  # the King: what one gets, the best expected number
+                for q in range(s[L.S_NUM_PLAYERS]):
+                    if _choosable(s, player, q):
+                        best = max(best, _expected(cards, t, q, False, probs))
+                primary[i], secondary[i] = best, 0.0
+            elif agenda_aware and last_round_of_turns and agenda == AG_JABBAS_COURT:
+                primary[i] = 0 if cards[played, COL_SIDE] == _REBEL else cards[played, COL_NUMBER]
+                secondary[i] = cards[kept[i], COL_NUMBER]
             elif agenda_aware and last_round_of_turns and agenda == AG_RESCUE_MISSION:
-                primary[i] = 1 if _SIDE[played] == _REBEL else 0
-                secondary[i] = _NUMBER[kept[i]]
+                primary[i] = 1 if cards[played, COL_SIDE] == _REBEL else 0
+                secondary[i] = cards[kept[i], COL_NUMBER]
             else:
-                primary[i], secondary[i] = _keep_value(s, t, player, kept[i], agenda_aware)
+                primary[i], secondary[i] = _keep_value(cards, s, t, player, kept[i], agenda_aware)
     elif phase == L.PH_TARGET:
         card = s[L.S_PENDING_CARD]
         own = t[T_HAND]
-        effect = _EFFECT[card]
+        effect = cards[card, COL_EFFECT]
         for i in range(n):
             if legal[i] == L.TARGET_SET_ASIDE:
                 primary[i] = 1 if t[T_SET_ASIDE] < 0 else 0
                 continue
             q = legal[i] - L.TARGET
-            if effect == _PEEK or effect == _PEEK_OR_SET_ASIDE:
+            if kind == CLASSIC_EXPERT and (effect == _GUESS or effect == _GUESS_COUNTER):
+                _inferred_numbers(cards, t, q, probs, numbers)
+                barred = cards[card, COL_NAMES_BARRED]
+                for k in range(L.NUM_NUMBERS):
+                    if (barred >> k) & 1:
+                        numbers[k] = 0.0
+                primary[i] = numbers.max()
+            elif effect == _PEEK or effect == _PEEK_OR_SET_ASIDE:
                 primary[i] = 0 if t[T_KNOWN + q] >= 0 else 2
             elif effect == _COMPARE:
-                primary[i] = (_hit_chance(t, card, q, own, probs, numbers)
-                              - _chance_that(t, q, _T_NUMBER_ABOVE, _NUMBER[own], 0, probs))
-            elif effect == _LOOK_MAY_TRADE:
-                primary[i] = _expected(t, q, False, probs)
+                primary[i] = (_hit_chance(cards, t, card, q, own, probs, numbers)
+                              - _chance_that(cards, t, q, _T_NUMBER_ABOVE,
+                                             cards[own, COL_NUMBER], 0, probs))
+            elif effect == _LOOK_MAY_TRADE or effect == _TRADE_HANDS:
+                primary[i] = _expected(cards, t, q, False, probs)
+            elif effect == _DISCARD_REDRAW:
+                if q == player:
+                    primary[i] = -1.0
+                else:
+                    primary[i] = _hit_chance(cards, t, card, q, own, probs, numbers)
+                    secondary[i] = _expected(cards, t, q, False, probs)
             elif effect == _STEAL_HAND:
                 if agenda_aware and agenda == AG_JABBAS_COURT:
-                    primary[i] = _expected(t, q, True, probs)
+                    primary[i] = _expected(cards, t, q, True, probs)
                 elif agenda_aware and agenda == AG_RESCUE_MISSION:
-                    primary[i] = _chance_that(t, q, _T_REBEL, 0, 0, probs)
+                    primary[i] = _chance_that(cards, t, q, _T_REBEL, 0, 0, probs)
                 else:
-                    primary[i] = _expected(t, q, False, probs)
+                    primary[i] = _expected(cards, t, q, False, probs)
             else:
-                primary[i] = _hit_chance(t, card, q, own, probs, numbers)
+                primary[i] = _hit_chance(cards, t, card, q, own, probs, numbers)
     elif phase == L.PH_NAME or phase == L.PH_COUNTER:
         holder = s[L.S_PENDING_TARGET] if phase == L.PH_NAME else s[L.S_TURN_PLAYER]
-        _number_chances(t, holder, probs, numbers)
+        if kind == CLASSIC_EXPERT and phase == L.PH_NAME:
+            _inferred_numbers(cards, t, holder, probs, numbers)
+        else:
+            _number_chances(cards, t, holder, probs, numbers)
         for i in range(n):
-            primary[i] = numbers[legal[i] - L.NAME]
+            primary[i] = numbers[named_number(legal[i])]
     elif phase == L.PH_KEEP or phase == L.PH_ORDER:
         offset = L.KEEP if phase == L.PH_KEEP else L.ORDER
         sign = 1.0 if phase == L.PH_KEEP else -1.0  # Leia returns the worst card on top
         for i in range(n):
-            a, b = _keep_value(s, t, player, legal[i] - offset, agenda_aware)
+            a, b = _keep_value(cards, s, t, player, legal[i] - offset, agenda_aware)
             primary[i], secondary[i] = sign * a, sign * b
     elif phase == L.PH_TRADE:
-        seen_a, seen_b = _keep_value(s, t, player, t[T_KNOWN + s[L.S_PENDING_TARGET]],
+        seen_a, seen_b = _keep_value(cards, s, t, player, t[T_KNOWN + s[L.S_PENDING_TARGET]],
                                      agenda_aware)
-        own_a, own_b = _keep_value(s, t, player, t[T_HAND], agenda_aware)
+        own_a, own_b = _keep_value(cards, s, t, player, t[T_HAND], agenda_aware)
         better = seen_a > own_a or (seen_a == own_a and seen_b > own_b)
         for i in range(n):
             primary[i] = 1.0 if (legal[i] == L.TRADE) == better else 0.0

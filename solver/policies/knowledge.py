@@ -19,6 +19,11 @@ cards; it is forgotten when they play that character (they may have kept the dra
 when they keep and return cards with Leia, and when it leaves their hand (out, Boba Fett).
 A Guard or C-3PO miss, a Jabba/Luke/Chewbacca miss and a Mercenary tie narrow a hand down
 but do not make it known; `hand_probabilities` ignores them.
+
+Classic Love Letter (docs/RULES.md C1-C13) logs the same events with its own cards: a Priest
+looks as Salacious Crumb, a Baron compares as the Mercenary, a King trades as Lando, a
+Chancellor keeps and returns as Leia; a Prince's victim discards face up (E_DISCARD) and
+draws a new hand.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import dataclasses
 from collections import Counter
 
 from spiel_game import layout as L
-from spiel_game.cards import CHARACTERS, NUM_CHARACTERS, Agenda, Effect
+from spiel_game.cards import CHARACTERS, Agenda, Character, Effect
 from spiel_game.events import HIDDEN, Event
 
 _DECK_SOURCES = (L.SRC_DEAL, L.SRC_DECK, L.SRC_BOTTOM)  # draws that make the deck smaller
@@ -55,6 +60,8 @@ class Knowledge:
     unseen_counts: tuple[int, ...]  # per character id: cards whose place is unknown
     last_play: tuple[int, int] | None  # (player, card) of the latest play
     chosen: int | None  # the player chosen for the latest play, if any yet
+    characters: tuple[Character, ...] = CHARACTERS  # the rule set's cards, by id
+    last_plays: tuple[int, ...] = ()  # per seat: the card they played last, -1 none
 
     @property
     def opponents(self) -> tuple[int, ...]:
@@ -87,7 +94,8 @@ class Knowledge:
 def knowledge(state, player: int) -> Knowledge:
     """Replay the log as `player` saw it; see the module docstring."""
     config = state.get_game().config
-    tracker = _Tracker(player, config.num_players, config.deck.counts)
+    tracker = _Tracker(player, config.num_players, config.deck.counts,
+                       config.rules.characters)
     for event in state.events(player):
         tracker.apply(event)
     return tracker.freeze(config.agenda)
@@ -96,8 +104,10 @@ def knowledge(state, player: int) -> Knowledge:
 class _Tracker:
     """Mutable replay state behind `knowledge`."""
 
-    def __init__(self, player: int, num_players: int, deck_counts: tuple[int, ...]):
+    def __init__(self, player: int, num_players: int, deck_counts: tuple[int, ...],
+                 characters: tuple[Character, ...] = CHARACTERS):
         self.player = player
+        self.characters = characters
         self.n = num_players
         self.deck_counts = tuple(deck_counts)
         # Per seat, the cards this player knows to be in that hand: all of the own hand,
@@ -114,6 +124,7 @@ class _Tracker:
         self.set_aside = None
         self.set_aside_taken = False
         self.last_play = None
+        self.last_plays = [-1] * num_players
         self.chosen = None
 
     def apply(self, e: Event) -> None:
@@ -155,9 +166,10 @@ class _Tracker:
     def _play(self, e):
         self._lose(e.actor, e.card)
         self.areas[e.actor].append(e.card)
-        if CHARACTERS[e.card].effect == Effect.PROTECT:
+        if self.characters[e.card].effect == Effect.PROTECT:
             self.protected[e.actor] = True
         self.last_play = (e.actor, e.card)
+        self.last_plays[e.actor] = e.card
         self.chosen = None
 
     def _target(self, e):
@@ -168,6 +180,10 @@ class _Tracker:
         self.areas[e.actor].append(e.card)
         self.in_round[e.actor] = False
         self.protected[e.actor] = False
+
+    def _discard(self, e):  # classic Prince: actor discards CARD face up, then draws
+        self._lose(e.actor, e.card)
+        self.areas[e.actor].append(e.card)
 
     def _see(self, e):  # CARD is visible only in the viewer's own looks
         if e.card != HIDDEN:
@@ -210,7 +226,7 @@ class _Tracker:
         placed.update(c for c in self.bottom if c != HIDDEN)
         if self.set_aside is not None and not self.set_aside_taken:
             placed[self.set_aside] += 1
-        unseen = tuple(self.deck_counts[c] - placed[c] for c in range(NUM_CHARACTERS))
+        unseen = tuple(self.deck_counts[c] - placed[c] for c in range(len(self.deck_counts)))
         assert min(unseen) >= 0, f"card counting went negative: {unseen}"
         return Knowledge(
             player=self.player,
@@ -231,7 +247,9 @@ class _Tracker:
                               for p, k in enumerate(self.cards)),
             unseen_counts=unseen,
             last_play=self.last_play,
-            chosen=self.chosen)
+            chosen=self.chosen,
+            characters=self.characters,
+            last_plays=tuple(self.last_plays))
 
 
 _HANDLERS = {
@@ -240,6 +258,7 @@ _HANDLERS = {
     L.E_PLAY: _Tracker._play,
     L.E_TARGET: _Tracker._target,
     L.E_OUT: _Tracker._out,
+    L.E_DISCARD: _Tracker._discard,
     L.E_SEE: _Tracker._see,
     L.E_SEE_SET_ASIDE: _Tracker._see_set_aside,
     L.E_TRADE: _Tracker._trade,

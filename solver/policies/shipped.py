@@ -6,9 +6,12 @@ The rule (one for the hint, the evaluation and `jabba solve --ship`):
    shipped files are the checkout's results/. In an installed package (`pip install .`)
    they are package data, solver/shipped/: the wheel's build step copies
    results/policy_*.npz there (setup.py).
-2. Name. The table policy of the game (deck, agenda, players) at abstraction level
-   <level> is policy_<deck>_<agenda>_<players>p_<level>.npz. Only a named deck (full,
-   tiny, small, medium) ships: a deck spec has no file name.
+2. Name. The table policy of the game (deck, variant, players) at abstraction level
+   <level> is policy_<deck>_<variant>_<players>p_<level>.npz, the variant being the
+   agenda for jabbas_palace and `love_letter` for classic Love Letter
+   (spiel_game.game.variant): policy_full_love_letter_2p_fine.npz. Only a named deck
+   (full, tiny, small, medium) ships: a deck spec has no file name. The file's header
+   names its game, and loading it for another game is refused (table.py).
 3. Which. A game uses every such file that exists, finest level first: identity, fine,
    coarse (the order of solver.abstraction.keys.LEVELS). The hint looks a situation up
    in the first and backs off to the next ones; the evaluation plays the first, "the
@@ -43,24 +46,24 @@ def shipped_folder() -> Path | None:
     return installed if installed.is_dir() else None
 
 
-def policy_name(deck: str, agenda: str, players: int, level: str) -> str:
+def policy_name(deck: str, variant: str, players: int, level: str) -> str:
     """The file name of a game's table policy at `level` (rule 2)."""
     if not deck.isidentifier():
         raise ValueError(f"deck {deck!r}: only a named deck (full, tiny, small, medium) "
                          "has a shipped policy, not a deck spec")
     if level not in LEVELS:
         raise ValueError(f"abstraction level {level!r}: allowed are {', '.join(LEVELS)}")
-    return f"policy_{deck}_{agenda}_{players}p_{level}.npz"
+    return f"policy_{deck}_{variant}_{players}p_{level}.npz"
 
 
-def policy_files(deck: str, agenda: str, players: int, folder: Path | None = None
+def policy_files(deck: str, variant: str, players: int, folder: Path | None = None
                  ) -> list[Path]:
     """The shipped policy files a game uses, finest level first (rule 3); `folder`
     replaces the shipped folder (rule 1)."""
     folder = shipped_folder() if folder is None else folder
     if folder is None or not deck.isidentifier():
         return []
-    paths = (folder / policy_name(deck, agenda, players, level) for level in LEVELS)
+    paths = (folder / policy_name(deck, variant, players, level) for level in LEVELS)
     return [path for path in paths if path.is_file()]
 
 

@@ -8,8 +8,8 @@ mostly-zero high bytes apart from the random low ones), `num_actions` (uint8 per
 each key's row starts where the previous row ends) and `probs` (uint8: probability x
 255, rounded; each row renormalised on load). About 4-5 bytes per key (format 1 stored
 the keys whole and the row offsets: about 9). Loading checks the format, the checksum,
-the game parameters and the abstraction version, and refuses the file with a clear
-message otherwise. A loaded `TablePolicy` is an OpenSpiel `policy.Policy` (docs/hint.md
+the game (its name and parameters) and the abstraction version, and refuses the file with
+a clear message otherwise. A loaded `TablePolicy` is an OpenSpiel `policy.Policy` (docs/hint.md
 "In OpenSpiel's own tools").
 """
 
@@ -25,7 +25,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-import spiel_game  # noqa: F401  (registers jabbas_palace)
+import spiel_game  # noqa: F401  (registers jabbas_palace and love_letter)
 from spiel_game import engine
 from spiel_game import layout as L
 
@@ -150,7 +150,7 @@ class TablePolicy(policy_lib.Policy):
 
     def action_probabilities(self, state, player_id=None) -> dict[int, float]:
         """{action: probability} over the legal actions of the player to act at `state`
-        (a jabbas_palace state); uniform where the table lacks the key."""
+        (a state of the engine's games); uniform where the table lacks the key."""
         player = state.current_player()
         if player < 0:
             raise ValueError(f"no player decides at this state (current player {player}: "
@@ -194,20 +194,24 @@ def load_policy(path: str | Path, game=None) -> TablePolicy:
                          f"{abstraction.VERSION} with levels {sorted(abstraction.LEVELS)}. "
                          "Re-solve with this code.")
     made_for = provenance.game_parameters(header)
+    name = provenance.game_name(header)
     if game is None:  # the game the header records
         try:
-            game = pyspiel.load_game("jabbas_palace", made_for)
+            game = pyspiel.load_game(name, made_for)
         except (ValueError, pyspiel.SpielError) as err:
-            raise ValueError(f"{path}: made for game {made_for}, which this code cannot "
-                             f"load ({err}); re-solve with this code") from None
+            raise ValueError(f"{path}: made for game {name} {made_for}, which this code "
+                             f"cannot load ({err}); re-solve with this code") from None
+    if name != game.get_type().short_name:
+        raise ValueError(f"{path}: policy is for the game {name}, not "
+                         f"{game.get_type().short_name}; give a policy of this game")
     params = {k: v for k, v in game.get_parameters().items()}
     if made_for != params:
         raise ValueError(f"{path}: policy is for game {made_for}, not {params}")
     return TablePolicy(header, arrays, game)
 
 
-def shipped_policies(deck: str, agenda: str, players: int, folder: Path | None = None
+def shipped_policies(deck: str, variant: str, players: int, folder: Path | None = None
                      ) -> list[Path]:
     """The shipped table policies of a game, finest abstraction first, by the rule of
-    solver/policies/shipped.py."""
-    return shipped.policy_files(deck, agenda, players, folder)
+    solver/policies/shipped.py (`variant`: the agenda, or love_letter)."""
+    return shipped.policy_files(deck, variant, players, folder)

@@ -14,6 +14,12 @@ from solver.reports import csv, markdown, plots
 EVALUATION = "evaluation"  # results/evaluation_<part>.{json,csv,md}, figures, the report
 
 
+def evaluation_prefix(game: str) -> str:
+    """The stem of a game's evaluation files: evaluation (jabbas_palace),
+    evaluation_love_letter."""
+    return EVALUATION if game == provenance.GAME_NAME else f"{EVALUATION}_{game}"
+
+
 def write(out_dir: Path, files: dict[str, bytes]) -> list[Path]:
     paths = []
     for name, data in files.items():
@@ -23,44 +29,51 @@ def write(out_dir: Path, files: dict[str, bytes]) -> list[Path]:
 
 
 def evaluation_part_files(record: dict, figures: bool = True) -> dict[str, bytes]:
-    """evaluation_<part>.csv, .md and the part's figures."""
+    """<prefix>_<part>.csv, .md and the part's figures (`evaluation_prefix` of the
+    record's game)."""
     part = record["part"]
-    files = {f"{EVALUATION}_{part}.csv": getattr(csv, part)(record["rows"]).encode(),
-             f"{EVALUATION}_{part}.md": markdown.EVALUATION_PARTS[part](record).encode()}
+    prefix = evaluation_prefix(provenance.game_name(record))
+    files = {f"{prefix}_{part}.csv": getattr(csv, part)(record["rows"]).encode(),
+             f"{prefix}_{part}.md": markdown.EVALUATION_PARTS[part](record).encode()}
     if figures:
-        files.update({f"{EVALUATION}_{name}.png": png
+        files.update({f"{prefix}_{name}.png": png
                       for name, png in plots.EVALUATION_PARTS[part](record).items()})
     return files
 
 
-def write_evaluation_part(record: dict, out_dir: Path) -> list[Path]:
-    """The part's record (evaluation_<part>.json) and its renderings."""
-    path = out_dir / f"{EVALUATION}_{record['part']}.json"
+def write_evaluation_part(record: dict, out_dir: Path, prefix: str = EVALUATION
+                          ) -> list[Path]:
+    """The part's record (<prefix>_<part>.json) and its renderings."""
+    path = out_dir / f"{prefix}_{record['part']}.json"
     provenance.write_json(path, record)
     return [path, *write(out_dir, evaluation_part_files(record))]
 
 
-def read_evaluation_part(part: str, out_dir: Path) -> dict | None:
-    path = out_dir / f"{EVALUATION}_{part}.json"
+def read_evaluation_part(part: str, out_dir: Path, prefix: str = EVALUATION) -> dict | None:
+    path = out_dir / f"{prefix}_{part}.json"
     return provenance.read_json(path) if path.exists() else None
 
 
-def evaluation_report_files(out_dir: Path) -> dict[str, bytes]:
-    """evaluation_report.md from the parts' records in out_dir and the figures there."""
-    records = {part: read_evaluation_part(part, out_dir)
+def evaluation_report_files(out_dir: Path, prefix: str = EVALUATION) -> dict[str, bytes]:
+    """<prefix>_report.md from the parts' records in out_dir and the figures there."""
+    records = {part: read_evaluation_part(part, out_dir, prefix)
                for part, _, _ in markdown.EVALUATION_SECTIONS}
-    figures = {p.stem[len(EVALUATION) + 1:] for p in out_dir.glob(f"{EVALUATION}_*.png")}
-    return {f"{EVALUATION}_report.md":
-            markdown.evaluation_report(records, figures, EVALUATION).encode()}
+    figures = {p.stem[len(prefix) + 1:] for p in out_dir.glob(f"{prefix}_*.png")}
+    return {f"{prefix}_report.md":
+            markdown.evaluation_report(records, figures, prefix).encode()}
 
 
-def write_evaluation_report(out_dir: Path) -> Path:
-    return write(out_dir, evaluation_report_files(out_dir))[0]
+def write_evaluation_report(out_dir: Path, prefix: str = EVALUATION) -> Path:
+    return write(out_dir, evaluation_report_files(out_dir, prefix))[0]
 
 
 def exploitability_stem(record: dict) -> str:
+    """exploitability_<deck>_<n>p, with the game's name for a game other than
+    jabbas_palace: exploitability_love_letter_small_2p."""
     game = record["game"]["parameters"]
-    return f"exploitability_{game['deck']}_{game['players']}p"
+    name = provenance.game_name(record)
+    prefix = "" if name == provenance.GAME_NAME else f"{name}_"
+    return f"exploitability_{prefix}{game['deck']}_{game['players']}p"
 
 
 def exploitability_files(record: dict, figures: bool = True) -> dict[str, bytes]:
@@ -92,3 +105,14 @@ def training_curve_files(header: dict, stem: str, figures: bool = True
     if figures:
         files[f"{stem}.png"] = plots.training_curve(header)
     return files
+
+
+def table_files(record: dict, stem: str) -> dict[str, bytes]:
+    """<stem>.csv of a record whose `columns` and `rows` are the table (the search's
+    results/search_exact and search_full)."""
+    def cell(x):
+        return csv.number(x) if isinstance(x, float) else ("" if x is None else x)
+
+    columns = record["columns"]
+    return {f"{stem}.csv": csv.table(columns, [[cell(r.get(c)) for c in columns]
+                                               for r in record["rows"]]).encode()}

@@ -1,0 +1,442 @@
+"""`jabba serve`: the local web app (FastAPI on uvicorn). Pages: advice (`/`, describe a
+situation by clicking cards or paste a log) and play (`/play`, the terminal game with the
+coach), static files from static/. The JSON API is in docs/play.md; FastAPI serves its
+OpenAPI schema at /openapi.json and a browsable form of it at /docs.
+
+- `POST /api/hint`: the body is a situation with the fields of a situation file
+  (docs/hint.md), the query the command's other flags (seconds, resolve_seconds, seed,
+  search, search_seconds, search_iterations); the answer is `jabba hint --json`'s, made
+  by the same calls (cli/hint.py).
+- `POST /api/play/new`, `GET /api/play/{id}`, `POST /api/play/{id}/act`,
+  `POST /api/play/{id}/next`, `GET /api/play/{id}/log`: a game of solver/play/.
+
+Robustness: a situation the hint refuses is a 422 with the command's message (a body that
+is not a situation: 400), a body over MAX_BODY_BYTES a 413, any other failure a 500 with a
+one-line message (never a traceback). Hints and coached plays are CPU-bound: they run in
+worker threads (the numba kernels release the GIL), at most `workers` at once. The
+compiled kernels are warmed in a thread at start-up; `GET /api/status` says warming or
+ready, and the pages show it.
+"""
+
+from __future__ import annotations
+
+import collections
+import ipaddress
+import json
+import os
+import socket
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import anyio
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from solver.play import COACH_SEARCH_ITERATIONS, OPPONENT_SEARCH_ITERATIONS
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_BODY_BYTES = 64 * 1024
+MAX_HINT_SECONDS = 10.0  # a request's rollout and re-solve budgets, each
+MAX_SESSIONS = 64  # games kept; the least recently used goes first
+MAX_PLAY_ITERATIONS = 2000  # a game's search budgets per decision (the search's own cap)
+WARM_SITUATION = {"players": 2, "seat": 1, "hand": ["jabba", "guard"],
+                  "face_up": ["crumb", "bib", "merc"], "areas": {"0": ["han"]}}
+
+SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the fields
+    "type": "object", "description": "A situation: the fields of a situation file "
+    "(docs/hint.md, 'The situation'), e.g. the README's worked hint.",
+    "properties": {
+        "players": {"type": "integer", "minimum": 2, "maximum": 6, "default": 2},
+        "agenda": {"type": "string", "default": "exalted_one"},
+        "seat": {"type": "integer", "default": 0},
+        "hand": {"type": "array", "items": {"type": "string"}},
+        "face_up": {"type": "array", "items": {"type": "string"}},
+        "areas": {"type": "object", "additionalProperties": {
+            "type": "array", "items": {"type": "string"}}},
+        "out": {"type": "array", "items": {"type": "integer"}},
+        "protected": {"type": "array", "items": {"type": "integer"}},
+        "saw": {"type": "object", "additionalProperties": {"type": "string"}},
+        "seen_by": {"type": "object", "additionalProperties": {"type": "string"}},
+        "set_aside": {"type": "string"},
+        "bottom": {"type": "array", "items": {"type": "string"}},
+        "deck": {"type": "integer"},
+        "log": {"type": "string", "description": "events separated by ';', or a pasted "
+                "information state"}},
+    "example": WARM_SITUATION}
+
+
+class BadRequest(Exception):
+    """A refusal with its HTTP status and the message the command line gives."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Warmup:
+    """The start-up compilation of the kernels, in a thread: warming, ready or failed."""
+
+    def __init__(self):
+        self.state = "warming"
+        self.detail = "compiling the engine and the hint's kernels (about 30 s the first time)"
+        self.started = time.perf_counter()
+        self.seconds = None
+
+    def run(self, hint_fn, make_game) -> None:
+        try:
+            hint_fn(dict(WARM_SITUATION), seconds=0.01, resolve_seconds=0.01, seed=0,
+                    search_iterations=1)
+            played = make_game(NewGame(coach=True, coach_seconds=0.01,
+                                       coach_search_iterations=1)).session
+            played.act(played.legal()[0][0])  # the opponents' tables and the coach
+            self.state, self.detail = "ready", "ready"
+        except Exception as err:  # the server still answers; the page says what failed
+            self.state, self.detail = "failed", f"warm-up failed: {type(err).__name__}: {err}"
+        self.seconds = round(time.perf_counter() - self.started, 1)
+
+    def to_json(self) -> dict:
+        return {"state": self.state, "detail": self.detail, "seconds": self.seconds}
+
+
+class NewGame(BaseModel):
+    """A new game (the flags of `jabba play --seat`)."""
+
+    players: int = Field(2, ge=2, le=6)
+    agenda: str = "exalted_one"
+    seat: int = Field(0, ge=0, le=5, description="your seat (a match: your table seat)")
+    against: str = Field("table", description="table, search or a heuristic name")
+    opponent_search_iterations: int = Field(OPPONENT_SEARCH_ITERATIONS, ge=1,
+                                            le=MAX_PLAY_ITERATIONS,
+                                            description="against search: per decision")
+    match: bool = False
+    seed: int = Field(0, ge=0, lt=1 << 63)
+    coach: bool = False
+    coach_threshold: float = Field(0.05, gt=0, le=4)
+    coach_seconds: float = Field(0.25, gt=0, le=MAX_HINT_SECONDS)
+    coach_search: bool = Field(True, description="the coach's hint searches")
+    coach_search_iterations: int = Field(COACH_SEARCH_ITERATIONS, ge=1,
+                                         le=MAX_PLAY_ITERATIONS)
+
+
+    def misplaced(self) -> str | None:
+        """A field given where it does not apply (refused, as the command line refuses
+        the flag), or None."""
+        given = self.model_fields_set
+        if "opponent_search_iterations" in given and self.against != "search":
+            return "opponent_search_iterations: applies only with against search"
+        coach_fields = ("coach_threshold", "coach_seconds", "coach_search",
+                        "coach_search_iterations")
+        if not self.coach and given & set(coach_fields):
+            field = next(f for f in coach_fields if f in given)
+            return f"{field}: applies only with coach true"
+        if "coach_search_iterations" in given and not self.coach_search:
+            return "coach_search_iterations: applies only with coach_search true"
+        return None
+
+
+class Act(BaseModel):
+    action: int = Field(..., description="an action id from the view's `legal`")
+
+
+class _Game:
+    """A session, its log (kept in memory) and a lock: one request at a time per game."""
+
+    def __init__(self, session, log):
+        self.session = session
+        self.log = log
+        self.lock = threading.Lock()
+
+
+def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
+    """The app; `warm` compiles the kernels in a thread at start-up; `workers`: hints
+    and coached plays computed at once (default: the machine's cores)."""
+    from contextlib import asynccontextmanager
+
+    workers = workers or os.cpu_count() or 1
+    warmup = Warmup()
+    games: collections.OrderedDict[str, _Game] = collections.OrderedDict()
+    games_lock = threading.Lock()
+    limiter: list[anyio.CapacityLimiter] = []  # made in the event loop, on first use
+
+    @asynccontextmanager
+    async def lifespan(app):
+        if warm:
+            threading.Thread(target=warmup.run, args=(compute_hint, make_game),
+                             name="warm-up", daemon=True).start()
+        else:
+            warmup.state, warmup.detail = "ready", "ready (not warmed)"
+        yield
+
+    # max_body_size: the framework answers a longer body (announced or streamed) with 413.
+    app = FastAPI(title="Jabba's Palace solver", lifespan=lifespan,
+                  description="Hints and games against the solver (docs/play.md).",
+                  max_body_size=MAX_BODY_BYTES)
+
+    async def in_worker(fn, *args):
+        if not limiter:
+            limiter.append(anyio.CapacityLimiter(workers))
+        return await anyio.to_thread.run_sync(fn, *args, limiter=limiter[0])
+
+    # Errors ----------------------------------------------------------------------------
+
+    @app.exception_handler(BadRequest)
+    async def _refused(request: Request, err: BadRequest):
+        return JSONResponse({"detail": err.message}, status_code=err.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, err: RequestValidationError):
+        parts = []
+        for e in err.errors():
+            where = ".".join(str(x) for x in e["loc"] if x not in ("body", "query", "path"))
+            parts.append(f"{where}: {e['msg']}" if where else e["msg"])
+        return JSONResponse({"detail": "; ".join(parts)}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def _failed(request: Request, err: Exception):
+        return JSONResponse({"detail": f"internal error: {type(err).__name__}: {err}"},
+                            status_code=500)
+
+    # Pages -----------------------------------------------------------------------------
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def advice_page():
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/play", include_in_schema=False)
+    def play_page():
+        return FileResponse(STATIC / "play.html")
+
+    @app.get("/api/status", summary="Warming up or ready")
+    def status() -> dict:
+        return warmup.to_json()
+
+    @app.get("/api/meta", summary="Cards, agendas and opponents, for the pages")
+    def meta() -> dict:
+        from spiel_game.cards import AGENDA_NAMES, CHARACTERS
+
+        from solver.evaluation.tournament import TOKEN_GOAL
+        from solver.play.opponents import HEURISTIC_KINDS, OPPONENTS
+
+        return {"cards": [{"id": c.id, "name": c.name, "short": c.aliases[0],
+                           "number": c.number, "side": c.side.name.lower(),
+                           "copies": c.copies, "effect": c.effect.name.lower(), "text": c.text}
+                          for c in CHARACTERS],
+                "agendas": list(AGENDA_NAMES), "token_goal": TOKEN_GOAL,
+                "opponents": [*OPPONENTS, *HEURISTIC_KINDS],
+                "defaults": {"opponent_search_iterations": OPPONENT_SEARCH_ITERATIONS,
+                             "coach_search_iterations": COACH_SEARCH_ITERATIONS},
+                "max_hint_seconds": MAX_HINT_SECONDS, "max_body_bytes": MAX_BODY_BYTES}
+
+    # The hint --------------------------------------------------------------------------
+
+    def compute_hint(data: dict, seconds: float, resolve_seconds: float, seed: int,
+                     search: bool = True, search_seconds: float = 1.0,
+                     search_iterations: int | None = None) -> dict:
+        """`jabba hint --json` for the situation `data` (cli/hint.py's calls)."""
+        from solver.hint import advice as hint_lib
+        from solver.hint.log import pasted_seat
+        from solver.hint.situation import SituationError, from_mapping
+        from solver.play.opponents import hint_policies
+
+        data.setdefault("players", 2)
+        if "seat" not in data and pasted_seat(data.get("log")) is None:
+            data["seat"] = 0  # a pasted information state names its own seat
+        try:
+            sit = from_mapping(data)
+            game = hint_lib.check_game(sit)
+            return hint_lib.hint(sit, game, hint_policies(game), seconds=seconds,
+                                 resolve_seconds=resolve_seconds, seed=seed, search=search,
+                                 search_seconds=search_seconds,
+                                 search_iterations=search_iterations)
+        except SituationError as err:
+            raise BadRequest(422, f"impossible situation: {err}") from None
+        except ValueError as err:  # a refused policy file, a bad seed
+            raise BadRequest(400, str(err)) from None
+
+    @app.post("/api/hint", summary="Which card should I play? (jabba hint --json)",
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  "application/json": {"schema": SITUATION_SCHEMA}}}})
+    async def api_hint(request: Request,
+                       seconds: float = Query(0.25, gt=0, le=MAX_HINT_SECONDS),
+                       resolve_seconds: float = Query(2.0, gt=0, le=MAX_HINT_SECONDS),
+                       seed: int = Query(0, ge=0, lt=1 << 63),
+                       search: bool = Query(True),
+                       search_seconds: float = Query(1.0, gt=0, le=MAX_HINT_SECONDS),
+                       search_iterations: int | None = Query(None, ge=1, le=100_000)
+                       ) -> dict:
+        data = _situation(await request.body())
+        return await in_worker(compute_hint, data, seconds, resolve_seconds, seed, search,
+                               search_seconds, search_iterations)
+
+    # Games -----------------------------------------------------------------------------
+
+    def make_game(spec: NewGame) -> _Game:
+        """A new game of `spec`, played to the human's first decision."""
+        import io
+
+        import pyspiel
+
+        import spiel_game  # noqa: F401
+        from solver.play.coach import Coach
+        from solver.play.log import LogWriter, game_command, opponent_fields
+        from solver.play.opponents import resolve
+        from solver.play.session import Session, SessionError
+
+        if spec.misplaced():
+            raise BadRequest(422, spec.misplaced())
+        try:
+            game = pyspiel.load_game("jabbas_palace", {"players": spec.players,
+                                                       "agenda": spec.agenda})
+            if spec.seat >= spec.players:
+                raise SessionError(f"seat {spec.seat}: allowed is a seat from 0 to "
+                                   f"{spec.players - 1}")
+            if spec.against.endswith(".npz"):
+                raise ValueError("a policy file is the command line's (jabba play "
+                                 "--against FILE); the web app plays the named opponents")
+            opponent = resolve(spec.against, game, spec.seed,
+                               search_iterations=spec.opponent_search_iterations)
+            coach = (Coach(game, threshold=spec.coach_threshold, seconds=spec.coach_seconds,
+                           seed=spec.seed, search=spec.coach_search,
+                           search_iterations=spec.coach_search_iterations)
+                     if spec.coach else None)
+        except (ValueError, pyspiel.SpielError) as err:
+            raise BadRequest(422, str(err)) from None
+        log = io.StringIO()
+        writer = LogWriter(log)
+        iterations = spec.opponent_search_iterations
+        writer.header(game, command=game_command(game.get_parameters(), spec.seat,
+                                                 spec.against, spec.seed, spec.match,
+                                                 iterations),
+                      seat=spec.seat, against=spec.against, seed=spec.seed, match=spec.match,
+                      **opponent_fields(spec.against, iterations))
+        session = Session(game, spec.seat, opponent, seed=spec.seed, match=spec.match,
+                          record=writer.write, coach=coach)
+        session.advance()
+        return _Game(session, log)
+
+    def new_session(spec: NewGame) -> tuple[str, _Game]:
+        entry = make_game(spec)
+        key = uuid.uuid4().hex
+        with games_lock:
+            games[key] = entry
+            while len(games) > MAX_SESSIONS:
+                games.popitem(last=False)
+        return key, entry
+
+    def game(key: str) -> _Game:
+        with games_lock:
+            if key not in games:
+                raise BadRequest(404, f"no game {key!r} (the server keeps the last "
+                                 f"{MAX_SESSIONS} games); start a new one")
+            games.move_to_end(key)
+            return games[key]
+
+    def answer(entry: _Game, verdict=None) -> dict:
+        return {"view": entry.session.view(), "verdict": verdict,
+                "coach": None if entry.session.coach is None
+                else entry.session.coach.summary()}
+
+    @app.post("/api/play/new", summary="Start a game (jabba play --seat)")
+    async def play_new(spec: NewGame) -> dict:
+        key, entry = await in_worker(new_session, spec)
+        return {"id": key, **answer(entry)}
+
+    @app.get("/api/play/{key}", summary="A game as your seat sees it")
+    def play_view(key: str) -> dict:
+        entry = game(key)
+        with entry.lock:
+            return {"id": key, **answer(entry)}
+
+    def act(entry: _Game, action: int) -> dict:
+        from solver.play.session import SessionError
+
+        with entry.lock:
+            try:
+                verdict = entry.session.act(action)
+            except SessionError as err:
+                raise BadRequest(422, str(err)) from None
+            return answer(entry, verdict)
+
+    @app.post("/api/play/{key}/act", summary="Your choice: an action id of the view's legal")
+    async def play_act(key: str, body: Act) -> dict:
+        return {"id": key, **await in_worker(act, game(key), body.action)}
+
+    def next_round(entry: _Game) -> dict:
+        from solver.play.session import SessionError
+
+        with entry.lock:
+            try:
+                entry.session.next_round()
+            except SessionError as err:
+                raise BadRequest(422, str(err)) from None
+            entry.session.advance()
+            return answer(entry)
+
+    @app.post("/api/play/{key}/next", summary="A match's next round")
+    async def play_next(key: str) -> dict:
+        return {"id": key, **await in_worker(next_round, game(key))}
+
+    @app.get("/api/play/{key}/log", summary="The game's log (JSON lines; jabba play --replay)",
+             response_class=PlainTextResponse)
+    def play_log(key: str):
+        entry = game(key)
+        with entry.lock:
+            return PlainTextResponse(entry.log.getvalue(), media_type="application/x-ndjson",
+                                     headers={"Content-Disposition":
+                                              f'attachment; filename="jabba-play-{key[:8]}.jsonl"'})
+
+    app.state.warmup = warmup
+    return app
+
+
+def _situation(body: bytes) -> dict[str, Any]:
+    """The request body as a situation mapping, or a 400 saying what a situation is."""
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise BadRequest(400, f"not UTF-8 text (byte {err.start})") from None
+    except ValueError as err:
+        raise BadRequest(400, f"not valid JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise BadRequest(400, f"a JSON {type(data).__name__}; a situation is a table of "
+                         "fields (docs/hint.md), e.g. {\"seat\": 0, \"hand\": [\"jabba\", "
+                         "\"guard\"]}")
+    return data
+
+
+# Serving -----------------------------------------------------------------------------------
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (port 0: a free one); OSError says why not."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def is_loopback(sock: socket.socket) -> bool:
+    return ipaddress.ip_address(sock.getsockname()[0]).is_loopback
+
+
+def serve(sock: socket.socket, workers: int | None = None, warm: bool = True) -> None:
+    """Serve the app on a bound socket until Ctrl-C (uvicorn's graceful shutdown)."""
+    import uvicorn
+
+    config = uvicorn.Config(create_app(warm=warm, workers=workers), log_level="warning",
+                            access_log=False, timeout_graceful_shutdown=5)
+    uvicorn.Server(config).run(sockets=[sock])

@@ -1,0 +1,505 @@
+// The pages of `jabba serve`: advice (index.html) and play (play.html). Plain JavaScript,
+// no build step; everything comes from the JSON API (docs/play.md).
+"use strict";
+
+const $ = (selector, root = document) => root.querySelector(selector);
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== null && value !== undefined && value !== false) node.setAttribute(key, value);
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined) node.append(child);
+  }
+  return node;
+};
+// replaceChildren without the nulls of optional parts (the DOM would print "null")
+const fill = (node, ...children) => node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+const pct = (p) => `${Math.round(100 * p)}%`;
+const signed = (x, digits = 3) => (x >= 0 ? "+" : "") + x.toFixed(digits);
+
+async function api(path, options = {}) {
+  const response = await fetch(path, {
+    headers: {"Content-Type": "application/json"}, ...options,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  let data = null;
+  try { data = await response.json(); } catch (err) { data = null; }
+  if (!response.ok) {
+    const detail = data && data.detail ? data.detail : response.status === 413
+      ? "the request is over the server's size limit" : `${response.status} ${response.statusText}`;
+    throw new Error(detail);
+  }
+  return data;
+}
+
+// Warm-up banner: the server compiles its kernels at start-up.
+async function watchStatus() {
+  const banner = $("#status");
+  for (;;) {
+    let status;
+    try { status = await api("/api/status"); } catch (err) {
+      banner.hidden = false; banner.className = "status failed";
+      banner.textContent = `The server does not answer (${err.message}).`;
+      return;
+    }
+    if (status.state === "ready") {
+      banner.hidden = true; document.body.dataset.ready = "yes";
+      return;
+    }
+    banner.hidden = false;
+    banner.className = `status ${status.state}`;
+    banner.textContent = status.state === "warming"
+      ? `Warming up: ${status.detail}. Answers wait until it is done.`
+      : status.detail;
+    if (status.state === "failed") { document.body.dataset.ready = "failed"; return; }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+function fillSelect(select, values, chosen, label = (v) => v) {
+  select.replaceChildren(...values.map((v) => el("option", {value: v, selected: String(v) === String(chosen) ? "" : null}, label(v))));
+}
+
+// Advice ------------------------------------------------------------------------------
+
+// What the table can see of a play, by the card's effect (docs/hint.md "What the table saw").
+const TARGETED = new Set(["guess", "guess_counter", "peek", "peek_or_set_aside", "compare",
+  "eliminate_if_side", "look_may_trade", "steal_hand"]);
+const NAMES_A_NUMBER = new Set(["guess", "guess_counter"]);
+const CAN_HIT = new Set(["guess", "guess_counter", "compare", "eliminate_if_side"]);
+const LOOKS = new Set(["peek", "peek_or_set_aside", "compare", "look_may_trade"]);
+
+function advicePage(meta) {
+  const byShort = Object.fromEntries(meta.cards.map((c) => [c.short, c]));
+  const state = {
+    mode: "cards", active: "hand", editing: null,
+    hand: [], face_up: [], areas: {}, out: new Set(), protected: new Set(),
+    saw: {}, seen_by: {}, set_aside: null, bottom: [],
+  };
+  const players = () => Number($("#players").value);
+  const seat = () => Number($("#seat").value);
+
+  fillSelect($("#players"), [2, 3, 4, 5, 6], 2);
+  fillSelect($("#agenda"), meta.agendas, "exalted_one");
+  const seats = () => fillSelect($("#seat"), [...Array(players()).keys()], Math.min(seat() || 0, players() - 1));
+  seats();
+  $("#players").addEventListener("change", () => { seats(); prune(); render(); });
+  $("#seat").addEventListener("change", render);
+
+  function prune() {  // drop what a smaller table has no seat for
+    const n = players();
+    for (const key of Object.keys(state.areas)) if (Number(key) >= n) delete state.areas[key];
+    for (const table of [state.saw, state.seen_by]) {
+      for (const key of Object.keys(table)) if (Number(key) >= n) delete table[key];
+    }
+    for (const set of [state.out, state.protected]) for (const s of [...set]) if (s >= n) set.delete(s);
+    if (n !== 2) state.face_up = [];
+    state.editing = null;
+    if (!document.querySelector(`[data-field="${state.active}"]`)) state.active = "hand";
+  }
+
+  // Where a clicked card goes: [label, getter of its list, most cards]
+  function place(field) {
+    const [kind, arg] = field.split(":");
+    if (kind === "hand") return {label: "your hand", max: 2, list: state.hand};
+    if (kind === "face_up") return {label: "the face-up cards", max: 3, list: state.face_up};
+    if (kind === "area") {
+      state.areas[arg] = state.areas[arg] || [];
+      return {label: `p${arg}'s play area`, max: 30, list: state.areas[arg], area: true};
+    }
+    if (kind === "bottom") return {label: "the cards you put under the deck", max: 2, list: state.bottom};
+    return {label: kind === "saw" ? `what you know p${arg} holds` : kind === "seen_by"
+      ? `your card p${arg} knows` : "the set-aside card", max: 1, single: kind, arg};
+  }
+
+  function addCard(short) {
+    const target = place(state.active);
+    if (target.single) {
+      if (target.single === "set_aside") state.set_aside = short;
+      else state[target.single][target.arg] = short;
+    } else {
+      if (target.list.length >= target.max) {
+        showError(`${target.label} holds at most ${target.max} card${target.max > 1 ? "s" : ""}; click a card there to remove it`);
+        return;
+      }
+      target.list.push(target.area ? {card: short, took: false, from: null, target: null,
+        named: null, named_back: null, hit: false, traded: false, seen: null, shown: null} : short);
+      if (target.area && TARGETED.has(byShort[short].effect)) state.editing = [state.active.split(":")[1], target.list.length - 1];
+    }
+    hideError();
+    render();
+  }
+
+  function token(item, owner) {
+    const name = item.card;
+    if (item.took) {
+      const from = players() === 2 ? "" : `@${item.from === null ? (owner === 0 ? 1 : 0) : item.from}`;
+      return `took:${name}${from}`;
+    }
+    let text = name;
+    if (item.target !== null) text += item.target === "set-aside" ? "@set-aside" : `@${item.target}`;
+    if (item.named !== null) text += `:${item.named}`;
+    if (item.named !== null && item.named_back !== null) text += `:${item.named_back}`;
+    if (item.hit) text += ":hit";
+    if (item.traded) text += ":traded";
+    if (item.seen) text += `:${item.seen}`;
+    if (item.seen && item.shown) text += `:${item.shown}`;
+    return text;
+  }
+
+  function counts() {
+    const used = {};
+    const add = (c) => { if (c) used[c] = (used[c] || 0) + 1; };
+    state.hand.forEach(add); state.face_up.forEach(add); state.bottom.forEach(add);
+    for (const area of Object.values(state.areas)) area.forEach((item) => add(item.card));
+    Object.values(state.saw).forEach(add); add(state.set_aside);
+    return used;
+  }
+
+  function chip(text, onclick, extra = "") {  // a card or area token, shown with the card's name
+    const took = text.startsWith("took:");
+    const short = text.replace(/^took:/, "").split(/[@:]/)[0];
+    const c = byShort[short];
+    const label = (took ? "took " : "") + (c ? c.name : short) + text.replace(/^took:/, "").slice(short.length);
+    return el("button", {type: "button", class: `chip ${c ? c.side : ""} ${extra}`, "data-token": text, onclick}, label);
+  }
+
+  function field(name, title, content, extra = null) {
+    return el("div", {class: `field ${state.active === name ? "active" : ""}`, "data-field": name},
+      el("button", {type: "button", class: "field-name", onclick: () => { state.active = name; render(); }}, title),
+      el("span", {class: "chips"}, content.length ? content : el("span", {class: "empty"}, "none")),
+      extra);
+  }
+
+  function render() {
+    const n = players(), me = seat();
+    const rows = [field("hand", "Your hand", state.hand.map((c, i) => chip(c, () => { state.hand.splice(i, 1); render(); })))];
+    if (n === 2) {
+      rows.push(field("face_up", "Face-up cards", state.face_up.map((c, i) => chip(c, () => { state.face_up.splice(i, 1); render(); }))));
+    }
+    for (let p = 0; p < n; p++) {
+      const area = state.areas[p] || [];
+      const flags = el("span", {class: "flags"},
+        p === me ? null : el("label", {class: "check"}, el("input", {type: "checkbox", "data-out": p, checked: state.out.has(p) ? "" : null,
+          onchange: (e) => { e.target.checked ? state.out.add(p) : state.out.delete(p); }}), "out"),
+        el("label", {class: "check"}, el("input", {type: "checkbox", "data-protected": p, checked: state.protected.has(p) ? "" : null,
+          onchange: (e) => { e.target.checked ? state.protected.add(p) : state.protected.delete(p); }}), "protected"));
+      rows.push(field(`area:${p}`, `p${p}'s play area${p === me ? " (you)" : ""}`,
+        area.map((item, i) => chip(token(item, p), () => { state.editing = [String(p), i]; render(); },
+          state.editing && state.editing[0] === String(p) && state.editing[1] === i ? "editing" : "")), flags));
+    }
+    const knows = [];
+    for (let p = 0; p < n; p++) {
+      if (p === me) continue;
+      knows.push(field(`saw:${p}`, `You know p${p} holds`, state.saw[p] ? [chip(state.saw[p], () => { delete state.saw[p]; render(); })] : []));
+      knows.push(field(`seen_by:${p}`, `p${p} knows your`, state.seen_by[p] ? [chip(state.seen_by[p], () => { delete state.seen_by[p]; render(); })] : []));
+    }
+    knows.push(field("set_aside", "The set-aside card (R2-D2)", state.set_aside ? [chip(state.set_aside, () => { state.set_aside = null; render(); })] : []));
+    knows.push(field("bottom", "Under the deck (your Leia)", state.bottom.map((c, i) => chip(c, () => { state.bottom.splice(i, 1); render(); }))));
+    const open = $("#knowledge") ? $("#knowledge").open : false;
+    const details = el("details", {id: "knowledge", open: open || knows.some((k) => k.classList.contains("active")) ? "" : null},
+      el("summary", {}, "What you know of hidden cards"), knows);
+    fill($("#fields"), ...rows, details);
+    $("#active-label").textContent = `go to ${place(state.active).label}`;
+    const used = counts();
+    fill($("#cards"), ...meta.cards.map((c) => el("button", {
+      type: "button", class: `card ${c.side}`, "data-card": c.short, title: c.text, onclick: () => addCard(c.short)},
+    el("b", {}, String(c.number)), ` ${c.name} `, el("small", {}, `${c.copies - (used[c.short] || 0)}/${c.copies}`))));
+    renderEditor();
+  }
+
+  function renderEditor() {
+    const box = $("#editor");
+    if (!state.editing || !state.areas[state.editing[0]] || !state.areas[state.editing[0]][state.editing[1]]) {
+      box.hidden = true; state.editing = null; return;
+    }
+    const [owner, index] = state.editing;
+    const item = state.areas[owner][index];
+    const n = players();
+    const seatOptions = [...Array(n).keys()].filter((p) => p !== Number(owner));
+    const select = (name, values, current, labels) => el("select", {"data-edit": name, onchange: (e) => {
+      const v = e.target.value;
+      item[name] = v === "" ? null : (name === "target" && v === "set-aside" ? v : (["seen", "shown"].includes(name) ? v : Number(v)));
+      render();
+    }}, el("option", {value: ""}, "not said"), values.map((v, i) => el("option", {value: v, selected: String(current) === String(v) ? "" : null}, labels ? labels[i] : String(v))));
+    const check = (name, label) => el("label", {class: "check"}, el("input", {type: "checkbox", "data-edit": name, checked: item[name] ? "" : null,
+      onchange: (e) => { item[name] = e.target.checked; render(); }}), label);
+    const cardNames = meta.cards.map((c) => c.short);
+    const labels = meta.cards.map((c) => c.name);
+    const effect = byShort[item.card].effect;
+    const played = !item.took;
+    const targets = effect === "peek_or_set_aside" ? [...seatOptions, "set-aside"] : seatOptions;
+    box.hidden = false;
+    fill(box, 
+      el("p", {}, el("b", {}, byShort[item.card].name), ` in p${owner}'s play area: what the table saw`),
+      el("div", {class: "row"},
+        check("took", "taken with Boba Fett (not played)"),
+        n > 2 && item.took ? el("label", {}, "from ", select("from", seatOptions, item.from, seatOptions.map((p) => `p${p}`))) : null),
+      played && TARGETED.has(effect) ? el("div", {class: "row"},
+        el("label", {}, "chose ", select("target", targets, item.target, targets.map((p) => (p === "set-aside" ? "the set-aside card" : `p${p}`)))),
+        NAMES_A_NUMBER.has(effect) ? el("label", {}, "named ", select("named", [...Array(9).keys()], item.named)) : null,
+        effect === "guess_counter" ? el("label", {}, "named back ", select("named_back", [...Array(9).keys()], item.named_back)) : null,
+        CAN_HIT.has(effect) ? check("hit", effect === "compare" ? "somebody went out" : "the chosen went out") : null,
+        effect === "look_may_trade" ? check("traded", "traded hands") : null) : null,
+      played && LOOKS.has(effect) ? el("div", {class: "row"},
+        el("label", {}, "card seen ", select("seen", cardNames, item.seen, labels)),
+        effect === "peek" || effect === "peek_or_set_aside" ? null :
+          el("label", {}, effect === "compare" ? "card shown " : "card got ", select("shown", cardNames, item.shown, labels))) : null,
+      el("div", {class: "row"},
+        el("button", {type: "button", onclick: () => { state.areas[owner].splice(index, 1); state.editing = null; render(); }}, "Remove"),
+        el("button", {type: "button", onclick: () => { state.editing = null; render(); }}, "Done")));
+  }
+
+  function situation() {
+    const data = {players: players(), agenda: $("#agenda").value};
+    if (state.mode === "log") {
+      const text = $("#log").value;
+      if (!/^\s*p\d+\s+hand:/i.test(text)) data.seat = seat();
+      data.log = text;
+      return data;
+    }
+    data.seat = seat();
+    data.hand = [...state.hand];
+    if (players() === 2 && state.face_up.length) data.face_up = [...state.face_up];
+    const areas = {};
+    for (const [p, area] of Object.entries(state.areas)) if (area.length) areas[p] = area.map((item) => token(item, Number(p)));
+    if (Object.keys(areas).length) data.areas = areas;
+    if (state.out.size) data.out = [...state.out].sort();
+    if (state.protected.size) data.protected = [...state.protected].sort();
+    if (Object.keys(state.saw).length) data.saw = {...state.saw};
+    if (Object.keys(state.seen_by).length) data.seen_by = {...state.seen_by};
+    if (state.set_aside) data.set_aside = state.set_aside;
+    if (state.bottom.length) data.bottom = [...state.bottom];
+    if ($("#deck").value !== "") data.deck = Number($("#deck").value);
+    return data;
+  }
+
+  function showError(message) {
+    $("#answer").hidden = false;
+    $("#error").hidden = false; $("#error").textContent = message;
+  }
+  function hideError() { $("#error").hidden = true; }
+
+  async function ask() {
+    const body = situation();
+    const query = new URLSearchParams({seconds: $("#seconds").value || "0.25", seed: $("#seed").value || "0"});
+    if (!$("#search").checked) query.set("search", "false");
+    else if ($("#search-iterations").value !== "") query.set("search_iterations", $("#search-iterations").value);
+    else query.set("search_seconds", $("#search-seconds").value || "1");
+    $("#request").textContent = `POST /api/hint?${query}\n${JSON.stringify(body, null, 2)}`;
+    $("#ask").disabled = true; $("#ask").textContent = "Thinking...";
+    try {
+      const answer = await api(`/api/hint?${query}`, {method: "POST", body});
+      window.lastAnswer = answer;
+      hideError();
+      showAnswer(answer);
+    } catch (err) {
+      window.lastAnswer = null;
+      $("#result").hidden = true;
+      showError(err.message);
+    } finally {
+      $("#ask").disabled = false; $("#ask").textContent = "Ask";
+    }
+  }
+
+  function showAnswer(a) {
+    $("#answer").hidden = false; $("#result").hidden = false;
+    const s = a.situation;
+    $("#summary").textContent = `${s.players} players, ${s.agenda}, you are seat ${s.seat}: hand ${s.hand.join(", ")}; deck ${s.deck}`;
+    $("#recommendation").textContent = `Recommended: ${a.recommendation.action}`;
+    // With the search: its probability and value (the re-solved play of everyone) beside
+    // the table's probability and the rollout EV (the table plays on), as `jabba hint` shows.
+    const search = a.policy.search;
+    fill($("#plays thead"), el("tr", {},
+      el("th", {}, "play ", el("span", {class: "wide"}, "(best target and number)")),
+      search.used ? [el("th", {class: "search"}, "search"), el("th", {class: "search"}, "search EV")] : null,
+      el("th", {class: search.used ? "beside" : ""}, "table"), el("th", {}, "EV"), el("th", {class: "vs"}, "vs best")));
+    fill($("#plays tbody"), ...a.plays.map((p) => el("tr", {class: p.full_action === a.recommendation.action ? "best" : ""},
+      el("td", {}, p.full_action),
+      search.used ? [el("td", {class: "num search"}, pct(p.search_probability)),
+        el("td", {class: "num search"}, signed(p.search_value))] : null,
+      el("td", {class: `num ${search.used ? "beside" : ""}`}, p.probability === null ? "-" : pct(p.probability)),
+      el("td", {class: "num"}, `${signed(p.ev)} ± ${p.ev_ci95.toFixed(3)}`),
+      el("td", {class: "num vs"}, `${signed(p.vs_best)} ± ${p.vs_best_ci95.toFixed(3)}`))));
+    const note = $("#search-note");
+    note.hidden = false;
+    note.textContent = search.used
+      ? `Search: ${search.construction}, ${search.iterations} iterations, depth: ${search.depth} (${search.nodes.toLocaleString()} nodes). ` +
+        "Search EV: under the re-solved play of everyone; EV: the table plays on, by rollouts."
+      : `Search not used: ${search.reason}.`;
+    fill($("#steps"), ...a.recommendation.steps.map((step) => {
+      if (step.chosen_by === "search") {
+        const options = [...step.options].sort((x, y) => y.search_probability - x.search_probability).slice(0, 5);
+        return el("p", {class: "small"}, `then ${step.decision}: `, el("b", {}, step.chosen),
+          ` (search: ${options.map((o) => `${o.action} ${pct(o.search_probability)}, ${signed(o.search_value, 2)}`).join("; ")}${step.options.length > 5 ? "; ..." : ""})`);
+      }
+      const options = [...step.options].sort((x, y) => y.ev - x.ev).slice(0, 5);
+      return el("p", {class: "small"}, `then ${step.decision}: `, el("b", {}, step.chosen),
+        step.chosen_by === "value" ? "" : ` [${step.chosen_by}]`,
+        ` (EV: ${options.map((o) => `${o.action} ${signed(o.ev, 2)} ± ${o.ev_ci95.toFixed(2)}`).join(", ")}${step.options.length > 5 ? ", ..." : ""})`);
+    }));
+    fill($("#opponents"), ...a.opponents.map((o) => el("div", {class: "opponent"},
+      el("h4", {}, `p${o.seat}${o.status === "in" ? "" : ` (${o.status})`}`),
+      o.status === "out" ? el("p", {class: "small"}, "out of the round") :
+        o.hand.slice(0, 8).map((c) => el("div", {class: "bar"},
+          el("span", {class: "fill", style: `width:${(100 * c.probability).toFixed(1)}%`}),
+          el("span", {class: "label"}, `${c.card} ${pct(c.probability)}`))))));
+    const r = a.rollouts;
+    $("#source").textContent = `policy: ${a.policy.detail}; posterior: ${a.posterior.basis} (${a.posterior.worlds} worlds); ` +
+      `values from ${r.count.toLocaleString()} rollouts (${pct(r.from_table)} of their decisions from the table); ${a.seconds.toFixed(2)} s`;
+  }
+
+  $("#tab-cards").addEventListener("click", () => setMode("cards"));
+  $("#tab-log").addEventListener("click", () => setMode("log"));
+  function setMode(mode) {
+    state.mode = mode;
+    $("#tab-cards").classList.toggle("active", mode === "cards");
+    $("#tab-log").classList.toggle("active", mode === "log");
+    $("#by-cards").hidden = mode !== "cards";
+    $("#by-log").hidden = mode !== "log";
+  }
+  $("#ask").addEventListener("click", ask);
+  $("#clear").addEventListener("click", () => {
+    Object.assign(state, {hand: [], face_up: [], areas: {}, out: new Set(), protected: new Set(),
+      saw: {}, seen_by: {}, set_aside: null, bottom: [], editing: null, active: "hand"});
+    $("#log").value = ""; $("#answer").hidden = true; render();
+  });
+  render();
+}
+
+// Play --------------------------------------------------------------------------------
+
+function playPage(meta) {
+  let game = null;
+  fillSelect($("#players"), [2, 3, 4, 5, 6], 2);
+  fillSelect($("#agenda"), meta.agendas, "exalted_one");
+  fillSelect($("#against"), meta.opponents, "table");
+  $("#opponent-iterations").value = meta.defaults.opponent_search_iterations;
+  $("#coach-iterations").value = meta.defaults.coach_search_iterations;
+  const seats = () => fillSelect($("#seat"), [...Array(Number($("#players").value)).keys()], 0);
+  seats();
+  $("#players").addEventListener("change", seats);
+
+  function showError(message) { $("#error").hidden = !message; $("#error").textContent = message || ""; }
+
+  async function start() {
+    const body = {players: Number($("#players").value), agenda: $("#agenda").value,
+      seat: Number($("#seat").value), against: $("#against").value, match: $("#match").checked,
+      coach: $("#coach").checked, seed: Number($("#seed").value)};
+    // Only the fields that apply (the server refuses the others, as the command line does).
+    if (body.against === "search") body.opponent_search_iterations = Number($("#opponent-iterations").value);
+    if (body.coach) {
+      Object.assign(body, {coach_threshold: Number($("#threshold").value), coach_search: $("#coach-search").checked});
+      if (body.coach_search) body.coach_search_iterations = Number($("#coach-iterations").value);
+    }
+    $("#start").disabled = true; $("#start").textContent = "Dealing...";
+    try {
+      const reply = await api("/api/play/new", {method: "POST", body});
+      game = reply.id;
+      showError(null);
+      $("#new-game").hidden = true; $("#board").hidden = false;
+      $("#verdict").hidden = true;
+      show(reply);
+    } catch (err) {
+      showError(err.message);
+    } finally {
+      $("#start").disabled = false; $("#start").textContent = "Start";
+    }
+  }
+
+  async function act(action) {
+    for (const b of document.querySelectorAll("#legal button")) b.disabled = true;
+    $("#menu-title").textContent = "...";
+    try {
+      show(await api(`/api/play/${game}/act`, {method: "POST", body: {action}}));
+    } catch (err) {
+      $("#menu-title").textContent = `Refused: ${err.message}`;
+    }
+  }
+
+  function seatName(view, s) {
+    return `p${s.seat}${s.you ? " (you)" : ""}${view.match ? ` · table seat ${s.table_seat}` : ""}`;
+  }
+
+  function show(reply) {
+    const v = reply.view;
+    window.lastView = v;
+    $("#download").href = `/api/play/${game}/log`;
+    const tokens = v.match ? ` · tokens ${v.totals.map((t, i) => `${i === v.table_seat ? "you" : `seat ${i}`} ${t}`).join(", ")} (goal ${v.goal})` : "";
+    $("#title").textContent = `Round ${v.round} · ${v.players} players, ${v.agenda} · you are p${v.seat} · deck ${v.deck}${tokens}`;
+    $("#face-up").textContent = v.face_up.length ? `Face-up: ${v.face_up.join(", ")}` : "";
+    fill($("#seats"), ...v.seats.map((s) => el("div", {class: `seat ${s.status} ${s.you ? "you" : ""}`},
+      el("b", {}, seatName(v, s)), ` ${s.status} · area: ${s.area.join(", ") || "-"}`,
+      s.hand && !s.you ? ` · hand: ${s.hand.join(", ") || "-"}` : "")));
+    $("#hand").textContent = `Your hand: ${v.hand.join(", ") || "-"}`;
+    $("#resolving").textContent = v.resolving ? `Resolving your ${v.resolving}: ${v.phase}` : "";
+    $("#menu").hidden = !v.waiting;
+    $("#menu-title").textContent = "Your move";
+    fill($("#legal"), ...v.legal.map((item) => el("button", {type: "button", "data-action": item.action,
+      onclick: () => act(item.action)}, item.text)));
+    fill($("#events"), ...v.events.map((line) => el("li", {}, line)));
+    if (reply.verdict) showVerdict(reply.verdict);
+    const over = $("#round-over");
+    over.hidden = !v.round_over;
+    $("#next").hidden = !(v.round_over && !v.match_over);
+    if (v.round_over) {
+      const r = v.result;
+      const who = (t) => (t === v.table_seat ? "you" : `table seat ${t}`);
+      fill(over, 
+        el("h3", {}, `Round ${v.round} over (${r.end}): won by ${r.winners.map(who).join(", ") || "nobody"}`),
+        el("ul", {}, v.seats.map((s) => el("li", {}, `${seatName(v, s)}: hand ${s.hand.join(", ") || "-"}; area ${s.area.join(", ") || "-"}; +${r.tokens[s.table_seat]} token${r.tokens[s.table_seat] === 1 ? "" : "s"}`))),
+        r.set_aside ? el("p", {class: "small"}, `Set-aside card: ${r.set_aside}`) : null,
+        v.match_over && v.match ? el("p", {class: "title"}, `Match over: won by ${r.match_winners.map(who).join(", ")}`) : null,
+        v.match_over && reply.coach ? el("p", {class: "small"}, `Coach: ${reply.coach.coached} plays coached, ${reply.coach.flagged} flagged; total cost ${reply.coach.cost.toFixed(2)} tokens`) : null);
+    }
+  }
+
+  function showVerdict(verdict) {
+    const box = $("#verdict");
+    box.hidden = false;
+    if (!verdict.coached) {
+      box.className = "verdict";
+      fill(box, el("p", {class: "small"}, `Coach, on your last choice: ${verdict.decision} not coached (${verdict.why}).`));
+      return;
+    }
+    const costly = verdict.flagged;
+    const search = verdict.search;
+    box.className = `verdict ${costly ? "costly" : "fine"}`;
+    fill(box, 
+      el("p", {}, el("b", {}, `Coach, on your last play: ${costly ? "costly" : "fine"}. `),
+        costly ? `${verdict.chosen} is worth ${signed(verdict.chosen_ev)}; the best, ${verdict.best}, ${signed(verdict.best_ev)}: it cost ${verdict.cost.toFixed(3)} ± ${verdict.cost_ci95.toFixed(3)} tokens.`
+          : `${verdict.chosen} (${signed(verdict.chosen_ev)}) is within ${verdict.threshold} of the best (${verdict.best}, ${signed(verdict.best_ev)}).`),
+      el("p", {class: "small search-note"}, search.used
+        ? `The search recommends ${verdict.recommendation} (${search.iterations} iterations; depth: ${search.depth}). The cost is by the rollout EVs (the table plays on).`
+        : `Search not used: ${search.reason}.`),
+      el("div", {class: "scroll"}, el("table", {},
+        el("thead", {}, el("tr", {}, el("th", {}, "play"),
+          search.used ? [el("th", {}, "search"), el("th", {}, "search EV")] : null,
+          el("th", {class: search.used ? "beside" : ""}, "table"), el("th", {}, "EV"))),
+        el("tbody", {}, verdict.plays.map((p) => el("tr", {class: p.play === verdict.chosen ? "chosen" : ""},
+          el("td", {}, p.play),
+          search.used ? [el("td", {class: "num"}, pct(p.search_probability)), el("td", {class: "num"}, signed(p.search_value))] : null,
+          el("td", {class: `num ${search.used ? "beside" : ""}`}, p.probability === null ? "-" : pct(p.probability)),
+          el("td", {class: "num"}, `${signed(p.ev)} ± ${p.ev_ci95.toFixed(3)}`)))))));
+  }
+
+  $("#start").addEventListener("click", start);
+  $("#next").addEventListener("click", async () => {
+    $("#verdict").hidden = true;
+    try { show(await api(`/api/play/${game}/next`, {method: "POST"})); } catch (err) { $("#menu-title").textContent = err.message; }
+  });
+  $("#again").addEventListener("click", () => { $("#board").hidden = true; $("#new-game").hidden = false; });
+}
+
+// Start -------------------------------------------------------------------------------
+
+(async () => {
+  watchStatus();
+  const meta = await api("/api/meta");
+  if (document.body.dataset.page === "advice") advicePage(meta);
+  else playPage(meta);
+  document.body.dataset.loaded = "yes";
+})();

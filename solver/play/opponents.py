@@ -1,0 +1,171 @@
+"""The other seats of a played game: one `decide(state, player) -> action` interface,
+resolved from a name by `resolve`.
+
+Names (`OPPONENTS`, then the heuristics, then a policy file):
+
+- `table`: the shipped tables of the game (solver/policies/shipped.py), finest level
+  first, then `agenda_expert` where none has the key: the chain the hint's rollouts play
+  (solver/hint/advice.py), so the coach's values assume the opponents you meet;
+- a heuristic (`agenda_expert`, `card_counter`, ...: solver/policies/compiled.py);
+- a policy file (`.npz`, solver/policies/table.py), then `agenda_expert` where it lacks
+  the key;
+- `search`: decision-time search at every decision (solver/search/policy.py
+  `SearchPolicy`: re-solves the rest of the round from the seat's beliefs, the shipped
+  tables as blueprint; the blueprint answers where it cannot search), within a fixed
+  number of iterations (OPPONENT_SEARCH_ITERATIONS, SEARCH_LIMITS), so a seed gives the
+  same game on any machine.
+
+A policy's action is drawn from its probabilities with the one sampler
+(solver/sim/sampler.py) on a seeded stream, so a seed gives the same game for the same
+choices of the human.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol
+
+import numpy as np
+
+from solver.play import OPPONENT_SEARCH_ITERATIONS
+from solver.policies.compiled import HEURISTIC_KINDS, TABLE_MISS, build_bank, is_policy_file, \
+    probabilities
+from solver.policies.shipped import policy_files
+from solver.sim.rng import STREAM_MATCH_DECISIONS, check_seed, stream_seed
+from solver.sim.sampler import sample
+
+FALLBACK = "agenda_expert"  # decides where a table lacks the key (as in the hint's rollouts)
+# The search opponent's subgames and leaf rollouts, kept small beside its iterations
+# (OPPONENT_SEARCH_ITERATIONS): about 0.3 s a decision on one core (solver/search/resolve.py).
+SEARCH_LIMITS = dict(max_nodes=30_000, rollout_budget=4000, max_roots=150)
+
+
+class Opponent(Protocol):
+    name: str
+
+    def decide(self, state, player: int) -> int:
+        """The action of `player` at the pyspiel `state` (a decision node)."""
+
+
+def _decisions_stream(seed: int) -> np.ndarray:
+    rng = np.zeros(1, dtype=np.uint64)
+    rng[0] = stream_seed(check_seed(seed), STREAM_MATCH_DECISIONS, 0)
+    return rng
+
+
+class ChainOpponent:
+    """Policies of one compiled bank tried in order; the first with the key decides,
+    its action drawn from the seeded stream."""
+
+    def __init__(self, name: str, bank, seed: int):
+        self.name = name
+        self.bank = bank
+        self.rng = _decisions_stream(seed)
+
+    def decide(self, state, player: int) -> int:
+        s = state._s  # the engine state behind the pyspiel state
+        for policy in range(len(self.bank.names)):
+            legal, probs, source = probabilities(self.bank, policy, s, player)
+            if source != TABLE_MISS:
+                break
+        # The chain ends in a heuristic, which has every key: never a miss.
+        return int(legal[sample(probs, len(legal), self.rng)])
+
+
+class SearchOpponent:
+    """A `SearchPolicy` (solver/search/policy.py): its probabilities at the decision,
+    the action drawn from the seeded stream."""
+
+    def __init__(self, policy, seed: int):
+        self.name = "search"
+        self.policy = policy
+        self.rng = _decisions_stream(seed)
+
+    def decide(self, state, player: int) -> int:
+        legal, probs = self.policy.probabilities(state._s, player)
+        return int(legal[sample(probs, len(legal), self.rng)])
+
+
+_BANKS: dict[tuple, object] = {}
+_BANKS_LOCK = threading.Lock()
+
+
+def _bank(specs: tuple[str, ...], game):
+    """The compiled bank of `specs` for a game, built once: a bank is read-only, so every
+    session of the game shares it (the web app runs many)."""
+    key = (specs, tuple(sorted(game.get_parameters().items())))
+    with _BANKS_LOCK:
+        if key not in _BANKS:
+            _BANKS[key] = build_bank(list(specs), game)
+        return _BANKS[key]
+
+
+def shipped_files(game, needed_by: str = "") -> list:
+    """The game's shipped tables, finest first; ValueError when none ships."""
+    params = game.get_parameters()
+    files = policy_files(params["deck"], params["agenda"], params["players"])
+    if not files:
+        raise ValueError(f"no shipped table for {params['players']} players, "
+                         f"{params['agenda']}, deck {params['deck']!r} (docs/solving.md "
+                         f"lists the shipped ones){needed_by}; choose a heuristic "
+                         f"({', '.join(HEURISTIC_KINDS)}) or a policy file")
+    return files
+
+
+_POLICIES: dict[tuple, object] = {}
+_POLICIES_LOCK = threading.Lock()
+
+
+def hint_policies(game):
+    """The hint's tables for `game` (solver/hint/advice.py `load_policies`), loaded once:
+    read-only, so the coach and the search opponents of every session share them."""
+    from solver.hint.advice import load_policies
+
+    key = tuple(sorted(game.get_parameters().items()))
+    with _POLICIES_LOCK:
+        if key not in _POLICIES:
+            _POLICIES[key] = load_policies(game)
+        return _POLICIES[key]
+
+
+def _table(game, seed: int, search_iterations: int) -> Opponent:
+    specs = tuple(str(p) for p in shipped_files(game)) + (FALLBACK,)
+    return ChainOpponent("table", _bank(specs, game), seed)
+
+
+def _search(game, seed: int, search_iterations: int) -> Opponent:
+    from solver.search.policy import SearchPolicy
+    from solver.search.resolve import SearchLimits
+
+    shipped_files(game, ", which the search needs as its blueprint")
+    limits = SearchLimits(iterations=search_iterations, **SEARCH_LIMITS)
+    return SearchOpponent(SearchPolicy(game, hint_policies(game), limits, seed=seed), seed)
+
+
+# Named opponents beyond the heuristics and policy files: adding one is one entry.
+OPPONENTS = {
+    "table": _table,
+    "search": _search,
+}
+
+
+def allowed() -> list[str]:
+    """The names `resolve` takes (and 'a policy file (.npz)')."""
+    return [*OPPONENTS, *HEURISTIC_KINDS, "a policy file (.npz)"]
+
+
+def resolve(name: str, game, seed: int,
+            search_iterations: int = OPPONENT_SEARCH_ITERATIONS) -> Opponent:
+    """The opponent called `name` for `game`, sampling with `seed` (`search`: with
+    `search_iterations` per decision); ValueError naming what is allowed."""
+    if isinstance(search_iterations, bool) or not isinstance(search_iterations, int) \
+            or search_iterations < 1:
+        raise ValueError(f"search iterations {search_iterations!r}: allowed is a whole "
+                         "number from 1")
+    if name in OPPONENTS:
+        return OPPONENTS[name](game, seed, search_iterations)
+    if name in HEURISTIC_KINDS:
+        return ChainOpponent(name, _bank((name,), game), seed)
+    if is_policy_file(name):
+        return ChainOpponent(name, _bank((name, FALLBACK), game), seed)
+    raise ValueError(f"unknown opponent {name!r}; allowed: {', '.join(allowed())}")

@@ -1,0 +1,72 @@
+"""The search in duplicate-deal games on the full deck, against a bank policy.
+
+The deals and their seatings are the tournament's (solver/evaluation/tournament.py):
+deal d is the seeded permutation of (seed, STREAM_DEAL, d), played once with the search
+in each seat (2 players: the duplicate pair); the other seats follow one policy of a
+PolicyBank through the compiled play-out loop, which stops at each decision of the
+search's seat (solver/sim/playout.py `stop_seat`); the search's action is drawn from
+its probabilities with the same decision stream. A deal's value is the search seat's
+margin (its tokens minus the mean of the others'), averaged over its seatings.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from spiel_game import engine
+from spiel_game import layout as L
+
+from solver.evaluation.tournament import Estimate, estimate
+from solver.sim.playout import deck_cards, play_out, shuffled
+from solver.sim.rng import STREAM_DEAL, STREAM_DECISIONS, check_seed, stream_seed
+from solver.sim.sampler import sample
+
+
+def play_deals(game, search_policy, bank, opponent: int, deals: int, seed: int = 1,
+               progress: Callable[[int, int], None] | None = None) -> tuple[Estimate, dict]:
+    """(margin of the search per deal, with its 95% interval; counts and timing)."""
+    seed = check_seed(seed)
+    players = game.num_players()
+    initial = game.initial_array.copy()
+    initial[L.S_LOGGING] = 1
+    cards = deck_cards(initial)
+    order = np.empty(len(cards), dtype=np.int32)
+    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    probs = np.empty(L.NUM_ACTIONS)
+    seat_chain = np.full((players, 1), opponent, dtype=np.int32)
+    seat_row = np.zeros(players, dtype=np.int32)
+    counts = np.zeros((1, 2), dtype=np.int64)
+    arrays = bank.arrays()
+    rng = np.zeros(1, dtype=np.uint64)
+    tokens = np.zeros(players)
+    values, decisions = [], 0
+    start = time.perf_counter()
+    for d in range(deals):
+        shuffled(cards, seed, STREAM_DEAL, d, order)
+        margins = []
+        for seat in range(players):
+            s = initial.copy()
+            rng[0] = stream_seed(seed, STREAM_DECISIONS, d * players + seat)
+            while True:
+                play_out(s, order, seat_chain, arrays, rng, legal, probs, counts, seat_row,
+                         seat)
+                if engine.is_terminal(s):
+                    break
+                acts, p = search_policy.probabilities(s, seat)
+                engine.apply_action(s, int(acts[sample(np.asarray(p, np.float64), len(acts),
+                                                       rng)]))
+                decisions += 1
+            engine.tokens(s, tokens)
+            margins.append(tokens[seat] - (tokens.sum() - tokens[seat]) / (players - 1))
+        values.append(float(np.mean(margins)))
+        if progress is not None:
+            progress(d + 1, deals)
+    return estimate(values), {"deals": deals, "search_decisions": decisions,
+                              "searches": search_policy.searches,
+                              "fallbacks_to_blueprint": search_policy.fallbacks,
+                              "search_seconds": search_policy.seconds /
+                              max(search_policy.searches, 1),
+                              "seconds": time.perf_counter() - start}

@@ -1,0 +1,101 @@
+"""The search as a policy like any other: probabilities at any decision, from the state.
+
+`SearchPolicy.probabilities(s, player)` searches at the decision of engine state s
+(solver/search/resolve.py) and answers with the search's strategy there. One solve also
+answers the rest of the same turn: the later decisions of the full action (target,
+number), which the subgame already re-solved below the real information state, are kept
+by information state and answered from it, so the policy is a function of the
+information state whatever order it is asked in. Where the search cannot run (beliefs
+lost, the subgame too large even one play deep) the blueprint answers, counted in
+`fallbacks`. Also an OpenSpiel `policy.Policy` (tournaments, exact exploitability).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from open_spiel.python import policy as policy_lib
+
+from spiel_game import engine
+from spiel_game import layout as L
+
+from solver.abstraction.keys import identity_key
+from solver.exact.tree import DECISION
+from solver.policies.compiled import TABLE_MISS, policy_probs
+from solver.search.resolve import (DEFAULT_LIMITS, SearchLimits, SearchResult, my_posterior,
+                                   search)
+from solver.search.subgame import SubgameTooLarge
+
+
+class SearchPolicy(policy_lib.Policy):
+    def __init__(self, game, policies, limits: SearchLimits = DEFAULT_LIMITS, seed: int = 0,
+                 top: str = "max-margin"):
+        super().__init__(game, list(range(game.num_players())))
+        self.game = game
+        self.policies = policies
+        self.limits = limits
+        self.seed = seed
+        self.top = top
+        self._known: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self.searches = 0
+        self.fallbacks = 0
+        self.seconds = 0.0
+        self.last: SearchResult | None = None
+
+    def blueprint(self, s, player: int) -> tuple[np.ndarray, np.ndarray]:
+        legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+        n = engine.legal_actions(s, legal)
+        probs = np.empty(n)
+        bank = self.policies.bank.arrays()
+        for k in self.policies.chain:
+            if policy_probs(s, player, int(k), bank, legal[:n], n, probs) != TABLE_MISS:
+                break
+        return legal[:n].copy(), probs
+
+    def probabilities(self, s: np.ndarray, player: int) -> tuple[np.ndarray, np.ndarray]:
+        """(legal actions, the search's probabilities) at engine state s."""
+        key = (player, int(identity_key(s, player)))
+        if key in self._known:
+            return self._known[key]
+        post = my_posterior(self.game, s, player, self.policies, self.limits.max_particles)
+        if len(post.states) == 0:
+            self.fallbacks += 1
+            return self.blueprint(s, player)
+        try:
+            result = search(self.game, post.states, post.weights, player, self.policies,
+                            self.limits, self.seed, self.top)
+        except SubgameTooLarge:
+            self.fallbacks += 1
+            return self.blueprint(s, player)
+        self.searches += 1
+        self.seconds += result.seconds
+        self.last = result
+        self._remember_turn(result, s, player)
+        return self._known[key]
+
+    def _remember_turn(self, result: SearchResult, s: np.ndarray, me: int) -> None:
+        """The root and my later decisions of the same turn, from the subgame's strategy."""
+        sub = result.subgame
+        self._known[(me, int(identity_key(s, me)))] = (result.legal, result.probs)
+        stack = [(int(sub.root_nodes()[0]), s.copy())]
+        while stack:
+            node, state = stack.pop()
+            start = sub.child_start[node]
+            for i in range(sub.num_children[node]):
+                child = int(sub.edge_child[start + i])
+                if sub.kind[child] != DECISION or sub.player[child] != me:
+                    continue
+                t = state.copy()
+                engine.apply_action(t, int(sub.edge_action[start + i]))
+                info = int(sub.infoset[child])
+                lo, hi = sub.offsets[info], sub.offsets[info + 1]
+                c0 = sub.child_start[child]
+                legal = sub.edge_action[c0:c0 + (hi - lo)].copy()
+                self._known[(me, int(identity_key(t, me)))] = (legal, result.strategy[lo:hi])
+                stack.append((child, t))
+
+    def action_probabilities(self, state, player_id=None) -> dict[int, float]:
+        player = state.current_player()
+        if player < 0:
+            raise ValueError(f"no player decides at this state (current player {player})")
+        legal, probs = self.probabilities(state._s, player)
+        return dict(zip(legal.tolist(), probs.tolist()))

@@ -1,0 +1,229 @@
+"""Decision-time search: re-solve the rest of the round at a decision, read my strategy.
+
+`search(game, states, weights, me, policies, limits, seed)`:
+
+1. roots: my posterior (states, weights) and the opponents' second-order beliefs
+   (solver/search/subgame.py: 1-KLSS, my strategy locked to the blueprint where my
+   information state is not the real one);
+2. the subgame: to the end of the round if it fits `limits.max_nodes`, else
+   depth-limited (the first play decision 3, 2, then 1 plays below the root), leaves
+   valued by blueprint rollouts;
+3. DCFR (solver/exact/cfr.py, with node locking) until the time budget or exactly
+   `limits.iterations` iterations (repeatable: the same seed and iterations give the same
+   answer on any machine);
+4. the answer: the average strategy at my information state, and each action's value
+   to me under the re-solved profile.
+
+The blueprint is the game's tables (a PolicySet, finest first, agenda_expert last): it
+weighs the beliefs, plays the locked decisions and the leaf rollouts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import numpy as np
+
+from spiel_game import engine
+
+from solver.exact.cfr import CFRSolver, value_sweep
+from solver.exact.tree import DECISION
+from solver.search.subgame import Subgame, SubgameTooLarge, build, roots
+from solver.sim.rng import STREAM_SEARCH_LEAF, check_seed, stream_seed
+
+CONSTRUCTION = "1-KLSS"  # knowledge-limited subgame solving of order 1 (subgame.py)
+TREMBLE = 1e-3  # least blueprint probability of an observed decision in the beliefs
+# (plays below the root, cut at chance): the whole round first; last, only my own turn,
+# valued by rollouts, from the order-1 roots alone (no opponent decides in it).
+DEPTHS = ((-1, False), (2, False), (2, True), (1, False), (1, True))
+OWN_TURN = DEPTHS[-1]
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchLimits:
+    """The budget: `seconds` of wall time, or exactly `iterations` DCFR iterations."""
+
+    seconds: float = 1.0
+    iterations: int | None = None
+    min_iterations: int = 16
+    max_iterations: int = 2000
+    max_nodes: int = 100_000
+    max_roots: int = 400  # order-1 roots and the heaviest order-2 roots
+    leaf_rollouts: int = 8  # per leaf, at most 8x this; fewer where leaves are many:
+    rollout_budget: int = 40_000  # rollouts shared by all leaves
+    max_particles: int = 4096
+
+    def __post_init__(self):
+        if not self.seconds > 0:
+            raise ValueError(f"search seconds must be positive, got {self.seconds!r}")
+        if self.iterations is not None and (isinstance(self.iterations, bool)
+                                            or self.iterations < 1):
+            raise ValueError(f"search iterations must be a positive whole number, got "
+                             f"{self.iterations!r}")
+
+
+@dataclasses.dataclass
+class SearchResult:
+    legal: np.ndarray  # my legal actions at the root
+    probs: np.ndarray  # the search's average strategy there
+    values: np.ndarray  # each action's value to me (re-solved profile, my posterior)
+    subgame: Subgame
+    strategy: np.ndarray  # the average strategy on the whole subgame
+    node_values: np.ndarray  # (nodes, players) under `strategy`
+    iterations: int
+    seconds: float
+
+    @property
+    def root_nodes(self) -> np.ndarray:
+        """The order-1 root nodes (my real information state)."""
+        return self.subgame.root_nodes()[:self.subgame.roots.order1]
+
+    def detail(self) -> dict:
+        sub = self.subgame
+        return {"construction": f"{CONSTRUCTION}, {sub.top} top",
+                "roots": {"order1": sub.roots.order1, "order2": sub.roots.order2,
+                          "beliefs_complete": bool(sub.roots.complete)},
+                "nodes": sub.num_nodes, "infosets": sub.num_infosets,
+                "depth": ("end of round" if sub.max_plays < 0 else
+                          "own turn" if sub.roots.order2 == 0 and sub.leaves and
+                          sub.max_plays == 1 else f"{sub.max_plays} plays"),
+                "leaves": sub.leaves, "iterations": self.iterations,
+                "seconds": round(self.seconds, 3)}
+
+    def line(self, path) -> tuple[float, float]:
+        """(probability, value to me) of my consecutive actions `path` from the root."""
+        sub = self.subgame
+        me = int(sub.player[self.root_nodes[0]])
+        nodes = list(self.root_nodes)
+        prob = 1.0
+        for k, action in enumerate(path):
+            nxt = []
+            for node in nodes:
+                start = sub.child_start[node]
+                acts = sub.edge_action[start:start + sub.num_children[node]]
+                i = int(np.flatnonzero(acts == action)[0])
+                if node == nodes[0]:
+                    info = sub.infoset[node]
+                    prob *= float(self.strategy[sub.offsets[info] + i])
+                nxt.append(int(sub.edge_child[start + i]))
+            nodes = nxt
+            if k + 1 < len(path) and not all(sub.kind[n] == DECISION and sub.player[n] == me
+                                             for n in nodes):
+                raise ValueError("the path leaves my decisions")
+        k = sub.roots.order1
+        w = sub.roots.weights[:k]
+        return prob, float(np.dot(w, self.node_values[nodes, me] - sub.root_shift[:k]) / w.sum())
+
+
+def _heaviest(r, limit: int):
+    """All order-1 roots and the heaviest order-2 roots, `limit` in all."""
+    import dataclasses as dc
+
+    if len(r.weights) <= limit:
+        return r
+    k = r.order1
+    keep = np.concatenate([np.arange(k), k + np.argsort(-r.weights[k:], kind="stable")
+                           [:max(limit - k, 0)]])
+    keep.sort()
+    plain = (None if r.weights_without_opponent is None
+             else r.weights_without_opponent[keep])
+    return dc.replace(r, states=r.states[keep], weights=r.weights[keep], free=r.free[keep],
+                      order2=len(keep) - k, weights_without_opponent=plain)
+
+
+def _order1(r):
+    """The order-1 roots alone."""
+    import dataclasses as dc
+
+    k = r.order1
+    plain = None if r.weights_without_opponent is None else r.weights_without_opponent[:k]
+    return dc.replace(r, states=r.states[:k], weights=r.weights[:k], free=r.free[:k],
+                      order2=0, weights_without_opponent=plain)
+
+
+def _seed_for(seed: int, s: np.ndarray, me: int) -> int:
+    """The leaf rollouts' seed: the same information state gets the same rollouts,
+    whatever was searched before."""
+    from solver.abstraction.keys import identity_key
+
+    return int(stream_seed(seed, STREAM_SEARCH_LEAF, int(identity_key(s, me)) & ((1 << 62) - 1))
+               & ((1 << 62) - 1))
+
+
+DEFAULT_LIMITS = SearchLimits()
+
+
+def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFAULT_LIMITS,
+           seed: int = 0, top: str = "max-margin") -> SearchResult:
+    """Re-solve at my decision in the worlds (states, weights: my posterior, particles
+    kept apart where any player's log differs). SubgameTooLarge when even the shallowest
+    subgame exceeds the node budget."""
+    start = time.perf_counter()
+    seed = check_seed(seed)
+    deadline = start + limits.seconds
+    states = np.ascontiguousarray(np.stack(states))
+    s0 = states[0]
+    if engine.is_chance(s0) or engine.is_terminal(s0) or engine.current_actor(s0) != me:
+        raise ValueError(f"the search starts at a decision of seat {me}")
+    chain = policies.chain
+    root_set = _heaviest(roots(game, states, weights, me, policies.bank, chain, TREMBLE,
+                               limits.max_particles), limits.max_roots)
+    leaf_seed = _seed_for(seed, s0, me)
+    sub = None
+    for depth, cut_chance in DEPTHS:
+        own_turn = (depth, cut_chance) == OWN_TURN
+        chosen = _order1(root_set) if own_turn else root_set
+        # no opponent decides in my own turn: nothing for a gadget to guard
+        shape = dict(top="unsafe" if own_turn else top, cut_chance=cut_chance)
+        try:
+            _, leaves = build(chosen, me, policies.bank, chain, limits.max_nodes, depth, 0,
+                              leaf_seed, count_only=True, **shape)
+        except SubgameTooLarge:
+            continue
+        rollouts = limits.leaf_rollouts
+        if leaves:  # the leaves share a rollout budget: at least one each
+            rollouts = int(np.clip(limits.rollout_budget // leaves, 1, 8 * rollouts))
+        sub = build(chosen, me, policies.bank, chain, limits.max_nodes, depth, rollouts,
+                    leaf_seed, **shape)
+        break
+    if sub is None:
+        raise SubgameTooLarge(f"the subgame exceeds {limits.max_nodes:,} nodes even one "
+                              "play deep")
+    solver = CFRSolver(sub, "dcfr", sub.infoset_locked, sub.locked_strategy)
+    while True:
+        solver.iteration()
+        if limits.iterations is not None:
+            if solver.iterations >= limits.iterations:
+                break
+        elif solver.iterations >= limits.max_iterations or (
+                solver.iterations >= limits.min_iterations and time.perf_counter() >= deadline):
+            break
+    strategy = solver.average_strategy()
+    a = solver.arrays
+    node_values = np.zeros((sub.num_nodes, sub.num_players))
+    value_sweep(*a.args(), strategy, node_values)
+    roots_i = sub.root_nodes()[:root_set.order1]
+    info = int(sub.infoset[roots_i[0]])
+    if np.any(sub.infoset[roots_i] != info):
+        raise AssertionError("order-1 roots in different information states")
+    lo, hi = sub.offsets[info], sub.offsets[info + 1]
+    start_edge = sub.child_start[roots_i[0]]
+    legal = sub.edge_action[start_edge:start_edge + (hi - lo)].copy()
+    w = root_set.weights[:root_set.order1]
+    shift = sub.root_shift[:root_set.order1]
+    values = np.zeros(hi - lo)
+    for i in range(hi - lo):
+        children = sub.edge_child[sub.child_start[roots_i] + i]
+        values[i] = np.dot(w, node_values[children, me] - shift) / w.sum()
+    return SearchResult(legal, strategy[lo:hi].copy(), values, sub, strategy, node_values,
+                        solver.iterations, time.perf_counter() - start)
+
+
+def my_posterior(game, s: np.ndarray, me: int, policies, max_particles: int = 4096):
+    """My posterior at a real state's decision (the worlds `search` takes)."""
+    from solver.belief import posterior_of_state
+
+    post = posterior_of_state(game, s, me, bank=policies.bank, chain=policies.chain,
+                              floor=TREMBLE, merge_logs=True, max_particles=max_particles)
+    return post

@@ -1,0 +1,586 @@
+"""The subgame a search solves: its roots from the belief engine, the rest of the round
+expanded by the compiled engine into flat arrays (the layout of solver/exact/tree.py).
+
+Roots (knowledge-limited subgame solving of order 1, "1-KLSS": Zhang & Sandholm 2021,
+"Subgame Solving without Common Knowledge"), at a decision of the searching seat `me`:
+
+- order 1: the histories `me` cannot tell from the real one (its information state I):
+  the belief engine's posterior for `me`, the opponents' decisions weighted by the
+  blueprint;
+- order 2: for each opponent q and each information state J of q met among them, the
+  histories q cannot tell apart: q's posterior at the same decision of `me`, everybody
+  else's decisions (mine too) weighted by the blueprint. They hold the worlds in which
+  I hold other cards, so an opponent's re-solved strategy cannot depend on my hand;
+- weights: the blueprint's reach pi(h) (chance times every player's blueprint
+  probabilities) relative to pi(I). Order 1: my posterior p_me(h). A set J: q's
+  posterior p_q(h | J) times pi(J) / pi(I) = p_me(h) / p_q(h | J) for the histories h in
+  both I and J (the same ratio for all of them, by perfect recall; summed for noise).
+
+Below an order-1 root my decisions are re-solved; below an order-2 root (where my
+information state is not I) they are locked to the blueprint; every opponent decision is
+re-solved. Chance is enumerated (every pool card, by its copies). The tree ends at the
+end of the round, or, with a depth limit, at the first play decision `max_plays` plays
+below the root, where the value is the mean of `leaf_rollouts` blueprint rollouts
+(everybody playing the blueprint chain to the end; solver/sim/playout.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from numba import njit
+
+from spiel_game import engine
+from spiel_game import layout as L
+
+from solver.abstraction.keys import identity_key
+from solver.belief import complete_pattern, posterior
+from solver.exact.tree import CHANCE, DECISION, TERMINAL
+from solver.policies.compiled import TABLE_MISS, policy_probs
+from solver.sim.playout import play_out
+from solver.sim.rng import STREAM_SEARCH_LEAF, stream_seed
+
+_JIT = dict(cache=True, nogil=True)
+OK, TOO_MANY_NODES, TOO_DEEP = 0, 1, 2
+_STACK = 8192  # states waiting to be expanded (depth x branching)
+
+
+class SubgameTooLarge(Exception):
+    """The subgame does not fit the node budget at the depth asked for."""
+
+
+# Roots ------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Roots:
+    states: np.ndarray  # (count, STATE_SIZE)
+    weights: np.ndarray  # pi(h) / pi(I), not normalised
+    free: np.ndarray  # bool: order 1 (my decisions below are re-solved)
+    order1: int
+    order2: int
+    complete: bool  # no belief run dropped a particle
+    # 2 players: pi_-q(h), the reach without the opponent's own (the gadget's odds)
+    weights_without_opponent: np.ndarray | None = None
+
+
+def _used(s) -> bytes:
+    return s[:L.S_EVENTS + s[L.S_EVENT_N] * L.EVENT_SIZE].tobytes()
+
+
+def _history(s, players: int) -> bytes:
+    """A history as far as anybody can tell: the state apart from its log, and every
+    player's view (the belief engine merges histories that agree on these)."""
+    from solver.belief import hidden_state
+
+    return hidden_state(s) + b"".join(_view(s, p) for p in range(players))
+
+
+def _view(s, seat) -> bytes:
+    observed, n = complete_pattern(s, seat)
+    return observed[:n].tobytes()
+
+
+def roots(game, states, weights, me: int, bank, chain, floor: float,
+          max_particles: int, max_views: int = 48, view_mass: float = 0.99) -> Roots:
+    """Order-1 and order-2 roots (module docstring) from my posterior (states, weights:
+    particles at my decision, kept apart where any player's log differs). The order-2
+    roots come from the opponents' likeliest information states among the order-1
+    roots: at most max_views per opponent, until they hold view_mass of my posterior
+    (the others keep their order-1 roots only: there the opponent is treated as if it
+    knew a little more)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    weights = weights / weights.sum()
+    my_views = {_view(s, me) for s in states}  # one, unless a hint forgot some of it
+    my_view = _view(states[0], me)
+    out_states, out_weights, out_free = list(states), list(weights), [True] * len(states)
+    seen = {_used(s) for s in states}
+    complete = True
+    num_players = int(states[0][L.S_NUM_PLAYERS])
+    # With 2 players, also the odds without the opponent's reach: chance alone within I
+    # (my own reach is the same on all of I), a set J scaled as above by this posterior.
+    chance_only = None
+    if num_players == 2 and len(my_views) == 1:
+        pattern = np.frombuffer(my_view, dtype=np.int32).reshape(-1, L.EVENT_SIZE)
+        post = posterior(game, me, pattern, merge_logs=True, max_particles=max_particles)
+        complete = complete and post.complete
+        by_history = dict(zip((_history(s, num_players) for s in post.states), post.weights))
+        chance_only = [by_history.get(_history(s, num_players), 0.0) for s in states]
+        if min(chance_only) <= 0:
+            chance_only = None  # not one history to one: no gadget (the roots are unsafe)
+    out_plain = list(chance_only) if chance_only is not None else None
+    for q in range(num_players):
+        if q == me or states[0][L.S_IN_ROUND + q] == 0:
+            continue
+        groups: dict[bytes, float] = {}
+        plain_groups: dict[bytes, float] = {}
+        for k, (s, w) in enumerate(zip(states, weights)):
+            view = _view(s, q)
+            groups[view] = groups.get(view, 0.0) + w
+            if chance_only is not None:
+                plain_groups[view] = plain_groups.get(view, 0.0) + chance_only[k]
+        ranked = sorted(groups.items(), key=lambda item: -item[1])
+        covered = 0.0
+        for rank, (view, mass_in_i) in enumerate(ranked):
+            if rank >= max_views or covered >= view_mass:
+                complete = False
+                break
+            covered += mass_in_i
+            pattern = np.frombuffer(view, dtype=np.int32).reshape(-1, L.EVENT_SIZE)
+            post = posterior(game, q, pattern, bank=bank, chain=chain, floor=floor,
+                             merge_logs=True, max_particles=max_particles,
+                             at_decision_of=me)
+            complete = complete and post.complete
+            mine = np.array([_view(s, me) in my_views for s in post.states])
+            if not mine.any():
+                continue  # cannot happen with exact beliefs; a truncated run may lose it
+            ratio = mass_in_i / post.weights[mine].sum()
+            if chance_only is not None:
+                plain_ratio = plain_groups[view] / post.weights[mine].sum()
+            for s, w, is_mine in zip(post.states, post.weights, mine):
+                if is_mine:
+                    continue
+                key = _used(s)
+                if key in seen:
+                    continue
+                seen.add(key)
+                out_states.append(s)
+                out_weights.append(w * ratio)
+                out_free.append(False)
+                if chance_only is not None:
+                    out_plain.append(w * plain_ratio)
+    return Roots(np.ascontiguousarray(np.stack(out_states)), np.array(out_weights),
+                 np.array(out_free), len(states), len(out_states) - len(states), complete,
+                 None if out_plain is None else np.array(out_plain))
+
+
+# Expansion --------------------------------------------------------------------------------
+
+@njit(**_JIT)
+def _blueprint(s, p, bank, chain, legal, n, probs):
+    """probs[:n]: the first policy of chain that has p's key (uniform if none has)."""
+    for k in range(len(chain)):
+        if policy_probs(s, p, chain[k], bank, legal, n, probs) != TABLE_MISS:
+            return
+    for i in range(n):
+        probs[i] = 1.0 / n
+
+
+@njit(**_JIT)
+def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_player, me, bank,
+           chain, max_nodes, max_edges, max_plays, cut_chance, leaf_rollouts, count_only,
+           seed, kind,
+           player, key, locked, child_start, num_children, edge_child, edge_action,
+           edge_prob, edge_blueprint, utility, root_node):
+    """Fill the arrays depth first (children after parents); returns (status, nodes,
+    edges, leaves); root_node[i]: root i's node. max_plays < 0: no depth limit; else a
+    leaf at the first play decision max_plays plays below the root, or with cut_chance
+    already at the first chance node or other player's decision after that many plays.
+    The order-1 roots are one information state of mine (MY_ROOT_KEY): they differ only
+    in what a hint's situation does not say. count_only: the shape alone (no keys,
+    blueprint probabilities or rollouts), to choose the depth before paying for them.
+
+    The top (`top`): UNSAFE, a chance node over the roots by root_weight; RESOLVE, the
+    same, each root below a decision of gadget_player (infoset group_key[group_of[i]]:
+    its root information state) to take a terminal (utility filled in later) or enter;
+    MAX_MARGIN, a decision of gadget_player choosing a group (edge g), each a chance node
+    over its roots by root_weight within the group."""
+    num_players = roots[0, L.S_NUM_PLAYERS]
+    width = roots.shape[1]
+    stack = np.empty((_STACK, width), dtype=roots.dtype)
+    stack_edge = np.empty(_STACK, dtype=np.int64)
+    stack_plays = np.empty(_STACK, dtype=np.int32)
+    stack_free = np.empty(_STACK, dtype=np.bool_)
+    stack_what = np.empty(_STACK, dtype=np.int64)  # -1 a state, else a root or group
+    stack_kind = np.empty(_STACK, dtype=np.int8)  # 0 state, 1 root, 2 gadget, 3 group
+    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    probs = np.empty(L.NUM_ACTIONS)
+    outcomes = np.empty(L.MAX_CHARS, dtype=np.int32)
+    chance_probs = np.empty(L.MAX_CHARS)
+    out = np.zeros(num_players)
+    rollout = np.empty(width, dtype=roots.dtype)
+    s = np.empty(width, dtype=roots.dtype)
+    rng = np.zeros(1, dtype=np.uint64)
+    no_order = np.empty(0, dtype=np.int32)
+    seat_chain = np.empty((num_players, len(chain)), dtype=np.int32)
+    for p in range(num_players):
+        seat_chain[p, :] = chain
+    seat_row = np.zeros(num_players, dtype=np.int32)
+    counts = np.zeros((1, len(chain) + 1), dtype=np.int64)
+    num_groups = len(group_key)
+    group_mass = np.zeros(num_groups)
+    for i in range(len(roots)):
+        group_mass[group_of[i]] += root_weight[i]
+    if len(roots) + num_groups > max_edges or len(roots) + num_groups > _STACK:
+        return TOO_MANY_NODES, 0, 0, 0
+
+    nodes, edges, leaves, sp = 0, 0, 0, 0
+    # The top node (node 0) and what it leads to.
+    child_start[0] = 0
+    key[0] = 0
+    locked[0] = False
+    if top == MAX_MARGIN:
+        kind[0] = DECISION
+        player[0] = gadget_player
+        key[0] = _MAX_MARGIN_KEY
+        num_children[0] = num_groups
+        for g in range(num_groups - 1, -1, -1):
+            edge_action[g] = g
+            edge_prob[g] = 1.0
+            edge_blueprint[g] = 1.0 / num_groups
+            stack_edge[sp] = g
+            stack_kind[sp] = 3
+            stack_what[sp] = g
+            sp += 1
+        edges = num_groups
+    else:
+        kind[0] = CHANCE
+        player[0] = -1
+        num_children[0] = len(roots)
+        total = root_weight.sum()
+        for i in range(len(roots) - 1, -1, -1):
+            edge_action[i] = i
+            edge_prob[i] = root_weight[i] / total
+            edge_blueprint[i] = edge_prob[i]
+            stack_edge[sp] = i
+            stack_kind[sp] = 2 if top == RESOLVE else 1
+            stack_what[sp] = i
+            sp += 1
+        edges = len(roots)
+    nodes = 1
+    while sp > 0:
+        sp -= 1
+        node = nodes
+        if node + 2 >= max_nodes or edges + 2 > max_edges:
+            return TOO_MANY_NODES, nodes, edges, leaves
+        nodes += 1
+        edge_child[stack_edge[sp]] = node
+        child_start[node] = edges
+        num_children[node] = 0
+        player[node] = -1
+        key[node] = 0
+        locked[node] = False
+        what = stack_what[sp]
+        if stack_kind[sp] == 3:  # a group of the max-margin top: chance over its roots
+            kind[node] = CHANCE
+            n = 0
+            for i in range(len(roots) - 1, -1, -1):
+                if group_of[i] == what:
+                    n += 1
+            num_children[node] = n
+            k = n - 1
+            for i in range(len(roots) - 1, -1, -1):
+                if group_of[i] != what:
+                    continue
+                e = edges + k
+                edge_action[e] = i
+                edge_prob[e] = root_weight[i] / group_mass[what]
+                edge_blueprint[e] = edge_prob[e]
+                stack_edge[sp] = e
+                stack_kind[sp] = 1
+                stack_what[sp] = i
+                sp += 1
+                k -= 1
+            edges += n
+            continue
+        if stack_kind[sp] == 2:  # a resolve gadget: terminate (edge 0) or enter (edge 1)
+            kind[node] = DECISION
+            player[node] = gadget_player
+            key[node] = group_key[group_of[what]]
+            num_children[node] = 2
+            for i in range(2):
+                edge_action[edges + i] = i
+                edge_prob[edges + i] = 1.0
+                edge_blueprint[edges + i] = float(i)  # the blueprint enters
+            terminal = nodes
+            nodes += 1
+            edge_child[edges] = terminal
+            kind[terminal] = TERMINAL
+            player[terminal] = -1
+            key[terminal] = 0
+            locked[terminal] = False
+            child_start[terminal] = edges + 2
+            num_children[terminal] = 0
+            utility[terminal, :num_players] = 0.0
+            stack_edge[sp] = edges + 1
+            stack_kind[sp] = 1
+            edges += 2
+            sp += 1  # the root itself, below its gadget
+            continue
+        if stack_kind[sp] == 1:  # a root: its state
+            root_node[what] = node
+            s[:] = roots[what]
+            plays = 0
+            free = root_free[what]
+        else:
+            s[:] = stack[sp]
+            plays = stack_plays[sp]
+            free = stack_free[sp]
+        if engine.is_terminal(s):
+            kind[node] = TERMINAL
+            engine.returns(s, out)
+            utility[node, :num_players] = out
+            continue
+        leaf = False
+        if max_plays >= 0 and plays >= max_plays:
+            if engine.is_chance(s):
+                leaf = cut_chance
+            else:
+                leaf = s[L.S_PHASE] == L.PH_PLAY or (cut_chance
+                                                     and engine.current_actor(s) != me)
+        if leaf:
+            kind[node] = TERMINAL  # a leaf: blueprint rollouts
+            utility[node, :num_players] = 0.0
+            for r in range(0 if count_only else leaf_rollouts):
+                rollout[:] = s
+                rng[0] = stream_seed(seed, STREAM_SEARCH_LEAF, leaves * leaf_rollouts + r)
+                play_out(rollout, no_order, seat_chain, bank, rng, legal, probs, counts,
+                         seat_row, -1)
+                engine.returns(rollout, out)
+                utility[node, :num_players] += out / leaf_rollouts
+            leaves += 1
+            continue
+        if engine.is_chance(s):
+            n = engine.chance_outcomes(s, outcomes, chance_probs)
+            kind[node] = CHANCE
+        else:
+            phase = s[L.S_PHASE]
+            p = engine.current_actor(s)
+            n = engine.legal_actions(s, legal)
+            kind[node] = DECISION
+            player[node] = p
+            locked[node] = p == me and not free
+            if not count_only:
+                key[node] = (MY_ROOT_KEY if stack_kind[sp] == 1 and free
+                             else identity_key(s, p))
+                _blueprint(s, p, bank, chain, legal, n, probs)
+            if phase == L.PH_PLAY:
+                plays += 1
+        if edges + n > max_edges:
+            return TOO_MANY_NODES, nodes, edges, leaves
+        if sp + n > _STACK:
+            return TOO_DEEP, nodes, edges, leaves
+        num_children[node] = n
+        for i in range(n):
+            e = edges + i
+            if kind[node] == CHANCE:
+                edge_action[e] = outcomes[i]
+                edge_prob[e] = chance_probs[i]
+                edge_blueprint[e] = chance_probs[i]
+            else:
+                edge_action[e] = legal[i]
+                edge_prob[e] = 1.0
+                edge_blueprint[e] = probs[i]
+        # Children are pushed last first, so the first is numbered first.
+        for i in range(n - 1, -1, -1):
+            slot = sp + (n - 1 - i)
+            stack[slot, :] = s
+            engine.apply_action(stack[slot], edge_action[edges + i])
+            stack_edge[slot] = edges + i
+            stack_plays[slot] = plays
+            stack_free[slot] = free
+            stack_kind[slot] = 0
+            stack_what[slot] = -1
+        sp += n
+        edges += n
+    return OK, nodes, edges, leaves
+
+
+@dataclasses.dataclass
+class Subgame:
+    """Flat arrays as in solver/exact/tree.py GameTree (what solver/exact/cfr.py takes),
+    plus which infosets are locked to the blueprint and their locked strategy."""
+
+    kind: np.ndarray
+    player: np.ndarray
+    infoset: np.ndarray
+    child_start: np.ndarray
+    num_children: np.ndarray
+    edge_child: np.ndarray
+    edge_action: np.ndarray
+    edge_prob: np.ndarray  # chance odds; 1 at decisions
+    utility: np.ndarray
+    infoset_player: np.ndarray
+    infoset_node: np.ndarray
+    infoset_locked: np.ndarray  # bool per infoset
+    locked_strategy: np.ndarray  # per (infoset, action) of a locked infoset; else 0
+    offsets: np.ndarray
+    roots: Roots
+    leaves: int
+    max_plays: int  # -1: to the end of the round
+    blueprint: np.ndarray  # the blueprint's strategy per (infoset, action)
+    top: str  # UNSAFE, RESOLVE or MAX_MARGIN
+    gadget_player: int  # the opponent who holds the gadget, -1: none
+    root_node: np.ndarray  # each root's node
+    root_shift: np.ndarray  # per root: what the gadget added to my utilities below it
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.kind)
+
+    @property
+    def num_infosets(self) -> int:
+        return len(self.infoset_player)
+
+    @property
+    def num_players(self) -> int:
+        return self.utility.shape[1]
+
+    def action_offsets(self) -> np.ndarray:
+        return self.offsets
+
+    def root_nodes(self) -> np.ndarray:
+        return self.root_node
+
+
+UNSAFE, RESOLVE, MAX_MARGIN = 0, 1, 2
+TOPS = {"unsafe": UNSAFE, "resolve": RESOLVE, "max-margin": MAX_MARGIN}
+_MAX_MARGIN_KEY = 0x6A09E667F3BCC909  # the max-margin top's infoset key
+MY_ROOT_KEY = 0x3C6EF372FE94F82B  # the order-1 roots' infoset of mine
+_GADGET_SALT = 0x2545F4914F6CDD1D  # gadget infosets apart from the opponent's real ones
+
+
+def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
+          leaf_rollouts: int, seed: int, top: str = "max-margin",
+          cut_chance: bool = False, count_only: bool = False) -> Subgame | tuple[int, int]:
+    """The subgame below `roots_`; SubgameTooLarge past max_nodes; with count_only,
+    only (nodes, leaves).
+
+    `top` (2 players, margin utility; otherwise always "unsafe"): "unsafe", the roots by
+    the blueprint's reach; "resolve" (Burch, Johanson & Bowling 2014), the opponent may
+    take at each of its root information states J its counterfactual best-response value
+    against the blueprint, CBV(J), instead of entering; "max-margin" (Moravcik et al.
+    2016; Brown & Sandholm 2017), the opponent picks the J to enter and gets its value
+    there minus CBV(J), so the solve maximises the smallest margin. Both gadgets weigh
+    the roots by the reach of everybody but the opponent."""
+    if top not in TOPS:
+        raise ValueError(f"subgame top {top!r}: allowed are {', '.join(TOPS)}")
+    first = roots_.states[0]
+    num_players = int(first[L.S_NUM_PLAYERS])
+    mode = TOPS[top]
+    if not (num_players == 2 and roots_.weights_without_opponent is not None
+            and int(first[L.S_UTILITY]) == engine.UTIL_MARGIN):
+        mode = UNSAFE
+    elif mode != UNSAFE:
+        keys = np.array([identity_key(s, 1 - me) for s in roots_.states], dtype=np.int64)
+        _, group_of = np.unique(keys, return_inverse=True)
+        if np.bincount(group_of, weights=roots_.weights_without_opponent).min() <= 0:
+            mode = UNSAFE  # a root information state of the opponent without odds
+    opponent = 1 - me if mode != UNSAFE else -1
+    weights = roots_.weights_without_opponent if mode != UNSAFE else roots_.weights
+    count = len(weights)
+    group_of = np.zeros(count, dtype=np.int64)
+    group_key = np.zeros(1, dtype=np.int64)
+    if mode != UNSAFE:
+        keys = np.array([identity_key(s, opponent) for s in roots_.states], dtype=np.int64)
+        unique, group_of = np.unique(keys, return_inverse=True)
+        group_key = unique ^ _GADGET_SALT
+        group_of = group_of.astype(np.int64)
+    extra = 2 * count + len(group_key) + 1
+    max_nodes += extra
+    max_edges = 2 * max_nodes + count
+    kind = np.empty(max_nodes, dtype=np.int8)
+    player = np.empty(max_nodes, dtype=np.int8)
+    key = np.empty(max_nodes, dtype=np.int64)
+    locked = np.empty(max_nodes, dtype=np.bool_)
+    child_start = np.empty(max_nodes, dtype=np.int64)
+    num_children = np.empty(max_nodes, dtype=np.int32)
+    edge_child = np.empty(max_edges, dtype=np.int32)
+    edge_action = np.empty(max_edges, dtype=np.int32)
+    edge_prob = np.empty(max_edges, dtype=np.float64)
+    edge_blueprint = np.empty(max_edges, dtype=np.float64)
+    utility = np.zeros((max_nodes, num_players), dtype=np.float64)
+    root_node = np.full(count, -1, dtype=np.int64)
+    status, n, e, leaves = expand(roots_.states, weights, roots_.free, mode, group_of,
+                                  group_key, opponent, me, bank.arrays(),
+                                  np.asarray(chain, dtype=np.int32), max_nodes, max_edges,
+                                  max_plays, cut_chance, leaf_rollouts, count_only, seed,
+                                  kind, player, key, locked,
+                                  child_start, num_children, edge_child, edge_action,
+                                  edge_prob, edge_blueprint, utility, root_node)
+    if status != OK:
+        raise SubgameTooLarge(f"more than {max_nodes - extra:,} nodes at depth "
+                              f"{'unlimited' if max_plays < 0 else max_plays}")
+    if count_only:
+        return n, leaves
+    kind, player, key, locked = kind[:n], player[:n], key[:n], locked[:n]
+    num_children = num_children[:n].copy()
+    child_start = child_start[:n].copy()
+    decisions = np.flatnonzero(kind == DECISION)
+    _, first_node, inverse = np.unique(key[decisions], return_index=True, return_inverse=True)
+    infoset = np.full(n, -1, dtype=np.int32)
+    infoset[decisions] = inverse
+    infoset_node = decisions[first_node].astype(np.int32)
+    sizes = num_children[infoset_node].astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    infoset_locked = locked[infoset_node]
+    if np.any(locked[decisions] != infoset_locked[inverse]):
+        raise AssertionError("an information set mixes locked and re-solved histories")
+    blueprint = np.zeros(int(offsets[-1]))
+    for info, node in enumerate(infoset_node.tolist()):
+        start = child_start[node]
+        blueprint[offsets[info]:offsets[info + 1]] = edge_blueprint[start:start + sizes[info]]
+    locked_strategy = np.where(np.repeat(infoset_locked, sizes), blueprint, 0.0)
+    sub = Subgame(kind, player, infoset, child_start, num_children, edge_child[:e].copy(),
+                  edge_action[:e].copy(), edge_prob[:e].copy(), utility[:n].copy(),
+                  player[infoset_node].copy(), infoset_node, infoset_locked, locked_strategy,
+                  offsets, roots_, leaves, max_plays, blueprint,
+                  {v: k for k, v in TOPS.items()}[mode], opponent, root_node,
+                  np.zeros(count))
+    if mode != UNSAFE:
+        _gadget_values(sub, me, opponent, group_of, mode)
+    return sub
+
+
+def _subtree_root(sub: Subgame) -> np.ndarray:
+    """For every node, the root it lies below (-1 above the roots)."""
+    owner = np.full(sub.num_nodes, -1, dtype=np.int64)
+    owner[sub.root_node] = np.arange(len(sub.root_node))
+    parent_of_edge = np.repeat(np.arange(sub.num_nodes), sub.num_children)
+    parent = np.full(sub.num_nodes, -1, dtype=np.int64)
+    parent[sub.edge_child] = parent_of_edge
+    for node in range(sub.num_nodes):  # preorder: parents first
+        if owner[node] < 0 and parent[node] >= 0:
+            owner[node] = owner[parent[node]]
+    return owner
+
+
+def _gadget_values(sub: Subgame, me: int, opponent: int, group_of: np.ndarray,
+                   mode: int) -> None:
+    """The opponent's counterfactual best-response value against the blueprint at each
+    root information state J, CBV(J) (Brown & Sandholm 2017: what the re-solved strategy
+    must not let the opponent exceed there), into the gadget: the resolve terminals pay
+    it; with max-margin every utility below J is shifted by it."""
+    from solver.exact.best_response import best_response
+    from solver.exact.cfr import value_sweep
+
+    count = len(sub.root_node)
+    terminals = None
+    if mode == RESOLVE:
+        gadgets = sub.edge_child[:count]
+        terminals = sub.edge_child[sub.child_start[gadgets]]
+        sub.utility[terminals, opponent] = -1e9  # the best response below always enters
+        sub.utility[terminals, me] = 1e9
+    _, best = best_response(sub, sub.blueprint, opponent)
+    strategy = sub.blueprint.copy()
+    for info in np.flatnonzero((sub.infoset_player == opponent) & (best >= 0)):
+        lo, hi = sub.offsets[info], sub.offsets[info + 1]
+        strategy[lo:hi] = 0.0
+        strategy[lo + best[info]] = 1.0
+    value = np.zeros((sub.num_nodes, sub.num_players))
+    value_sweep(sub.kind, sub.player, sub.infoset, sub.child_start, sub.num_children,
+                sub.edge_child, sub.edge_prob, sub.utility, sub.offsets, strategy, value)
+    w = sub.roots.weights_without_opponent
+    mass = np.bincount(group_of, weights=w)
+    alt = np.bincount(group_of, weights=w * value[sub.root_node, opponent])
+    alt = alt / np.maximum(mass, 1e-300)
+    if mode == RESOLVE:
+        sub.utility[terminals, opponent] = alt[group_of]
+        sub.utility[terminals, me] = -alt[group_of]
+        return
+    owner = _subtree_root(sub)
+    below = (sub.kind == TERMINAL) & (owner >= 0)
+    shift = alt[group_of[owner[below]]]
+    sub.utility[below, opponent] -= shift
+    sub.utility[below, me] += shift
+    sub.root_shift = alt[group_of]

@@ -1,0 +1,317 @@
+"""The web app's JSON API (cli/web/app.py) through FastAPI's test client: the hint answer
+is the command line's, refusals are 4xx with the command line's message, games play to
+their end and log what the terminal game logs, concurrent requests get their own answers,
+the server warms up, stops on Ctrl-C and refuses a port in use."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app as cli_app
+from cli.web.app import MAX_BODY_BYTES, create_app
+from solver.play import COACH_SEARCH_ITERATIONS, OPPONENT_SEARCH_ITERATIONS
+from solver.play.log import LogWriter, opponent_fields, replay
+from solver.play.opponents import resolve
+from solver.play.session import Session
+from tests.conftest import load
+
+pytest.importorskip("httpx2", reason="FastAPI's test client needs httpx2")
+from fastapi.testclient import TestClient  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = "1e-6"  # rollout seconds: the hint's minimum of 64 rollouts, the same every run
+runner = CliRunner()
+README = {"players": 2, "seat": 1, "hand": ["jabba", "guard"],
+          "face_up": ["crumb", "bib", "merc"], "areas": {"0": ["han"]}}
+PASTED = {"log": "p1 hand:[Jabba the Hutt,Bib Fortuna] | face-up Mercenary; face-up "
+          "Salacious Crumb; face-up Bib Fortuna; p0 gets ? (deal); p1 gets Jabba the Hutt "
+          "(deal); p0 gets ? (deck); p0 plays Han Solo; p1 gets Bib Fortuna (deck)"}
+THREE = {"players": 3, "seat": 0, "hand": ["jabba", "bib"], "areas": {
+    "0": ["crumb@2"], "1": ["guard"], "2": ["han"]}, "saw": {"2": "leia"}}
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(warm=False)) as c:
+        yield c
+
+
+def timeless(answer: dict) -> dict:
+    """An answer without its wall times (the only fields a rerun may change)."""
+    out = json.loads(json.dumps(answer))
+    out.pop("seconds")
+    out["rollouts"].pop("seconds")
+    out["policy"]["search"].pop("seconds", None)
+    return out
+
+
+def cli_hint(tmp_path: Path, situation: dict, *flags: str):
+    path = tmp_path / "situation.json"
+    path.write_text(json.dumps(situation))
+    return runner.invoke(cli_app, ["hint", "--situation", str(path), *flags])
+
+
+@pytest.mark.parametrize("situation", [README, PASTED, THREE], ids=["summary", "log", "3p"])
+def test_the_hint_answer_is_the_command_lines(client, tmp_path, situation):
+    cli = cli_hint(tmp_path, situation, "--seconds", TINY, "--seed", "7",
+                   "--search-iterations", "8", "--json")
+    assert cli.exit_code == 0, cli.output
+    web = client.post(f"/api/hint?seconds={TINY}&seed=7&search_iterations=8", json=situation)
+    assert web.status_code == 200, web.text
+    assert timeless(web.json()) == timeless(json.loads(cli.stdout))
+
+
+BAD_SITUATIONS = [
+    {**README, "hand": ["jabba", "jabba"]},  # more copies than exist
+    {**README, "hand": ["jabba"]},  # a hand of one card
+    {**README, "hand": ["jaba", "guard"]},  # an unknown card, with suggestions
+    {**README, "out": [0], "protected": [0]},  # out and protected
+    {**README, "deck": 3},  # a deck count that cannot be
+    {**README, "saw": {"0": "luke"}},  # knowledge no event explains
+    {**README, "players": 8},
+    {**README, "agenda": "galactic"},
+    {**README, "seat": 5},
+    {**README, "colour": "red"},  # an unknown field
+    {**PASTED, "seat": 0},  # the pasted information state is seat 1's
+    {"log": "p0 dances"},  # not an event
+]
+
+
+def test_every_refused_situation_is_a_422_with_the_command_lines_message(client, tmp_path):
+    for situation in BAD_SITUATIONS:
+        web = client.post(f"/api/hint?seconds={TINY}", json=situation)
+        assert web.status_code == 422, (situation, web.text)
+        detail = web.json()["detail"]
+        assert detail.startswith("impossible situation: ")
+        cli = cli_hint(tmp_path, situation, "--seconds", TINY)
+        assert cli.exit_code == 2
+        assert cli.stderr.strip().splitlines()[-1] == f"Error: {detail}", situation
+
+
+def test_bad_requests_are_4xx_never_500(client, tmp_path):
+    array = tmp_path / "array.json"
+    array.write_text("[1, 2]")
+    cli = runner.invoke(cli_app, ["hint", "--situation", str(array)])
+    not_a_table = client.post("/api/hint", content=b"[1, 2]")
+    assert not_a_table.status_code == 400
+    assert not_a_table.json()["detail"] in " ".join(cli.output.replace("│", " ").split())
+    cases = [
+        client.post("/api/hint", content=b"{oops"),
+        client.post("/api/hint", content=b"\xff\xfe"),
+        client.post("/api/hint?seconds=0", json=README),
+        client.post("/api/hint?seconds=1e9", json=README),
+        client.post("/api/hint?seed=-1", json=README),
+        client.post("/api/play/new", json={"players": 9}),
+        client.post("/api/play/new", json={"seat": 3}),
+        client.post("/api/play/new", json={"against": "search", "players": 5}),
+        client.post("/api/play/new", json={"against": "table", "players": 5}),
+        client.post("/api/play/new", json={"against": "search",
+                                           "opponent_search_iterations": 0}),
+        client.post("/api/play/new", json={"coach": True, "coach_search_iterations": 1e6}),
+        client.post("/api/hint?search_iterations=0", json=README),
+        client.post("/api/play/new", json={"opponent_search_iterations": 8}),
+        client.post("/api/play/new", json={"coach_seconds": 1}),
+        client.post("/api/play/new", json={"coach": True, "coach_search": False,
+                                           "coach_search_iterations": 8}),
+        client.post("/api/play/new", json={"against": "results/x.npz"}),
+        client.post("/api/play/new", json={"agenda": "galactic"}),
+        client.post("/api/play/new", content=b"[]"),
+        client.post("/api/play/nope/act", json={"action": 0}),
+        client.get("/api/play/nope"),
+    ]
+    for response in cases:
+        assert 400 <= response.status_code < 500, (response.request.url, response.text)
+        assert "Traceback" not in response.text and response.json()["detail"]
+    assert "which the search needs as its blueprint" in cases[7].json()["detail"]
+    assert "no shipped table for 5 players" in cases[8].json()["detail"]
+    assert cases[9].json()["detail"].startswith("opponent_search_iterations: ")
+    assert cases[10].json()["detail"].startswith("coach_search_iterations: ")
+    assert cases[11].json()["detail"].startswith("search_iterations: ")
+    assert cases[12].json()["detail"] == ("opponent_search_iterations: applies only with "
+                                          "against search")
+    assert cases[13].json()["detail"] == "coach_seconds: applies only with coach true"
+    assert "applies only with coach_search true" in cases[14].json()["detail"]
+
+
+def test_request_bodies_are_size_limited(client):
+    big = b'{"log": "' + b"x" * MAX_BODY_BYTES + b'"}'
+    assert client.post("/api/hint", content=big).status_code == 413
+
+    def streamed():  # no Content-Length: the limit counts the bytes as they come
+        for _ in range(MAX_BODY_BYTES // 1000 + 2):
+            yield b" " * 1000
+
+    assert client.post("/api/hint", content=streamed()).status_code == 413
+
+
+def _play_first_choices(client, spec: dict) -> tuple[str, list[dict]]:
+    """A game through the API, always the first choice; (id, every reply)."""
+    reply = client.post("/api/play/new", json=spec)
+    assert reply.status_code == 200, reply.text
+    key, replies = reply.json()["id"], [reply.json()]
+    while not replies[-1]["view"]["match_over"]:
+        view = replies[-1]["view"]
+        if view["round_over"]:
+            reply = client.post(f"/api/play/{key}/next")
+        else:
+            assert view["waiting"] and view["legal"]
+            reply = client.post(f"/api/play/{key}/act", json={"action": view["legal"][0]["action"]})
+        assert reply.status_code == 200, reply.text
+        replies.append(reply.json())
+    return key, replies
+
+
+@pytest.mark.parametrize("against", ["table", "search"])
+def test_a_seeded_round_through_the_api_is_the_terminal_game(client, tmp_path, against):
+    spec = {"seed": 3, "seat": 0, "coach": True, "coach_seconds": float(TINY),
+            "coach_search_iterations": 4, "against": against,
+            **({"opponent_search_iterations": 4} if against == "search" else {})}
+    key, replies = _play_first_choices(client, spec)
+    final = replies[-1]["view"]
+    assert final["round_over"] and all(s["hand"] is not None for s in final["seats"])
+    verdicts = [r["verdict"] for r in replies if r["verdict"]]
+    assert verdicts and replies[-1]["coach"]["coached"] == sum(v["coached"] for v in verdicts)
+    searched = [v["search"] for v in verdicts if v["coached"] and v["search"]["used"]]
+    assert searched and all(s["iterations"] == 4 for s in searched)
+    log = client.get(f"/api/play/{key}/log")
+    assert log.status_code == 200 and log.headers["content-type"].startswith("application/x-ndjson")
+    web_lines = log.text.splitlines()
+    # The same game in the library (what `jabba play` runs), the same choices.
+    game = load()
+    own = tmp_path / "own.jsonl"
+    with own.open("w") as stream:
+        writer = LogWriter(stream)
+        writer.header(game, seat=0, against=against, seed=3, match=False,
+                      **opponent_fields(against, 4))
+        session = Session(game, 0, resolve(against, game, 3, search_iterations=4), seed=3,
+                          record=writer.write)
+        session.advance()
+        while not session.round_over:
+            session.act(session.legal()[0][0])
+    assert web_lines[1:] == own.read_text().splitlines()[1:]
+    header = json.loads(web_lines[0])
+    budget = " --opponent-search-iterations 4" if against == "search" else ""
+    assert header["command"] == f"jabba play --seat 0 --against {against}{budget} --players " \
+                                "2 --agenda exalted_one --seed 3"
+    assert header.get("opponent_search_iterations") == (4 if against == "search" else None)
+    path = tmp_path / "web.jsonl"
+    path.write_text(log.text)
+    assert replay(path).over
+    refused = client.post(f"/api/play/{key}/act", json={"action": 0})
+    assert refused.status_code == 422 and "not your turn" in refused.json()["detail"]
+    assert client.post(f"/api/play/{key}/next").status_code == 422
+
+
+def test_a_match_through_the_api_reaches_the_token_goal(client):
+    key, replies = _play_first_choices(client, {"seed": 5, "players": 3, "seat": 2,
+                                                "against": "agenda_expert", "match": True})
+    final = replies[-1]["view"]
+    assert max(final["totals"]) >= final["goal"] == 5 and final["match_over"]
+    assert final["result"]["match_winners"] == [t for t, k in enumerate(final["totals"])
+                                                if k >= 5]
+    assert len({r["view"]["round"] for r in replies}) == final["round"] > 1
+
+
+def test_concurrent_hints_each_get_their_own_answer(client):
+    seeds = list(range(8))
+    query = f"seconds={TINY}&search_iterations=8"  # repeatable: no time budget
+    alone = {s: timeless(client.post(f"/api/hint?{query}&seed={s}", json=README).json())
+             for s in seeds}
+    answers, errors = {}, []
+
+    def ask(seed):
+        try:
+            reply = client.post(f"/api/hint?{query}&seed={seed}", json=README)
+            answers[seed] = (reply.status_code, timeless(reply.json()))
+        except Exception as err:  # noqa: BLE001  (reported below)
+            errors.append(err)
+
+    threads = [threading.Thread(target=ask, args=(s,)) for s in seeds]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors
+    assert {s: a for s, (code, a) in answers.items() if code == 200} == alone
+    assert len({json.dumps(a["plays"]) for a in alone.values()}) > 1  # seeds differ
+
+
+def test_warm_up_status_pages_and_schema():
+    with TestClient(create_app(warm=True)) as c:
+        deadline = time.time() + 300
+        while c.get("/api/status").json()["state"] == "warming" and time.time() < deadline:
+            time.sleep(0.2)
+        status = c.get("/api/status").json()
+        assert status["state"] == "ready" and status["seconds"] is not None, status
+        assert "Click the cards" in c.get("/").text and 'id="legal"' in c.get("/play").text
+        assert c.get("/static/app.js").headers["content-type"].startswith(
+            ("application/javascript", "text/javascript"))
+        meta = c.get("/api/meta").json()
+        assert [card["name"] for card in meta["cards"]][:2] == ["Han Solo", "Guard"]
+        assert {"table", "search", "agenda_expert"} <= set(meta["opponents"])
+        assert meta["defaults"] == {"opponent_search_iterations": OPPONENT_SEARCH_ITERATIONS,
+                                    "coach_search_iterations": COACH_SEARCH_ITERATIONS}
+        schema = c.get("/openapi.json").json()
+        for route in ("/api/hint", "/api/status", "/api/play/new", "/api/play/{key}",
+                      "/api/play/{key}/act", "/api/play/{key}/next", "/api/play/{key}/log"):
+            assert route in schema["paths"], route
+        body = schema["paths"]["/api/hint"]["post"]["requestBody"]["content"]
+        assert "hand" in body["application/json"]["schema"]["properties"]
+
+
+def test_the_server_stops_cleanly_on_ctrl_c_and_refuses_a_port_in_use():
+    server = subprocess.Popen([sys.executable, "-m", "cli.main", "serve", "--port", "0"],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        first = server.stdout.readline()
+        url = first.split()[1]
+        assert url.startswith("http://127.0.0.1:"), first
+        deadline = time.time() + 300
+        while time.time() < deadline:
+            with urllib.request.urlopen(url + "api/status", timeout=10) as r:
+                if json.load(r)["state"] != "warming":
+                    break
+            time.sleep(0.5)
+        request = urllib.request.Request(url + f"api/hint?seconds={TINY}",
+                                         data=json.dumps(README).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as r:
+            assert json.load(r)["recommendation"]["card"] == "Guard"
+        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        busy = runner.invoke(cli_app, ["serve", "--port", str(port)])
+        assert busy.exit_code == 2 and "cannot listen on 127.0.0.1 port" in busy.output
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert server.returncode == 0, err
+    assert "stopped" in out and "Traceback" not in err
+
+
+def test_every_static_file_is_package_data():
+    """pyproject.toml's package data for cli.web takes static/* (no subfolders): so a
+    non-editable install (`pip install .`) serves every page."""
+    import fnmatch
+    import tomllib
+
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["cli.web"]
+    static = ROOT / "cli" / "web" / "static"
+    files = [p.relative_to(static.parent).as_posix() for p in static.rglob("*") if p.is_file()]
+    pages = {"static/index.html", "static/play.html", "static/app.js", "static/style.css"}
+    assert pages <= set(files)
+    for name in files:
+        assert any(fnmatch.fnmatch(name, pattern) and "/" not in name[len("static/"):]
+                   for pattern in patterns), name

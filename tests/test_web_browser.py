@@ -1,0 +1,261 @@
+"""The web app in a real browser: Playwright drives Debian's Chromium (/usr/bin/chromium;
+no browser download) against a live `jabba serve`. A situation set up by clicking gets
+the command line's answer; a phone-sized screen needs no sideways scrolling; a refused
+situation shows its message; a seeded round is played to the end.
+
+Skipped, with the reason, where Chromium or Playwright is missing, unless
+JABBA_REQUIRE_BROWSER is set (.ci/run sets it: there a missing browser fails).
+
+    python tests/test_web_browser.py --screenshot docs/img/advice.png   # the README's picture
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+TINY = "0.000001"  # rollout seconds: the hint's minimum of 64 rollouts, the same every run
+ITERATIONS = "8"  # the search's: exactly so many, the same answer every run
+README_FLAGS = ["--seat", "1", "--hand", "jabba,guard", "--face-up", "crumb,bib,merc",
+                "--area", "0=han"]
+
+
+def _missing() -> str | None:
+    if not Path(CHROMIUM).exists():
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed (pip install -e '.[test]')"
+    return None
+
+
+if _missing() and not os.environ.get("JABBA_REQUIRE_BROWSER"):
+    pytest.skip(_missing(), allow_module_level=True)
+
+
+def start_server():
+    """`jabba serve` on a free port, warmed up: (process, base URL)."""
+    server = subprocess.Popen([sys.executable, "-m", "cli.main", "serve", "--port", "0"],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    url = server.stdout.readline().split()[1]
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        with urllib.request.urlopen(url + "api/status", timeout=10) as r:
+            if json.load(r)["state"] != "warming":
+                return server, url
+        time.sleep(0.5)
+    server.kill()
+    raise RuntimeError("the server did not warm up in 300 s")
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    server, url = start_server()
+    yield url
+    server.terminate()
+    server.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM)
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser, url: str, width: int = 1000, height: int = 1200):
+    page = browser.new_page(viewport={"width": width, "height": height})
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(url)
+    page.wait_for_selector("body[data-loaded=yes]")
+    return page, errors
+
+
+def click_readme_situation(page) -> None:
+    """The README's worked hint, by clicking: seat 1; hand Jabba and Guard; face-up
+    Salacious Crumb, Bib Fortuna, Mercenary; seat 0 played Han Solo."""
+    page.select_option("#seat", "1")
+    for card in ("jabba", "guard"):  # the hand is where cards go first
+        page.click(f'#cards [data-card="{card}"]')
+    page.click('[data-field="face_up"] .field-name')
+    for card in ("crumb", "bib", "mercenary"):
+        page.click(f'#cards [data-card="{card}"]')
+    page.click('[data-field="area:0"] .field-name')
+    page.click('#cards [data-card="han"]')
+    page.click("summary:has-text('Options')")
+    page.fill("#seconds", TINY)
+    page.fill("#search-iterations", ITERATIONS)
+
+
+def ask(page) -> None:
+    page.click("#ask")
+    page.wait_for_function("() => !document.querySelector('#ask').disabled")
+
+
+def cli_answer(*flags: str) -> dict:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    result = CliRunner().invoke(app, ["hint", *README_FLAGS, "--seconds", TINY, *flags,
+                                      "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def timeless(answer: dict) -> dict:
+    out = json.loads(json.dumps(answer))
+    out.pop("seconds")
+    out["rollouts"].pop("seconds")
+    out["policy"]["search"].pop("seconds", None)
+    return out
+
+
+def test_a_situation_set_up_by_clicking_gets_the_command_lines_answer(browser, server_url,
+                                                                      tmp_path):
+    page, errors = open_page(browser, server_url)
+    click_readme_situation(page)
+    ask(page)
+    shown = page.evaluate("window.lastAnswer")
+    expected = cli_answer("--search-iterations", ITERATIONS)
+    assert timeless(shown) == timeless(expected)
+    assert expected["policy"]["search"]["used"]
+    assert page.inner_text("#recommendation") == \
+        f"Recommended: {expected['recommendation']['action']}"
+    # The search's probability and value beside the table's probability and the EV.
+    assert headings(page) == ["play", "search", "search EV", "table", "EV", "vs best"]
+    rows = page.locator("#plays tbody tr")
+    assert rows.count() == len(expected["plays"])
+    for i, play in enumerate(expected["plays"]):
+        cells = rows.nth(i).locator("td").all_inner_texts()
+        assert cells[0] == play["full_action"]
+        assert cells[1] == f"{math.floor(100 * play['search_probability'] + 0.5)}%"  # JS round
+        assert cells[2] == f"{play['search_value']:+.3f}"
+    assert f"{ITERATIONS} iterations" in page.inner_text("#search-note")
+    bars = page.locator("#opponents .bar")
+    assert bars.count() >= 3 and "Mercenary" in bars.nth(0).inner_text()
+    page.screenshot(path=str(tmp_path / "advice.png"), full_page=True)
+    # Without the search: the table's answer, and the reason the search did not run.
+    page.uncheck("#search")
+    ask(page)
+    expected = cli_answer("--no-search")
+    assert timeless(page.evaluate("window.lastAnswer")) == timeless(expected)
+    assert headings(page) == ["play", "table", "EV", "vs best"]
+    assert page.inner_text("#search-note") == \
+        f"Search not used: {expected['policy']['search']['reason']}."
+    assert not errors
+
+
+def headings(page) -> list[str]:
+    return [h.split(" (")[0] for h in page.locator("#plays thead th").all_inner_texts()]
+
+
+def test_a_phone_sized_screen_needs_no_sideways_scrolling(browser, server_url):
+    page, errors = open_page(browser, server_url, width=390, height=844)
+    click_readme_situation(page)
+    ask(page)
+    assert page.inner_text("#recommendation").startswith("Recommended: play Guard")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert not errors
+
+
+def test_a_refused_situation_shows_the_reason(browser, server_url):
+    page, errors = open_page(browser, server_url)
+    page.click('#cards [data-card="jabba"]')  # one card in hand, no face-up cards
+    ask(page)
+    message = page.inner_text("#error")
+    assert message.startswith("impossible situation:") and "Traceback" not in message
+    page.click("#tab-log")
+    page.fill("#log", "p0 dances")
+    ask(page)
+    assert "is not an event" in page.inner_text("#error")
+    assert not errors
+
+
+def test_a_seeded_round_is_played_to_the_end(browser, server_url, tmp_path):
+    from solver.play.log import replay
+
+    page, errors = open_page(browser, server_url + "play")
+    page.fill("#seed", "3")
+    page.fill("#threshold", "0.05")
+    page.select_option("#against", "search")
+    page.click("summary:has-text('Search')")
+    page.fill("#opponent-iterations", "4")
+    page.fill("#coach-iterations", "4")
+    page.click("#start")
+    page.wait_for_selector("#board:not([hidden])")
+    choices = 0
+    while not page.is_visible("#round-over"):
+        page.locator("#legal button").first.click()
+        choices += 1
+        page.wait_for_function("() => !document.querySelector('#round-over').hidden || "
+                               "(document.querySelector('#legal button') && "
+                               "!document.querySelector('#legal button').disabled)")
+        assert choices < 40
+    ended = page.inner_text("#round-over")
+    view = page.evaluate("window.lastView")
+    assert ended.startswith(f"Round 1 over ({view['result']['end']})")
+    for seat in view["seats"]:  # every hand shown
+        assert f"hand {', '.join(seat['hand']) or '-'}" in ended
+    assert "Coach:" in ended and page.is_visible("#verdict")
+    verdict = page.inner_text("#verdict")
+    assert "The search recommends" in verdict or "not coached" in verdict, verdict
+    log = tmp_path / "game.jsonl"
+    with page.expect_download() as download:
+        page.click("#download")
+    download.value.save_as(log)
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    assert sum(x.get("by") == "you" for x in lines) == choices
+    assert lines[0]["against"] == "search" and lines[0]["opponent_search_iterations"] == 4
+    assert any(x.get("by") == "search" for x in lines)
+    assert replay(log).over
+    assert not errors
+
+
+def screenshot(path: Path) -> None:
+    """The advice page on the README's situation (default rollouts and search), for docs/."""
+    from playwright.sync_api import sync_playwright
+
+    server, url = start_server()
+    try:
+        with sync_playwright() as p:
+            chromium = p.chromium.launch(executable_path=CHROMIUM)
+            page, _ = open_page(chromium, url, width=900, height=1000)
+            click_readme_situation(page)
+            page.fill("#seconds", "0.25")
+            page.fill("#search-iterations", "")  # the search's default 1 s
+            page.click("summary:has-text('Options')")  # closed again
+            page.click('[data-field="hand"] .field-name')  # no editor open
+            if page.is_visible("#editor"):
+                page.click("#editor button:has-text('Done')")
+            ask(page)
+            page.screenshot(path=str(path), full_page=True)
+            chromium.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] != "--screenshot":
+        sys.exit(__doc__)
+    if _missing():
+        sys.exit(_missing())
+    screenshot(Path(sys.argv[2]))
+    print(f"wrote {sys.argv[2]}")
