@@ -6,6 +6,8 @@ files elsewhere:
 
 - results/policy_*.npz -> solver/shipped/ (the shipped table policies; where the code
   looks for them: solver/policies/shipped.py)
+- results/match_values_*.json -> solver/shipped/ (the match values the hint's --score
+  reads: solver/match/value.py `shipped_match_values`)
 - docs/RULES.md -> spiel_game/RULES.md (the rules document; spiel_game/rulebook.py)
 
 An editable install copies nothing: it reads both from the checkout.
@@ -24,6 +26,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # solver.provenance, for the code version
 # (folder in the repository, file pattern, folder in the package tree)
 SHIPPED_DATA = (("results", "policy_*.npz", "solver/shipped"),
+                ("results", "match_values_*.json", "solver/shipped"),
                 ("docs", "RULES.md", "spiel_game"))
 
 

@@ -21,13 +21,18 @@ For every level of `solver.abstraction.LEVELS`:
     engine.sample_chance): the share of decisions whose key is in the table (requirement
     >= 99% for the shipped level; missing keys are played uniformly), and that every key
     found has as many actions as the decision (one block of n values per key).
-(d) Loss on reduced decks (--decks, default "small", "medium"; --players, Exalted One):
-    MCCFR at the level for --reduced-iterations iterations (--reduced-seeds seeds, the same
-    for every level; mean, min and max reported: MCCFR's own noise is a few 1e-3), then the
-    exact exploitability (NashConv with 3+ players) of `strategy_on_tree(solver, tree)` in
-    the TRUE reduced game, next to
-    the identity level's value for the same iterations and DCFR on the exact tree
-    (--dcfr-iterations) as the ~0 reference.
+(d) Loss on reduced decks (--decks, default "small", "medium"; the `large` deck too, 44 M
+    nodes, ~7 GB in one job; --reduced-agendas, default Exalted One; --players): per
+    (deck, agenda) one job builds the exact tree (solver/exact/tree.py, compiled), runs
+    DCFR on it (--dcfr-iterations; the ~0 reference), then per level MCCFR for
+    --reduced-iterations iterations (--reduced-seeds seeds, the same for every level;
+    mean, min and max reported: MCCFR's own noise is a few 1e-3) and the exact
+    exploitability (NashConv with 3+ players) of its average strategy in the TRUE reduced
+    game, the table read through each infoset's key (keys.replayed_keys, compiled). With
+    --abstract-dcfr-iterations, also DCFR on the tree with each key's infosets merged:
+    the level's loss without MCCFR's noise. --loss-out STEM writes the table to
+    STEM.csv / .json / .md (results/abstraction_loss), keeping an earlier STEM.json's
+    rows for other decks, agendas or levels: the large deck can run on its own.
 
 Before anything else a guard checks that the compiled solver uses the current keys: numba
 checks a cached function against its own source file only, so after an edit of
@@ -40,8 +45,9 @@ run is deterministic except for its timings and time-limited cut-offs.
     python benchmarks/abstraction_study.py [--iterations 60000] [--time-limit 240]
         [--max-keys 6000000] [--reduced-iterations 400000] [--reduced-seeds 3]
         [--dcfr-iterations 300] [--selfplay-rounds 200000]
-        [--levels identity,fine,coarse] [--agendas exalted_one,jabbas_court]
-        [--players 2] [--decks small,medium] [--jobs 2] [--seed 1] [--out FILE]
+        [--levels identity,counting,fine,coarse] [--agendas exalted_one,jabbas_court]
+        [--players 2] [--decks small,medium] [--reduced-agendas exalted_one]
+        [--abstract-dcfr-iterations 0] [--loss-out STEM] [--jobs 2] [--seed 1] [--out FILE]
 """
 
 from __future__ import annotations
@@ -316,11 +322,41 @@ def _table_strategy(table_keys, table_offsets, num_actions, strategy_sum, keys,
     return strategy, missing
 
 
+def abstract_dcfr(tree, keys: np.ndarray, iterations: int, metric, arrays) -> float:
+    """The level's loss without MCCFR's noise: DCFR on the tree with the infosets of one
+    key merged (one strategy per key, as the table has), then the exact exploitability of
+    that strategy in the true game. (Imperfect recall: no convergence guarantee, and
+    results move by ~0.002 between similar abstractions; a diagnostic, not the table's
+    figure.)"""
+    import dataclasses
+
+    from solver.exact.cfr import CFRSolver
+
+    _, first, merged_of = np.unique(keys, return_index=True, return_inverse=True)
+    infoset = np.where(tree.infoset >= 0, merged_of[np.maximum(tree.infoset, 0)], -1)
+    merged = dataclasses.replace(
+        tree, infoset=infoset.astype(np.int32), infoset_player=tree.infoset_player[first],
+        infoset_actions=[tree.infoset_actions[i] for i in first],
+        infoset_node=tree.infoset_node[first], infoset_strings=[""] * len(first))
+    solver = CFRSolver(merged, "dcfr")
+    for _ in range(iterations):
+        solver.iteration()
+    average = solver.average_strategy()
+    del solver
+    merged_offsets, offsets = merged.action_offsets(), tree.action_offsets()
+    sizes = np.diff(offsets)
+    index = (np.repeat(merged_offsets[merged_of], sizes)
+             + np.arange(int(offsets[-1])) - np.repeat(offsets[:-1], sizes))
+    return metric(tree, average[index], arrays)
+
+
 def loss_job(deck: str, agenda: str, levels: list[str], iterations: int, seeds: int,
-             dcfr_iterations: int, seed: int, players: int) -> list[dict]:
+             dcfr_iterations: int, seed: int, players: int,
+             abstract_iterations: int = 0) -> list[dict]:
     """(d) for one deck and agenda: the exact tree built once; DCFR on it; then per level
     MCCFR for `iterations` with each seed and the exact exploitability of its average
-    strategy, the table read through every infoset's key (`replayed_keys`)."""
+    strategy, the table read through every infoset's key (`replayed_keys`); with
+    `abstract_iterations`, also `abstract_dcfr`'s loss."""
     from solver.exact.cfr import CFRSolver, TreeArrays
     from solver.exact.tree import build_tree, infoset_paths
 
@@ -358,7 +394,11 @@ def loss_job(deck: str, agenda: str, levels: list[str], iterations: int, seeds: 
                          "exploitability": metric(tree, strategy, arrays),
                          "seconds": run_seconds})
         values = [r["exploitability"] for r in runs]
-        rows.append({"deck": deck, "players": players, "agenda": agenda,
+        abstract = ({"abstract_dcfr_iterations": abstract_iterations,
+                     "abstract_dcfr_exploitability": abstract_dcfr(
+                         tree, keys, abstract_iterations, metric, arrays)}
+                    if abstract_iterations else {})
+        rows.append({**abstract, "deck": deck, "players": players, "agenda": agenda,
                      "level": level_name, "keys": int(len(np.unique(keys))),
                      "infosets": tree.num_infosets, "nodes": tree.num_nodes,
                      "iterations": iterations, "seeds": [r["seed"] for r in runs],
@@ -382,7 +422,6 @@ def write_loss_table(stem: str, rows: list[dict], part: dict) -> None:
     an earlier stem.json for other (deck, players, agenda, level) are kept, so the table
     can be made in parts (e.g. the large deck in a run of its own)."""
     from solver import provenance
-    from solver.reports import csv
 
     path = Path(f"{stem}.json")
     old = provenance.read_json(path) if path.exists() else {"rows": [], "parts": []}
@@ -395,7 +434,8 @@ def write_loss_table(stem: str, rows: list[dict], part: dict) -> None:
     record = {**provenance.header(
         {"deck": sorted({r["deck"] for r in merged}, key=lambda d: decks.get(d, 9)),
          "players": sorted({r["players"] for r in merged}),
-         "agenda": [a for a in AGENDA_ORDER if a in {r["agenda"] for r in merged}]},
+         "agenda": [a for a in AGENDA_ORDER if a in {r["agenda"] for r in merged}],
+         "utility": "margin"},
         seconds=sum(p["seconds"] for p in parts), command=part["command"]),
         "kind": "abstraction_loss",
         "method": ("per row: MCCFR (external sampling, one thread) at the level for "
@@ -407,12 +447,20 @@ def write_loss_table(stem: str, rows: list[dict], part: dict) -> None:
                    "level's distinct keys over the tree's infosets"),
         "columns": LOSS_COLUMNS, "rows": merged, "parts": parts}
     provenance.write_json(path, record)
+    for name, data in loss_table_files(record, Path(stem).name).items():
+        provenance.write_atomic(path.with_name(name), data)
+
+
+def loss_table_files(record: dict, stem: str) -> dict[str, bytes]:
+    """stem.csv (LOSS_COLUMNS) and stem.md, rendered from the record alone (a test remakes
+    the committed ones byte for byte)."""
+    from solver.reports import csv
+
     table = csv.table(LOSS_COLUMNS, [
         [r["deck"], r["players"], r["agenda"], r["level"], r["keys"],
          csv.number(r["exploitability"]), csv.number(r["dcfr_exploitability"])]
-        for r in merged])
-    provenance.write_atomic(f"{stem}.csv", table.encode())
-    provenance.write_atomic(f"{stem}.md", loss_markdown(record).encode())
+        for r in record["rows"]])
+    return {f"{stem}.csv": table.encode(), f"{stem}.md": loss_markdown(record).encode()}
 
 
 def _row_id(r: dict) -> tuple:
@@ -440,6 +488,17 @@ def loss_markdown(record: dict) -> str:
                               "MCCFR iterations × seeds", "exploitability (mean)",
                               "min – max", "infosets without key (most)", "exact DCFR"],
                              rows), ""]
+    abstract = [r for r in record["rows"] if "abstract_dcfr_exploitability" in r]
+    if abstract:
+        lines += ["Without MCCFR's noise (`--abstract-dcfr-iterations`): DCFR on the tree "
+                  "with each key's infosets merged (one strategy per key), then the exact "
+                  "exploitability of that strategy in the true game. Imperfect recall: no "
+                  "convergence guarantee; similar abstractions differ by ~0.002.", ""]
+        lines += [markdown_table(
+            ["deck", "agenda", "level", "keys", "DCFR iterations", "exploitability"],
+            [[r["deck"], r["agenda"], r["level"], f"{r['keys']:,}",
+              str(r["abstract_dcfr_iterations"]), _loss(r["abstract_dcfr_exploitability"])]
+             for r in abstract]), ""]
     return "\n".join(lines)
 
 
@@ -525,6 +584,9 @@ def main(argv=None) -> None:
                         help="MCCFR seeds per level on each reduced deck (seed, seed+1...)")
     parser.add_argument("--dcfr-iterations", type=int, default=300,
                         help="DCFR iterations on the exact reduced trees (reference)")
+    parser.add_argument("--abstract-dcfr-iterations", type=int, default=0,
+                        help="also DCFR on each level's merged tree for this many "
+                             "iterations (the loss without MCCFR's noise; 0: not)")
     parser.add_argument("--reduced-agendas", default=REDUCED_AGENDA,
                         help="agendas of the reduced-deck part (comma-separated)")
     parser.add_argument("--loss-out", metavar="STEM",
@@ -571,7 +633,7 @@ def main(argv=None) -> None:
         for agenda in reduced_agendas:
             jobs.append(("reduced", (deck, agenda, levels, args.reduced_iterations,
                                      args.reduced_seeds, args.dcfr_iterations, args.seed,
-                                     args.players)))
+                                     args.players, args.abstract_dcfr_iterations)))
     functions = {"growth": growth_job, "reduced": loss_job}
     results = {"growth": [], "reduced": []}
     context = multiprocessing.get_context("fork")
@@ -603,7 +665,9 @@ def main(argv=None) -> None:
                 timespec="seconds"),
             "decks": decks, "agendas": reduced_agendas, "levels": levels,
             "iterations": args.reduced_iterations, "seeds": args.reduced_seeds,
-            "dcfr_iterations": args.dcfr_iterations, "machine": machine_info()})
+            "dcfr_iterations": args.dcfr_iterations,
+            "abstract_dcfr_iterations": args.abstract_dcfr_iterations,
+            "machine": machine_info()})
     results.update({
         "args": {**vars(args), "levels": levels, "agendas": agendas, "decks": decks,
                  "reduced_agendas": reduced_agendas},

@@ -33,7 +33,7 @@ from solver.evaluation.tournament import play_lineup
 
 TARGET_ROUNDS_PER_S = 20_000  # 2 players, table policy, one core
 TABLE = Path(__file__).resolve().parent.parent / "results" / \
-    "policy_full_exalted_one_2p_fine.npz"
+    "policy_full_exalted_one_2p_counting.npz"
 CONFIGS = (  # (label, players, policies per seat)
     ("table v table (2p)", 2, ("table", "table")),
     ("table v agenda_expert (2p)", 2, ("table", "agenda_expert")),

@@ -56,11 +56,12 @@ def register(app: typer.Typer) -> None:
             None, "--situation", "-s", **options.INPUT_FILE, help="A TOML or JSON "
             "situation file (docs/hint.md); the flags below override its fields."),
         # No defaults here: a flag given overrides the situation file's field.
+        game: str | None = typer.Option(None, "--game", **options.GAME),
         players: int | None = typer.Option(None, help="Players in the round, 2 to 6 "
                                            "(default: 2)."),
         agenda: str | None = typer.Option(None, help="exalted_one, my_kind_of_scum, "
                                           "jabbas_court or rescue_mission (default: "
-                                          "exalted_one)."),
+                                          "exalted_one; --game jabbas_palace only)."),
         seat: int | None = typer.Option(None, help="Your seat, in turn order from the "
                                         "round's first player, 0 (default: 0)."),
         hand: str | None = typer.Option(None, help="Your 2 cards, e.g. 'jabba,guard'."),
@@ -107,6 +108,29 @@ def register(app: typer.Typer) -> None:
             "search iterations instead of a time budget (repeatable answers)."),
         seed: int = typer.Option(0, **options.SEED, help="Seed for worlds, rollouts and "
                                  "the search."),
+        score: str | None = typer.Option(None, "--score", help="The match's tokens by seat "
+                                         "before this round, e.g. '3,5': play for the match, "
+                                         "not the round (docs/match.md)."),
+        match_goal: int | None = typer.Option(None, "--match-goal", **options.POSITIVE,
+                                              help="Tokens that win the match (default: "
+                                              "docs/RULES.md R14's for the players)."),
+        match_values: Path | None = typer.Option(None, "--match-values",
+                                                 **options.INPUT_FILE, help="A `jabba "
+                                                 "match-table` record (default: the "
+                                                 "shipped one of the game)."),
+        rounds_played: int | None = typer.Option(None, "--rounds-played", min=0,
+                                                 help="Rounds before this one (checks "
+                                                 "--score)."),
+        opponent: list[str] | None = typer.Option(
+            None, "--opponent", help="SEAT=MODEL: exploit a model of that opponent (2 "
+            "players): a heuristic, 'table', a policy file or a `jabba model fit` file "
+            "(docs/opponents.md)."),
+        exploit: str = typer.Option("safe", "--exploit", help="With --opponent: 'safe' (a "
+                                    "restricted Nash response, --confidence on the model) "
+                                    "or 'best-response'."),
+        confidence: float = typer.Option(0.5, "--confidence", help="With --exploit safe: "
+                                         "the weight on the model, strictly between 0 "
+                                         "and 1."),
         as_json: bool = typer.Option(False, "--json", help="Print the versioned JSON "
                                      "answer."),
     ) -> None:
@@ -116,8 +140,16 @@ def register(app: typer.Typer) -> None:
         from solver.hint.situation import SituationError, from_mapping
 
         options.exclusive(ctx, "log", "log_file")
+        if score is None:
+            options.applies_only(ctx, ("match_goal", "match_values", "rounds_played"),
+                                 "with --score")
+        if not opponent:
+            options.applies_only(ctx, ("exploit", "confidence"), "with --opponent")
         data = _read_situation_file(situation) if situation else {}
-        flags = {"players": players, "agenda": agenda, "seat": seat, "hand": hand,
+        if (game or data.get("game")) == options.GAMES[1] and agenda is not None:
+            options.applies_only(ctx, ("agenda",), f"to --game {options.GAMES[0]}: "
+                                 f"{options.GAMES[1]} has no agendas (docs/RULES.md C8)")
+        flags = {"game": game, "players": players, "agenda": agenda, "seat": seat, "hand": hand,
                  "face_up": face_up, "out": out, "protected": protected,
                  "set_aside": set_aside, "bottom": bottom, "deck": deck}
         data.update({k: v for k, v in flags.items() if v is not None})
@@ -141,10 +173,20 @@ def register(app: typer.Typer) -> None:
             sit = from_mapping(data)
             game = hint_lib.check_game(sit)
             policies = hint_lib.load_policies(game, policy)
+            match = None
+            if score is not None:
+                try:
+                    match = hint_lib.match_context(
+                        game, options.int_list(score, "--score"), match_goal, match_values,
+                        rounds_played)
+                except ValueError as err:
+                    raise typer.BadParameter(str(err), param_hint="--score") from None
+            modelled = _opponent_model(opponent, game, sit.seat, exploit, confidence)
             answer = hint_lib.hint(sit, game, policies, seconds=seconds,
                                    resolve_seconds=resolve_seconds, seed=seed,
                                    search=search, search_seconds=search_seconds,
-                                   search_iterations=search_iterations)
+                                   search_iterations=search_iterations, match=match,
+                                   opponent=modelled)
         except SituationError as err:
             typer.echo(f"Error: impossible situation: {err}", err=True)
             raise typer.Exit(2) from None
@@ -158,8 +200,11 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def export(
+        ctx: typer.Context,
+        game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
         players: int = typer.Option(2, help="Players, for the shipped policy."),
-        agenda: str = typer.Option("exalted_one", help="Agenda, for the shipped policy."),
+        agenda: str = typer.Option("exalted_one", help="Agenda, for the shipped policy "
+                                   "(--game jabbas_palace only)."),
         policy: Path | None = typer.Option(None, **options.INPUT_FILE, help="A policy "
                                            "file instead of the shipped one."),
         fmt: str = typer.Option("csv", "--format", help="csv (plain; the header in "
@@ -175,23 +220,20 @@ def register(app: typer.Typer) -> None:
         """Write a policy as a strategy table (CSV or JSON Lines; columns in docs/hint.md)."""
         import time
 
-        import pyspiel
         from rich.progress import Progress
 
-        import spiel_game  # noqa: F401
         from solver.hint.export import FORMATS, export_header, export_rows, write_rows
         from solver.policies.table import load_policy, shipped_policies
 
         if fmt not in FORMATS:
             raise typer.BadParameter(f"--format {fmt!r}: allowed are {', '.join(FORMATS)}")
-        try:
-            game = pyspiel.load_game("jabbas_palace", {"players": players, "agenda": agenda})
-        except (ValueError, pyspiel.SpielError) as err:
-            raise typer.BadParameter(str(err)) from None
-        paths = [policy] if policy else shipped_policies("full", agenda, players)
+        game = options.load_game(game_name, players, "full", agenda=agenda, ctx=ctx)
+        from spiel_game.game import variant
+
+        paths = [policy] if policy else shipped_policies("full", variant(game), players)
         if not paths:
-            raise typer.BadParameter(f"no shipped policy for {players} players, {agenda}; "
-                                     "give --policy")
+            raise typer.BadParameter(f"no shipped policy for {players} players, "
+                                     f"{variant(game)}; give --policy")
         try:
             table = load_policy(paths[0], game)
         except ValueError as err:
@@ -210,33 +252,90 @@ def register(app: typer.Typer) -> None:
                    + "".join(f"; header in {p}" for p in written[1:]))
 
 
+def _opponent_model(specs, game, me: int, mode: str, confidence: float):
+    """The --opponent model to exploit (one seat, 2 players), or None."""
+    if not specs:
+        return None
+    from solver.hint.advice import OpponentModelUse
+    from solver.opponent_model.model import parse_opponents
+
+    if game.num_players() != 2:
+        raise typer.BadParameter(f"opponent models take 2 players, not {game.num_players()}"
+                                 ": the belief engine weighs every other player by one "
+                                 "policy", param_hint="--opponent")
+    if mode not in OpponentModelUse.MODES:
+        raise typer.BadParameter(f"{mode!r}: allowed are "
+                                 f"{', '.join(OpponentModelUse.MODES)}", param_hint="--exploit")
+    if mode == "safe" and not 0.0 < confidence < 1.0:
+        raise typer.BadParameter(f"{confidence}: the safe mode's weight on the model is "
+                                 "strictly between 0 and 1", param_hint="--confidence")
+    try:
+        models = parse_opponents(list(specs), game, me)
+    except ValueError as err:
+        raise typer.BadParameter(str(err), param_hint="--opponent") from None
+    if len(models) != 1:
+        raise typer.BadParameter("one opponent model at a time (2 players)",
+                                 param_hint="--opponent")
+    (seat, model), = models.items()
+    return OpponentModelUse(seat, model, mode, confidence)
+
+
 def _render(answer: dict) -> None:
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
     sit = answer["situation"]
-    console.print(f"[bold]{sit['players']} players, {sit['agenda']}, you are seat "
-                  f"{sit['seat']}[/bold]: hand {', '.join(sit['hand'])}; deck {sit['deck']}")
+    variant = sit["agenda"] or sit["game"]  # love_letter has no agenda
+    deck = "" if sit["deck"] is None else f"; deck {sit['deck']}"
+    console.print(f"[bold]{sit['players']} players, {variant}, you are seat "
+                  f"{sit['seat']}[/bold]: hand {', '.join(sit['hand'])}{deck}")
     rec = answer["recommendation"]
+    if rec["chosen_by"] == "rules":  # a forced play (docs/RULES.md C3): nothing to value
+        console.print(f"[bold green]Play: {rec['action']}[/bold green] "
+                      f"({answer['policy']['detail']})")
+        return
     console.print(f"[bold green]Recommended: {rec['action']}[/bold green]")
     searched = answer["policy"]["search"]["used"]
     table = Table(title="Your plays (each card with its best target and number)")
     table.add_column("play")
     if searched:
         table.add_column("search", justify="right")
-        table.add_column("search EV", justify="right")
+        table.add_column("search value" if answer.get("match") else "search EV",
+                         justify="right")
     table.add_column("table", justify="right")
+    match = answer.get("match")
+    if match:
+        table.add_column("match win", justify="right")
     table.add_column("EV (token margin)", justify="right")
     table.add_column("vs best", justify="right")
     for p in answer["plays"]:
         prob = "-" if p["probability"] is None else f"{p['probability']:.0%}"
         found = ([f"{p['search_probability']:.0%}", f"{p['search_value']:+.3f}"]
                  if searched else [])
-        table.add_row(p["full_action"], *found, prob,
+        wins = [] if not match else [
+            f"{p.get('search_match_win', p['match_win']):.1%}"]
+        table.add_row(p["full_action"], *found, prob, *wins,
                       f"{p['ev']:+.3f} ± {p['ev_ci95']:.3f}",
                       f"{p['vs_best']:+.3f} ± {p['vs_best_ci95']:.3f}")
     console.print(table)
+    model = answer.get("opponent_model")
+    if model:
+        if model["used"]:
+            console.print(f"  Exploiting p{model['seat']} as {model['model']} "
+                          f"({model['mode']}, confidence {model['confidence']:g}): expected "
+                          f"gain {model['expected_gain']:+.3f} over the unexploiting search "
+                          f"here, risk {model['risk_if_wrong']:+.3f} if p{model['seat']} "
+                          "plays the re-solved equilibrium instead")
+        else:
+            console.print(f"  Not exploiting p{model['seat']}: {model['reason']}")
+    if match:
+        now = match["match_win_now"][sit["seat"]]
+        console.print(f"  Match: standings {'-'.join(map(str, match['standings']))} (goal "
+                      f"{match['goal']}), your chance to win it now {now:.1%}; the advice "
+                      "plays for the match" + (f", [bold]not for the round: the round's "
+                      f"best EV is the {match['round_ev_play']}[/bold]"
+                      if match["disagrees"] else ", and the round's best EV agrees"))
     if searched:
         console.print("  (search EV: under the re-solved play of everyone; EV: the table "
                       "plays on, by rollouts)")

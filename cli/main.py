@@ -412,13 +412,17 @@ def serve(
 
 from cli import evaluate as _evaluate  # noqa: E402  (these commands register on `app`)
 from cli import hint as _hint  # noqa: E402
+from cli import match as _match  # noqa: E402
 from cli import play as _play  # noqa: E402
 from cli import search as _search  # noqa: E402
+from cli.model import model_app as _model_app  # noqa: E402
 
 _hint.register(app)
+_match.register(app)
 _play.register(app, _load_game)
 _evaluate.register(app)
 _search.register(app)
+app.add_typer(_model_app, name="model")
 
 if __name__ == "__main__":
     app()

@@ -92,6 +92,15 @@ def read_text(path: Path, option: str) -> str:
         raise typer.BadParameter(f"{path}: {err.strerror}", param_hint=option) from None
 
 
+def int_list(text: str, option: str) -> list[int]:
+    """'3,5' as [3, 5]; anything but comma-separated whole numbers is refused."""
+    items = [x.strip() for x in text.split(",")]
+    if not all(x.lstrip("-").isdigit() for x in items):
+        raise typer.BadParameter(f"{text!r}: expected whole numbers separated by commas, "
+                                 "one per seat, e.g. '3,5'", param_hint=option)
+    return [int(x) for x in items]
+
+
 def seat_pairs(values: list[str] | None, option: str) -> dict[str, str]:
     """'1=luke' or '1:luke,guard' items as {seat: text}; a seat given twice is refused."""
     out: dict[str, str] = {}

@@ -16,8 +16,8 @@ from cli import options
 from solver.play import COACH_SEARCH_ITERATIONS, OPPONENT_SEARCH_ITERATIONS
 
 # The flags that describe a new game: a replay takes them from the log's header.
-GAME_OPTIONS = ("seat", "against", "opponent_search_iterations", "players", "agenda", "deck",
-                "utility", "seed", "match")
+GAME_OPTIONS = ("seat", "against", "opponent_search_iterations", "game_name", "players",
+                "agenda", "deck", "utility", "seed", "match")
 COACH_OPTIONS = ("coach_threshold", "coach_seconds", "coach_search",
                  "coach_search_iterations")
 INTERACTIVE_OPTIONS = ("against", "opponent_search_iterations", "match", "coach",
@@ -36,8 +36,8 @@ def register(app: typer.Typer, load_game) -> None:
         against: str = typer.Option("table", help="The other seats: table (the game's "
                                     "shipped tables), search (decision-time search over "
                                     "them), a heuristic (agenda_expert, card_counter, "
-                                    "keep_higher, keep_lower, uniform) or a policy file "
-                                    "(.npz)."),
+                                    "keep_higher, keep_lower, uniform; classic_expert "
+                                    "with --game love_letter) or a policy file (.npz)."),
         opponent_search_iterations: int = typer.Option(
             OPPONENT_SEARCH_ITERATIONS, "--opponent-search-iterations", **options.POSITIVE,
             help="--against search: its iterations per decision (repeatable games)."),
@@ -84,9 +84,6 @@ def register(app: typer.Typer, load_game) -> None:
             _random_round(load_game(players, agenda, deck, utility, game_name, ctx), utility,
                           seed, viewer)
             return
-        if game_name != options.GAMES[0]:  # the interactive game reads Jabba's cards
-            options.applies_only(ctx, ("seat", "replay"), f"to --game {options.GAMES[0]} "
-                                 f"so far; --game {game_name} plays the random round")
         judge = _coach_settings(ctx, coach, coach_threshold, coach_seconds, coach_search,
                                 coach_search_iterations)
         if replay is not None:
@@ -97,7 +94,7 @@ def register(app: typer.Typer, load_game) -> None:
         options.applies_only(ctx, ("viewer",), "to the random round (without --seat)")
         if against != "search":
             options.applies_only(ctx, ("opponent_search_iterations",), "with --against search")
-        game = load_game(players, agenda, deck, utility)
+        game = load_game(players, agenda, deck, utility, game_name, ctx)
         _interactive(game, seat, against, opponent_search_iterations, seed, match, judge, log)
 
 
@@ -263,7 +260,8 @@ def _round_title(session) -> str:
     where = (f"you are p{v['seat']} (table seat {v['table_seat']}); table seat "
              f"{session.starter} starts" if session.match else f"you are p{v['seat']}")
     goal = (f"; tokens {_totals(v)}, goal {v['goal']}" if session.match else "")
-    return f"\n=== round {v['round']}: {v['players']} players, {v['agenda']}; {where}{goal} ==="
+    variant = v["agenda"] or v["game"]  # love_letter has no agenda
+    return f"\n=== round {v['round']}: {v['players']} players, {variant}; {where}{goal} ==="
 
 
 def _totals(view: dict) -> str:

@@ -34,9 +34,30 @@ def _write(out: Path, columns: list[str], rows: list[dict], record: dict) -> Non
     write_atomic(out, table_files(record, out.stem)[f"{out.stem}.csv"])
 
 
+def _variants(ctx: typer.Context, game_name: str, agendas: str) -> list[str]:
+    """The study's variants: agendas of jabbas_palace, or the game itself for one without
+    agendas (an --agendas given then is refused)."""
+    if game_name == options.GAMES[0]:
+        return _names(agendas, AGENDAS, "--agendas")
+    if options.given(ctx, "agendas"):
+        raise typer.BadParameter(f"applies only to --game {options.GAMES[0]}: {game_name} "
+                                 "has no agendas (docs/RULES.md C8)", param_hint="--agendas")
+    return [game_name]
+
+
+def _params(game_name: str, deck: str, players: int, names: list[str]) -> dict:
+    """The provenance header's game parameters of a study over `names`."""
+    params = {"deck": deck, "players": players, "utility": "margin"}
+    if game_name == options.GAMES[0]:
+        params["agenda"] = names
+    return params
+
+
 def register(app: typer.Typer) -> None:
     @app.command("search-exact")
     def search_exact(
+        ctx: typer.Context,
+        game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
         decks: str = typer.Option("small,medium", help="Reduced presets, comma list."),
         players: int = typer.Option(2, help="Players."),
         agendas: str = typer.Option("all", help="'all' or a comma list of agendas."),
@@ -60,13 +81,13 @@ def register(app: typer.Typer) -> None:
         import pyspiel
 
         from solver.provenance import header
-        from solver.search.study import COLUMNS, run
+        from solver.search.study import COLUMNS, reduced_game, run
 
         from solver.search.subgame import TOPS
 
         from solver.abstraction.keys import LEVELS
 
-        names = _names(agendas, AGENDAS, "--agendas")
+        names = _variants(ctx, game_name, agendas)
         _names(top, TOPS, "--top")
         if blueprint_level is not None:
             _names(blueprint_level, LEVELS, "--blueprint-level")
@@ -74,15 +95,14 @@ def register(app: typer.Typer) -> None:
         rows = []
         for deck in [d.strip() for d in decks.split(",")]:
             try:
-                pyspiel.load_game("jabbas_palace", {"deck": deck, "players": players})
+                reduced_game(game_name, deck, players, names[0])
             except (ValueError, pyspiel.SpielError) as err:
                 raise typer.BadParameter(str(err), param_hint="--decks") from None
             for agenda in names:
                 rows += run([deck], players, [agenda], blueprint_iterations,
                             search_iterations, dcfr_iterations, seed, top, blueprint_level,
-                            log=typer.echo)
-                record = header({"deck": decks, "players": players, "agenda": names,
-                                 "utility": "margin"},
+                            log=typer.echo, game_name=game_name)
+                record = header(_params(game_name, decks, players, names), game_name=game_name,
                                 seconds=time.perf_counter() - start,
                                 what="exact exploitability of the decision-time search",
                                 algorithm=f"1-KLSS search, {top} top, DCFR",
@@ -95,10 +115,15 @@ def register(app: typer.Typer) -> None:
 
     @app.command("search-duel")
     def search_duel(
+        ctx: typer.Context,
+        game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
         players: int = typer.Option(2, help="Players."),
-        agendas: str = typer.Option("all", help="'all' or a comma list of agendas."),
-        opponents: str = typer.Option("agenda_expert,table", help="Comma list: 'table' "
-                                      "(the shipped table) or heuristic names."),
+        agendas: str = typer.Option("all", help="'all' or a comma list of agendas "
+                                    "(--game jabbas_palace only)."),
+        opponents: str | None = typer.Option(
+            None, help="Comma list: 'table' (the shipped table) or heuristic names "
+            "(default: the game's best heuristic, agenda_expert or classic_expert, and "
+            "table)."),
         deals: int = typer.Option(200, **options.POSITIVE, help="Duplicate deals."),
         search_iterations: int = typer.Option(32, **options.POSITIVE,
                                               help="Search iterations per decision."),
@@ -112,8 +137,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """The search against the shipped table and heuristics on the full deck, over
         duplicate deals, with a reduced per-decision budget."""
-        import pyspiel
-
         from solver.hint.advice import load_policies
         from solver.policies.compiled import build_bank
         from solver.provenance import header
@@ -121,13 +144,24 @@ def register(app: typer.Typer) -> None:
         from solver.search.policy import SearchPolicy
         from solver.search.resolve import SearchLimits
 
-        names = _names(agendas, AGENDAS, "--agendas")
+        from spiel_game.game import variant
+
+        from solver.hint.advice import rollout_default
+
+        if game_name == options.GAMES[0]:
+            names = _names(agendas, AGENDAS, "--agendas")
+        else:  # refuses --agendas: love_letter has none
+            names = [variant(options.load_game(game_name, players, "full", ctx=ctx,
+                                               agenda_option="agendas"))]
         limits = dict(iterations=search_iterations, max_nodes=max_nodes,
                       rollout_budget=4000, max_roots=150)
         start = time.perf_counter()
         rows = []
         for agenda in names:
-            game = pyspiel.load_game("jabbas_palace", {"players": players, "agenda": agenda})
+            game = options.load_game(game_name, players, "full",
+                                     agenda=agenda if game_name == options.GAMES[0] else None)
+            if opponents is None:
+                opponents = f"{rollout_default(game)},table"
             policies = load_policies(game)
             if not policies.paths:
                 raise typer.BadParameter(f"no shipped table for {players} players, "
@@ -147,12 +181,89 @@ def register(app: typer.Typer) -> None:
                              "search_seconds": info["search_seconds"], **info})
                 typer.echo(f"{agenda}: search v {opponent} {estimate} per round "
                            f"({deals} deals, {info['seconds']:.0f} s)")
-                record = header({"deck": "full", "players": players, "agenda": names,
-                                 "utility": "margin"},
+                params = {"deck": "full", "players": players, "utility": "margin"}
+                if game_name == options.GAMES[0]:
+                    params["agenda"] = names
+                record = header(params, game_name=game_name,
                                 seconds=time.perf_counter() - start,
                                 what="the decision-time search head to head, duplicate deals",
                                 algorithm="1-KLSS search with a max-margin gadget, DCFR",
                                 search_limits=limits, seed=seed, search_seed=search_seed,
                                 rows=rows)
                 _write(out, FULL_COLUMNS, rows, record)
+        typer.echo(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
+
+    @app.command("exploit-known")
+    def exploit_known(
+        ctx: typer.Context,
+        game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
+        deck: str = typer.Option("small", help="A reduced preset (exact values), or full "
+                                 "(duplicate deals against the shipped table)."),
+        agendas: str = typer.Option("exalted_one", help="'all' or a comma list of agendas."),
+        opponents: str = typer.Option("all", help="'all' (keep_higher, keep_lower, "
+                                      "card_counter and the game's expert) or a comma list "
+                                      "of them: the known opponents."),
+        confidence: float = typer.Option(0.5, min=0.0, max=1.0,
+                                         help="The safe mode's weight on the model "
+                                         "(restricted Nash response)."),
+        blueprint_iterations: int = typer.Option(400_000, **options.POSITIVE,
+                                                 help="MCCFR iterations of the blueprint."),
+        search_iterations: int = typer.Option(100, **options.POSITIVE,
+                                              help="DCFR iterations of the safe search."),
+        seed: int = typer.Option(1, **options.SEED, help="Seed of blueprint and search "
+                                 "(full deck: of the deals)."),
+        deals: int = typer.Option(100, **options.POSITIVE, help="Full deck: duplicate "
+                                  "deals per opponent and mode."),
+        out: Path = typer.Option(Path("exploit_known.csv"), "--out", **options.OUTPUT_FILE,
+                                 help="CSV file (and a .json sidecar with provenance)."),
+    ) -> None:
+        """Exploiting a known heuristic opponent, exactly on a reduced deck: the gain of
+        the node-locked search (best response and safe) over the blueprint, and its
+        exploitability."""
+        import pyspiel
+
+        from solver.provenance import header
+        from solver.search.exploit_study import COLUMNS, heuristics_of, run, run_full
+        from solver.search.study import reduced_game
+
+        names = _variants(ctx, game_name, agendas)
+        known = _names(opponents, heuristics_of(game_name), "--opponents")
+        if not 0.0 < confidence < 1.0:
+            raise typer.BadParameter(f"{confidence}: the safe mode's weight is strictly "
+                                     "between 0 and 1", param_hint="--confidence")
+        try:
+            reduced_game(game_name, deck, 2, names[0])
+        except (ValueError, pyspiel.SpielError) as err:
+            raise typer.BadParameter(str(err), param_hint="--deck") from None
+        start = time.perf_counter()
+        rows = []
+        full_limits = dict(iterations=search_iterations, max_nodes=30_000,
+                           rollout_budget=4000, max_roots=150)
+        for agenda in names:
+            if deck == "full":
+                from solver.hint.advice import load_policies
+                from solver.search.resolve import SearchLimits
+
+                game = reduced_game(game_name, deck, 2, agenda)
+                policies = load_policies(game)
+                if not policies.paths:
+                    raise typer.BadParameter(f"no shipped table for 2 players, {agenda}",
+                                             param_hint="--agendas")
+                rows += run_full(game, policies, known, confidence, deals, seed, 1,
+                                 SearchLimits(**full_limits), log=typer.echo)
+            else:
+                rows += run(deck, agenda, known, confidence, blueprint_iterations,
+                            search_iterations, seed, log=typer.echo, game_name=game_name)
+            record = header(_params(game_name, deck, 2, names), game_name=game_name,
+                            seconds=time.perf_counter() - start,
+                            what="exploiting a known opponent: node-locked search, exact",
+                            algorithm="1-KLSS search with the opponent locked to its model: "
+                            "exact best response, or a restricted Nash response by DCFR",
+                            blueprint="external-sampling MCCFR at the shipped level",
+                            blueprint_iterations=blueprint_iterations,
+                            search_iterations=search_iterations, confidence=confidence,
+                            seed=seed, rows=rows,
+                            **({"search_limits": full_limits, "deals": deals}
+                               if deck == "full" else {}))
+            _write(out, COLUMNS, rows, record)  # after every agenda: Ctrl-C keeps them
         typer.echo(f"wrote {out} ({time.perf_counter() - start:.0f} s)")

@@ -88,7 +88,7 @@ def command_line(command: str | Sequence[str] | None = None) -> str:
         words = shlex.split(command) if isinstance(command, str) else list(command)
 
     def portable(value: str) -> str:
-        return ",".join(portable_path(item) for item in value.split(","))
+        return ",".join(portable_path(item) if item else item for item in value.split(","))
 
     out = []
     for word in map(str, words):

@@ -16,8 +16,12 @@ from cli.main import app
 runner = CliRunner()
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "bad-input.md"
 HINT = ["hint", "--hand", "jabba,guard", "--face-up", "crumb,bib,merc"]
+LOVE_LETTER_HINT = ["hint", "--game", "love_letter", "--seat", "1", "--face-up",
+                    "guard,guard,king", "--hand", "guard,baron"]
 
 # (id, arguments, what the message says); {name} is a file made by `files` below.
+HINT_SPOT = ["hint", "--hand", "jabba,guard", "--face-up", "crumb,bib,merc", "--area",
+             "0=han", "--seat", "1"]
 CASES = [
     ("solve-iterations-negative", ["solve", "--iterations", "-5"],
      "Invalid value for '--iterations': '-5': allowed is an integer from 0 to 2**63 - 1"),
@@ -117,6 +121,60 @@ CASES = [
                                  "guard:6+faceup:0"], "the Guard could name no number"),
     ("rules-classic-card-without-game", ["rules", "countess"],
      "Countess is a card of classic Love Letter, not of Jabba's Palace"),
+    ("model-fit-not-a-log", ["model", "fit", "--log", "{log}", "--seat", "1"],
+     "line 1: not JSON"),
+    ("model-fit-out-not-json", ["model", "fit", "--log", "{log}", "--seat", "1", "--out",
+                                "m.txt"], "a model file ends in .json"),
+    ("model-sample-rounds-zero", ["model", "sample", "--policy", "uniform", "--rounds", "0",
+                                  "--out", "x.jsonl"],
+     "'--rounds': '0': allowed is an integer from 1"),
+    ("model-sample-unknown-policy", ["model", "sample", "--policy", "best", "--out",
+                                     "x.jsonl"], "unknown opponent 'best'"),
+    ("model-sample-seat-out-of-range", ["model", "sample", "--policy", "uniform", "--seat",
+                                        "2", "--out", "x.jsonl"],
+     "2: allowed is a table seat from 0 to 1"),
+    ("model-accuracy-unknown-agenda", ["model", "accuracy", "--agendas", "galactic"],
+     "allowed are 'all' or exalted_one"),
+    ("hint-love-letter-agenda", [*LOVE_LETTER_HINT, "--agenda", "exalted_one"],
+     "--agenda: applies only to --game jabbas_palace: love_letter has no agendas"),
+    ("hint-love-letter-jabba-card", [*LOVE_LETTER_HINT[:-2], "--hand", "jabba,guard"],
+     "Jabba the Hutt is a card of Jabba's Palace, not of classic Love Letter"),
+    ("hint-love-letter-summary-prince", [*LOVE_LETTER_HINT, "--area", "0=prince@1"],
+     "not said by a summary of classic Love Letter"),
+    ("export-love-letter-agenda", ["export", "--game", "love_letter", "--agenda",
+                                   "jabbas_court", "--out", "x.csv"],
+     "--agenda: applies only to --game jabbas_palace"),
+    ("search-exact-love-letter-agendas", ["search-exact", "--game", "love_letter",
+                                          "--agendas", "exalted_one"],
+     "--agendas: applies only to --game jabbas_palace"),
+    ("hint-score-out-of-range", [*HINT_SPOT, "--score", "6,0"],
+     "score 6 of seat 0: allowed is a whole number from 0 to 5"),
+    ("hint-score-impossible-sum", [*HINT_SPOT, "--score", "5,5", "--rounds-played", "2"],
+     "2 round(s) hand out at most 6 tokens"),
+    ("hint-match-goal-without-score", [*HINT_SPOT, "--match-goal", "4"],
+     "--match-goal: applies only with --score"),
+    ("hint-opponent-own-seat", [*HINT_SPOT, "--opponent", "1=keep_higher"],
+     "allowed is a seat other than yours"),
+    ("hint-opponent-three-players", ["hint", "--players", "3", "--hand", "jabba,guard",
+                                     "--opponent", "1=keep_higher"],
+     "opponent models take 2 players"),
+    ("hint-confidence-out-of-range", [*HINT_SPOT, "--opponent", "0=keep_higher",
+                                      "--confidence", "1.5"],
+     "the safe mode's weight on the model is strictly between 0 and 1"),
+    ("search-duel-love-letter-agendas", ["search-duel", "--game", "love_letter",
+                                         "--agendas", "exalted_one"],
+     "--agendas: applies only to --game jabbas_palace"),
+    ("match-table-goal-zero", ["match-table", "--goal", "0"],
+     "'--goal': '0': allowed is an integer from 1"),
+    ("match-table-policies-per-seat", ["match-table", "--policy", "uniform,uniform,uniform"],
+     "3 policies for 2 players: give one for every seat, or one per seat"),
+    ("match-duel-unknown-agenda", ["match-duel", "--agendas", "exalted_one,jabba"],
+     "--agendas: jabba: allowed are exalted_one, my_kind_of_scum, jabbas_court, "
+     "rescue_mission"),
+    ("match-duel-sampling-option-exact", ["match-duel", "--deck", "small", "--seed", "3"],
+     "--seed: applies only with --deck full"),
+    ("match-duel-iterations-full-deck", ["match-duel", "--deck", "full", "--iterations", "10"],
+     "--iterations: applies only on a reduced deck"),
 ]
 
 

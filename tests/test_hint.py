@@ -261,7 +261,7 @@ SCHEMA_V2 = {
     "schema", "schema_version", "situation", "policy", "recommendation", "plays",
     "full_actions", "opponents", "posterior", "rollouts", "seconds"}
 SCHEMA_V2_NESTED = {
-    "situation": {"players", "agenda", "seat", "hand", "deck", "described_by"},
+    "situation": {"game", "players", "agenda", "seat", "hand", "deck", "described_by"},
     "policy": {"source", "detail", "level", "tables", "search"},
     "recommendation": {"action", "card", "chosen_by", "steps"},
     "rollouts": {"count", "seconds", "decisions", "from_table", "from_coarser_table",
@@ -278,7 +278,8 @@ def test_json_schema_is_stable():
     """Changing these fields means a new SCHEMA_VERSION (and docs/hint.md) for scripts."""
     a = answer({"players": 2, "seat": 0, "hand": ["guard", "luke"],
                 "face_up": ["crumb", "bib", "mercenary"]})
-    assert a["schema"] == "jabbas-palace-hint" and a["schema_version"] == 3
+    assert a["schema"] == "jabbas-palace-hint" and a["schema_version"] == 5
+    assert a["situation"]["game"] == "jabbas_palace"
     assert set(a) == SCHEMA_V2
     for field, keys in SCHEMA_V2_NESTED.items():
         assert set(a[field]) == keys
@@ -298,7 +299,7 @@ SEARCH_FIELDS = {"used", "construction", "roots", "nodes", "infosets", "depth", 
 def test_json_schema_3_with_the_search():
     a = answer({"players": 2, "seat": 0, "hand": ["guard", "luke"],
                 "face_up": ["crumb", "bib", "mercenary"]}, search=True, search_iterations=8)
-    assert a["schema_version"] == 3 and set(a) == SCHEMA_V2
+    assert a["schema_version"] == 5 and set(a) == SCHEMA_V2
     assert a["policy"]["source"] == "search" and set(a["policy"]["search"]) == SEARCH_FIELDS
     assert set(a["policy"]["search"]["roots"]) == {"order1", "order2", "beliefs_complete"}
     searched = {"search_probability", "search_value"}

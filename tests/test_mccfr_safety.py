@@ -31,7 +31,8 @@ def test_full_deck_defaults_to_the_shipped_level(tmp_path, monkeypatch):
     for agenda in ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission"):
         shipped = policy_files("full", agenda, 2)[0].stem.rsplit("_", 1)[1]
         assert default_level(load(deck="full", agenda=agenda)) == shipped
-    assert default_level(load(deck="full", agenda="exalted_one")) == "fine"
+    assert default_level(load(deck="full", agenda="exalted_one")) == "counting"
+    assert default_level(load(deck="full", agenda="my_kind_of_scum")) == "fine"
     assert default_level(load(deck="full", agenda="jabbas_court")) == "coarse"
     assert default_level(load(deck="full", players=3)) == "coarse"
     assert default_level(load(deck="small")) == "identity"
@@ -39,9 +40,9 @@ def test_full_deck_defaults_to_the_shipped_level(tmp_path, monkeypatch):
     result = runner.invoke(app, ["solve", "--algorithm", "mccfr", "--deck", "full",
                                  "--iterations", "20", "--threads", "1"])
     assert result.exit_code == 0, result.output
-    assert "abstraction: fine (the default for deck 'full'" in result.output
-    path = tmp_path / "jabbas_palace_full_exalted_one_2p_mccfr_fine_20it.npz"
-    assert policy_file.load_policy(path).header["abstraction"]["level"] == "fine"
+    assert "abstraction: counting (the default for deck 'full'" in result.output
+    path = tmp_path / "jabbas_palace_full_exalted_one_2p_mccfr_counting_20it.npz"
+    assert policy_file.load_policy(path).header["abstraction"]["level"] == "counting"
 
 
 def test_a_resumed_run_defaults_to_its_checkpoint_level(tmp_path):

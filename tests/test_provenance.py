@@ -17,7 +17,8 @@ from conftest import load
 from solver import provenance
 from solver.reports import files as report_files
 
-RESULTS = Path(__file__).resolve().parent.parent / "results"
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "results"
 RECORD_SUFFIXES = (".json", ".json.gz", ".npz")
 RENDERING_SUFFIXES = (".csv", ".md", ".png")
 # A path from the root (/home/..., /tmp/x) or a drive (C:\): a word that starts with a
@@ -48,7 +49,11 @@ def _assert_header(record: dict, where: str) -> None:
     assert name in ("jabbas_palace", "love_letter"), where
     assert {"deck", "players", "utility"} <= set(record["game"]["parameters"])
     assert ("agenda" in record["game"]["parameters"]) == (name == "jabbas_palace"), where
-    assert record["code_version"] and record["command"].split()[0] == "jabba", where
+    program = record["command"].split()[:2]
+    # a jabba command, or a measurement script of benchmarks/ (the abstraction study)
+    assert record["code_version"] and (program[0] == "jabba" or (
+        program[0] == "python" and (REPO / program[1]).is_file()
+        and program[1].startswith("benchmarks/"))), where
     assert record["seconds"] >= 0 and isinstance(record["cores"], int), where
     assert datetime.datetime.fromisoformat(record["created"]).tzinfo is not None, where
 
@@ -133,9 +138,31 @@ def _committed_renderings() -> dict[str, bytes]:
     for path in sorted(RESULTS.glob("policy_*.npz")):
         out.update(report_files.training_curve_files(_record(path), path.stem,
                                                      figures=False))
-    for path in sorted(RESULTS.glob("search_*.json")):
+    for path in sorted([*RESULTS.glob("search_*.json"), *RESULTS.glob("model_fit_*.json"),
+                        *RESULTS.glob("match_values_*.json"),
+                        *RESULTS.glob("exploit_*.json"),
+                        *RESULTS.glob("match_aware*.json")]):
         out.update(report_files.table_files(provenance.read_json(path), path.stem))
+    loss = RESULTS / "abstraction_loss.json"
+    if loss.exists():
+        out.update(_benchmark("abstraction_study").loss_table_files(
+            provenance.read_json(loss), loss.stem))
+    curve = RESULTS / "blueprint_curve.json"
+    if curve.exists():
+        out.update(_benchmark("blueprint_curve").curve_files(
+            provenance.read_json(curve), curve.stem, figures=False))
     return out
+
+
+def _benchmark(name: str):
+    """A script of benchmarks/ as a module (they import their _common helper by path)."""
+    import importlib
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
 
 
 def test_committed_tables_are_remade_byte_for_byte_from_their_records():

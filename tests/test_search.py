@@ -133,7 +133,7 @@ def _hint(data, **kw):
 
 def test_hint_answers_by_search_with_schema_3():
     answer = _hint(QUICK, search_iterations=50)
-    assert answer["schema_version"] == 3
+    assert answer["schema_version"] == 5
     assert answer["policy"]["source"] == "search"
     found = answer["policy"]["search"]
     assert found["used"] and found["iterations"] == 50 and found["nodes"] > 0

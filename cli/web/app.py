@@ -5,7 +5,8 @@ OpenAPI schema at /openapi.json and a browsable form of it at /docs.
 
 - `POST /api/hint`: the body is a situation with the fields of a situation file
   (docs/hint.md), the query the command's other flags (seconds, resolve_seconds, seed,
-  search, search_seconds, search_iterations); the answer is `jabba hint --json`'s, made
+  search, search_seconds, search_iterations, score, match_goal, rounds_played,
+  opponent, exploit, confidence); the answer is `jabba hint --json`'s, made
   by the same calls (cli/hint.py).
 - `POST /api/play/new`, `GET /api/play/{id}`, `POST /api/play/{id}/act`,
   `POST /api/play/{id}/next`, `GET /api/play/{id}/log`: a game of solver/play/.
@@ -45,6 +46,7 @@ MAX_BODY_BYTES = 64 * 1024
 MAX_HINT_SECONDS = 10.0  # a request's rollout and re-solve budgets, each
 MAX_SESSIONS = 64  # games kept; the least recently used goes first
 MAX_PLAY_ITERATIONS = 2000  # a game's search budgets per decision (the search's own cap)
+_OPPONENT_QUERY = Query(None, description="SEAT=MODEL, repeatable (jabba hint --opponent)")
 WARM_SITUATION = {"players": 2, "seat": 1, "hand": ["jabba", "guard"],
                   "face_up": ["crumb", "bib", "merc"], "areas": {"0": ["han"]}}
 
@@ -52,6 +54,9 @@ SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the field
     "type": "object", "description": "A situation: the fields of a situation file "
     "(docs/hint.md, 'The situation'), e.g. the README's worked hint.",
     "properties": {
+        "game": {"type": "string", "enum": ["jabbas_palace", "love_letter"],
+                 "default": "jabbas_palace", "description": "love_letter: classic cards, "
+                 "no agenda"},
         "players": {"type": "integer", "minimum": 2, "maximum": 6, "default": 2},
         "agenda": {"type": "string", "default": "exalted_one"},
         "seat": {"type": "integer", "default": 0},
@@ -108,6 +113,8 @@ class Warmup:
 class NewGame(BaseModel):
     """A new game (the flags of `jabba play --seat`)."""
 
+    game: str = Field("jabbas_palace", description="the pages play jabbas_palace only "
+                      "(classic Love Letter: jabba play --game love_letter)")
     players: int = Field(2, ge=2, le=6)
     agenda: str = "exalted_one"
     seat: int = Field(0, ge=0, le=5, description="your seat (a match: your table seat)")
@@ -129,6 +136,10 @@ class NewGame(BaseModel):
         """A field given where it does not apply (refused, as the command line refuses
         the flag), or None."""
         given = self.model_fields_set
+        if self.game != "jabbas_palace":  # the pages read Jabba's Palace's cards
+            return (f"game {self.game!r}: the web app plays jabbas_palace only; play "
+                    "classic Love Letter with jabba play --game love_letter (its hints: "
+                    "/api/hint with \"game\": \"love_letter\")")
         if "opponent_search_iterations" in given and self.against != "search":
             return "opponent_search_iterations: applies only with against search"
         coach_fields = ("coach_threshold", "coach_seconds", "coach_search",
@@ -240,7 +251,10 @@ def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
 
     def compute_hint(data: dict, seconds: float, resolve_seconds: float, seed: int,
                      search: bool = True, search_seconds: float = 1.0,
-                     search_iterations: int | None = None) -> dict:
+                     search_iterations: int | None = None, score: str | None = None,
+                     match_goal: int | None = None, rounds_played: int | None = None,
+                     opponent: list[str] | None = None, exploit: str = "safe",
+                     confidence: float = 0.5) -> dict:
         """`jabba hint --json` for the situation `data` (cli/hint.py's calls)."""
         from solver.hint import advice as hint_lib
         from solver.hint.log import pasted_seat
@@ -253,10 +267,30 @@ def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
         try:
             sit = from_mapping(data)
             game = hint_lib.check_game(sit)
+            match = None
+            if score is not None:
+                scores = [int(x) for x in score.split(",")] if all(
+                    x.strip().isdigit() for x in score.split(",")) else None
+                if scores is None:
+                    raise ValueError(f"score {score!r}: expected whole numbers separated by "
+                                     "commas, one per seat, e.g. '3,5'")
+                match = hint_lib.match_context(game, scores, match_goal,
+                                               rounds_played=rounds_played)
+            elif match_goal is not None or rounds_played is not None:
+                raise ValueError("match_goal and rounds_played apply only with score")
+            modelled = None
+            if opponent:
+                from solver.opponent_model.model import parse_opponents
+
+                if game.num_players() != 2:
+                    raise ValueError("opponent models take 2 players")
+                (seat, model), = parse_opponents(list(opponent), game, sit.seat).items()
+                modelled = hint_lib.OpponentModelUse(seat, model, exploit, confidence)
             return hint_lib.hint(sit, game, hint_policies(game), seconds=seconds,
                                  resolve_seconds=resolve_seconds, seed=seed, search=search,
                                  search_seconds=search_seconds,
-                                 search_iterations=search_iterations)
+                                 search_iterations=search_iterations, match=match,
+                                 opponent=modelled)
         except SituationError as err:
             raise BadRequest(422, f"impossible situation: {err}") from None
         except ValueError as err:  # a refused policy file, a bad seed
@@ -271,11 +305,18 @@ def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
                        seed: int = Query(0, ge=0, lt=1 << 63),
                        search: bool = Query(True),
                        search_seconds: float = Query(1.0, gt=0, le=MAX_HINT_SECONDS),
-                       search_iterations: int | None = Query(None, ge=1, le=100_000)
+                       search_iterations: int | None = Query(None, ge=1, le=100_000),
+                       score: str | None = Query(None, max_length=64),
+                       match_goal: int | None = Query(None, ge=1, le=50),
+                       rounds_played: int | None = Query(None, ge=0, le=1000),
+                       opponent: list[str] | None = _OPPONENT_QUERY,
+                       exploit: str = Query("safe"),
+                       confidence: float = Query(0.5, gt=0, le=1)
                        ) -> dict:
         data = _situation(await request.body())
         return await in_worker(compute_hint, data, seconds, resolve_seconds, seed, search,
-                               search_seconds, search_iterations)
+                               search_seconds, search_iterations, score, match_goal,
+                               rounds_played, opponent, exploit, confidence)
 
     # Games -----------------------------------------------------------------------------
 

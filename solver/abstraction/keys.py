@@ -20,12 +20,18 @@ tests/test_abstraction.py scrambles them and checks that no key changes.
 | 2 | `coarse` | `coarse_key`: own hand, decision context; per opponent in/out, protected,
 |   |          | known card or a bucketed summary of what it can be, knows-mine; deck size and
 |   |          | agenda aggregate bucketed |
+| 3 | `counting` | `counting_key`: `fine` + the summary of an opponent's card once more
+|   |          | without the number they named since their last play |
 
-The card counting behind levels 1-2 is `track`, a compiled replay of the redacted log
+Finest first, `LEVELS` lists them identity, counting, fine, coarse (the order in which
+solver/policies/shipped.py looks tables up).
+
+The card counting behind levels 1-3 is `track`, a compiled replay of the redacted log
 with the rules of the Python reference solver/policies/knowledge.py (a test compares the two):
 cards whose place the player does not know, the opponents' hand cards known for sure,
 which opponents know the player's card, and, beyond knowledge.py, what each hand can
-still be after public misses (a Jabba miss rules out Rebel cards...).
+still be after public misses (a Jabba miss rules out Rebel cards...), and the number each
+seat named since its last play.
 
 The unseen multiset, which made the prototype abstractions grow without end
 (docs/performance.md "Prototype abstractions"), is never keyed: only a summary of it
@@ -44,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from spiel_game import engine
 from spiel_game import layout as L
 from spiel_game.cards import (
     COL_EFFECT,
@@ -146,8 +153,8 @@ T_MY_BOTTOM = T_SET_ASIDE + 1  # own returned cards still in the bottom queue
 T_PALACE_SUM = T_MY_BOTTOM + 1  # MAX_PLAYERS: Palace numbers in each play area
 T_REBEL_COUNT = T_PALACE_SUM + L.MAX_PLAYERS  # MAX_PLAYERS: Rebel cards in each area
 T_ALLOWED = T_REBEL_COUNT + L.MAX_PLAYERS  # MAX_PLAYERS: characters a hand can still be
-T_PUBLIC = T_ALLOWED + L.MAX_PLAYERS  # MAX_CHARS: cards neither face up nor in a play area
-T_SIZE = T_PUBLIC + L.MAX_CHARS
+T_LAST_NAMED = T_ALLOWED + L.MAX_PLAYERS  # MAX_PLAYERS: number named since the last play
+T_SIZE = T_LAST_NAMED + L.MAX_PLAYERS
 
 # The replay's running state, one int32 vector (a "path row": the solver keeps one per
 # player and depth and reads only the events logged since, see `path_key`).
@@ -177,7 +184,8 @@ _P_ALLOWED = _P_SET_ASIDE_SEEN_BY + 1  # MAX_PLAYERS: characters a hand can stil
 _P_PENDING = _P_ALLOWED + L.MAX_PLAYERS  # the card being resolved
 _P_NAMED_AT = _P_PENDING + 1  # the player a number was just named at
 _P_NAMED = _P_NAMED_AT + 1
-PATH_SIZE = _P_NAMED + 1
+_P_LAST_NAMED = _P_NAMED + 1  # MAX_PLAYERS: the number each seat named since it last played
+PATH_SIZE = _P_LAST_NAMED + L.MAX_PLAYERS
 
 _ALL = (1 << L.MAX_CHARS) - 1
 # Per rule set (the state's S_RULES), the characters with each number.
@@ -263,6 +271,8 @@ def _track_start(row):
     row[_P_PENDING] = -1
     row[_P_NAMED_AT] = -1
     row[_P_NAMED] = -1
+    for q in range(L.MAX_PLAYERS):
+        row[_P_LAST_NAMED + q] = -1
 
 
 @njit(cache=True)
@@ -306,6 +316,7 @@ def _track_events(s, player, row):
             _remove(row, actor, card)
             if kind == L.E_PLAY:
                 row[_P_LAST_PLAY + actor] = card
+                row[_P_LAST_NAMED + actor] = -1
             if actor == player:
                 for q in range(n):
                     if row[_P_KNOWS_MINE + q] == card:
@@ -314,6 +325,7 @@ def _track_events(s, player, row):
         elif kind == L.E_NAME:
             row[_P_NAMED_AT] = other
             row[_P_NAMED] = extra
+            row[_P_LAST_NAMED + actor] = extra
         elif kind == L.E_MISS:
             pending = row[_P_PENDING]
             if row[_P_NAMED_AT] == actor:  # Guard, C-3PO or the counter-guess missed
@@ -401,10 +413,10 @@ def _track_finish(s, player, row, out):
         out[T_PALACE_SUM + q] = row[_P_PALACE_SUM + q]
         out[T_REBEL_COUNT + q] = row[_P_REBEL_COUNT + q]
         out[T_ALLOWED + q] = row[_P_ALLOWED + q]
+        out[T_LAST_NAMED + q] = row[_P_LAST_NAMED + q]
     # Unseen = the deck minus every card whose place `player` knows (knowledge.py).
     for c in range(L.MAX_CHARS):
-        out[T_PUBLIC + c] = s[L.S_DECK_COUNTS + c] - row[_P_PLACED + c]
-        out[T_UNSEEN + c] = out[T_PUBLIC + c]
+        out[T_UNSEEN + c] = s[L.S_DECK_COUNTS + c] - row[_P_PLACED + c]
     for q in range(n):
         for j in range(row[_P_KNOWN_N + q]):
             out[T_UNSEEN + row[_P_KNOWN + q * _K + j]] -= 1
@@ -610,58 +622,28 @@ def _likeliest_numbers(t, rules):
     return mask
 
 
-# The unseen multiset, summarised (`counting`): per side, how many unseen cards have a low
-# (0-2) or middle (3-5) number, capped; and whether each single high card is unseen.
-_LOW_BAND, _MID_BAND = 2, 5  # numbers <= 2 are low, 3-5 middle; the rest are single cards
-_BAND_CAP = 3  # counts 0 / 1 / 2 / 3+
-# The single cards whose place decides rounds (Han Solo 0, Rancor 6, Luke 7, Jabba 8 in
-# this game): every character with one copy in the full deck and number 0 or >= 6.
-# Per rule set (S_RULES), -1 after its last.
-_MAX_SINGLES = 4
-_SINGLES = np.full((len(RULESETS), _MAX_SINGLES), -1, dtype=np.int64)
-for _r in RULESETS:
-    _ids = [c.id for c in _r.characters
-            if c.copies == 1 and (c.number == 0 or c.number > _MID_BAND)][:_MAX_SINGLES]
-    _SINGLES[_r.id, :len(_ids)] = _ids
-
-
 @njit(cache=True)
-def _mix_unseen(h, t, rules):
-    """`counting`'s summary of the unseen multiset (track's T_UNSEEN): a bit per single
-    high card still unseen, and per side the unseen low and middle cards, capped."""
-    bits = 0
-    for j in range(_MAX_SINGLES):
-        c = _SINGLES[rules, j]
-        if c >= 0 and t[T_UNSEEN + c] > 0:
-            bits |= 1 << j
-    h = _mix(h, bits)
-    for side in range(2):
-        low = 0
-        mid = 0
-        for c in range(L.MAX_CHARS):
-            if CARD_TABLES[rules, c, COL_SIDE] == side:
-                if CARD_TABLES[rules, c, COL_NUMBER] <= _LOW_BAND:
-                    low += t[T_UNSEEN + c]
-                elif CARD_TABLES[rules, c, COL_NUMBER] <= _MID_BAND:
-                    mid += t[T_UNSEEN + c]
-        h = _mix(h, min(low, _BAND_CAP))
-        h = _mix(h, min(mid, _BAND_CAP))
-    return h
-
-
-@njit(cache=True)
-def _mix_my_card_as_seen(h, t, player, rules):
-    """`counting`: what the others can count about `player`'s card from public
-    information: the cards neither face up nor in a play area that the public misses on
-    `player` allow (T_ALLOWED: a miss at me is public), as Rebel share and mean number."""
+def _drop_named(t, q, rules):
+    """`counting`: q's card, as `_hand_counts` left it in t[_W_COUNTS:], without the
+    number q named since their last play (one does not name the card one holds), unless
+    nothing else is left. Whether it dropped any card."""
+    k = t[T_LAST_NAMED + q]
+    if k < 0:
+        return False
+    named = _NUMBER_MASKS[rules, k]
     total = 0
+    dropped = 0
     for c in range(L.MAX_CHARS):
-        t[_W_COUNTS + c] = t[T_PUBLIC + c] if (t[T_ALLOWED + player] >> c) & 1 else 0
-        total += t[_W_COUNTS + c]
-    if total == 0:
-        for c in range(L.MAX_CHARS):
-            t[_W_COUNTS + c] = t[T_PUBLIC + c]
-    return _mix_summary(h, t, True, rules)
+        if (named >> c) & 1:
+            dropped += t[_W_COUNTS + c]
+        else:
+            total += t[_W_COUNTS + c]
+    if total == 0 or dropped == 0:
+        return False
+    for c in range(L.MAX_CHARS):
+        if (named >> c) & 1:
+            t[_W_COUNTS + c] = 0
+    return True
 
 
 @njit(cache=True)
@@ -689,11 +671,10 @@ def _bucketed_key(s, player, level, t):
             if t[T_KNOWN + q] < 0:
                 _hand_counts(t, q)
                 h = _mix_summary(h, t, fine, s[L.S_RULES])
+                if counting and _drop_named(t, q, s[L.S_RULES]):
+                    h = _mix_summary(h, t, fine, s[L.S_RULES])
         h = _mix(h, _bucket(deck, _DECK_EDGES))
         h = _agenda(h, s, player, t, n)
-        if counting:
-            h = _mix_my_card_as_seen(h, t, player, s[L.S_RULES])
-            h = _mix_unseen(h, t, s[L.S_RULES])
     elif phase == L.PH_NAME or phase == L.PH_COUNTER:
         q = _other(s)
         if t[T_KNOWN + q] >= 0:
@@ -701,10 +682,10 @@ def _bucketed_key(s, player, level, t):
         else:
             _hand_counts(t, q)
             h = _mix(h, 100 + _likeliest_numbers(t, s[L.S_RULES]))
+            if counting and _drop_named(t, q, s[L.S_RULES]):
+                h = _mix(h, 100 + _likeliest_numbers(t, s[L.S_RULES]))
             if fine:
                 h = _mix(h, t[T_LAST_PLAY + q])
-            if counting:
-                h = _mix_unseen(h, t, s[L.S_RULES])
     elif phase == L.PH_KEEP:
         for j in range(1, n):  # (keeping resets what the others know of my hand)
             q = (player + j) % n
@@ -716,18 +697,12 @@ def _bucketed_key(s, player, level, t):
                 _hand_counts(t, q)
                 h = _mix_summary(h, t, fine, s[L.S_RULES])
         h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
-        if counting:
-            h = _mix_my_card_as_seen(h, t, player, s[L.S_RULES])
-            h = _mix_unseen(h, t, s[L.S_RULES])
     elif phase == L.PH_ORDER:
         h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
     elif phase == L.PH_TRADE:
         h = _mix(h, t[T_KNOWN + _other(s)])
         h = _mix(h, _bucket(deck, _DECK_EDGES))
         h = _agenda(h, s, player, t, n)
-        if counting:
-            h = _mix_my_card_as_seen(h, t, player, s[L.S_RULES])
-            h = _mix_unseen(h, t, s[L.S_RULES])
     return _finish(h)
 
 
@@ -785,15 +760,18 @@ def fine_key(s, player):
 
 @njit(cache=True)
 def counting_key(s, player):
-    """Level 3, `counting`: `fine` plus a summary of the unseen multiset (card counting).
+    """Level 3, `counting`: `fine` plus what an opponent's own naming says of their card.
 
-    The features of `fine`, and in every phase but 'order' (and for 'name' and 'counter'
-    when the other player's card is unknown) a summary of the cards whose place the
-    player does not know (`track`'s unseen counts: the deck, the set-aside card and the
-    hands not known): whether each single high card (Han Solo, Rancor, Luke Skywalker,
-    Jabba the Hutt) is still unseen, and per side how many unseen cards have a low (0-2)
-    and a middle (3-5) number, each 0 / 1 / 2 / 3+. Not the multiset itself: that never
-    saturates (docs/performance.md "Prototype abstractions").
+    The features of `fine`, and, where `fine` summarises what an opponent's unknown card
+    can be (its Rebel share and mean number in 'play' and 'target', the likeliest
+    numbers in 'name' and 'counter'), the same summary once more without the number
+    that opponent named since their last play (a Guard or C-3PO naming, or a
+    counter-guess), when that rules a card out and leaves one: one does not name the
+    card one holds. `fine` keys the number only through the miss it causes on the
+    target; on the reduced decks this inference is most of what `fine` loses
+    (docs/solving.md "Abstractions"). It costs ~1.4x `fine`'s keys on the full deck.
+    The unseen multiset is still not keyed (it never saturates: docs/performance.md
+    "Prototype abstractions").
     """
     return _bucketed_key(s, player, COUNTING, _tracked(s, player))
 
@@ -861,3 +839,19 @@ def path_key(s, player, level, row, work):
     _track_events(s, player, row)
     _track_finish(s, player, row, work)
     return _bucketed_key(s, player, level, work)
+
+
+@njit(cache=True)
+def replayed_keys(root, actions, offsets, players, level):
+    """The key of players[k] at the state reached from `root` (an engine state with
+    logging on) by actions[offsets[k]:offsets[k + 1]], for every k: a game tree's infoset
+    keys from their paths (solver/exact/tree.py infoset_paths), no pyspiel state each."""
+    keys = np.empty(len(offsets) - 1, dtype=np.int64)
+    s = root.copy()
+    for k in range(len(keys)):
+        for i in range(L.S_EVENTS + root[L.S_EVENT_N] * L.EVENT_SIZE):
+            s[i] = root[i]
+        for i in range(offsets[k], offsets[k + 1]):
+            engine.apply_action(s, actions[i])
+        keys[k] = abstract_key(s, players[k], level)
+    return keys

@@ -42,6 +42,9 @@ class Posterior:
     weights: np.ndarray  # normalised
     stats: dict
     max_particles: int
+    # log P(what the viewer saw) under chance and the chain's policies, up to a constant
+    # the same for every chain (filter.advance's log_mass)
+    log_evidence: float = 0.0
 
     @property
     def complete(self) -> bool:
@@ -129,16 +132,17 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
         weights[0, 0] = 1.0
         stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
         stats[B_FAIL_KIND] = NO_FAILURE
+        log_mass = np.zeros(1)
         current, count = advance(buffers, weights, progress, 0, 1, pattern, len(pattern),
                                  viewer, OMIT_LOG if omissions else OMIT_NONE, done_phase,
                                  arrays, chain, float(floor), miss_unknown, merge_logs,
-                                 max_particles, stats,
+                                 max_particles, stats, log_mass,
                                  viewer if at_decision_of is None else at_decision_of)
         if stats[B_TRUNCATED] == 0 or max_particles >= grow_to:
             break
         max_particles = min(4 * max_particles, grow_to)
     return Posterior(buffers[current, :count].copy(), weights[current, :count].copy(),
-                     stats_dict(stats), max_particles)
+                     stats_dict(stats), max_particles, float(log_mass[0]))
 
 
 def posterior_of_state(game, state_array: np.ndarray, viewer: int, **kw) -> Posterior:

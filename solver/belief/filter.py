@@ -395,11 +395,14 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
 @njit(**_JIT)
 def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, omit,
             done_phase, bank, chain, floor, miss_unknown, merge_logs, max_particles,
-            stats, done_actor=-1):
+            stats, log_mass, done_actor=-1):
     """Advance the particles in buffers[current] (weights[current], progress[current])
     until all are done, at a decision of done_actor (-1: the viewer's; another seat's
     for the search's second-order beliefs, solver/search); returns (buffer index,
-    count), count 0: no history fits."""
+    count), count 0: no history fits. log_mass[0] gains the log of each step's total
+    weight before it is normalised: the log likelihood of what the viewer saw under the
+    chain's policies (-inf where they rule out every history that fits), which compares
+    opponent models (solver/search exploitation)."""
     if done_actor < 0:
         done_actor = viewer
     child = np.empty(buffers.shape[2], dtype=buffers.dtype)
@@ -429,6 +432,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         if new_count == 0 or total <= 0:
             # The policy rules out every history that fits: ignore it for this step.
             stats[B_POLICY_IGNORED] += 1
+            log_mass[0] = -np.inf
             new_count = _expand(buffers, current, count, target, weights[current],
                                 weights[target], progress, table, table_hashes, pattern,
                                 n_pat, viewer, omit, done_phase, bank, chain, floor,
@@ -439,6 +443,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         stats[B_MOST_PARTICLES] = max(stats[B_MOST_PARTICLES], new_count)
         if new_count > 0 and total > 0:
             weights[target, :new_count] /= total
+            log_mass[0] += np.log(total)
         current = target
         count = new_count
     if count == 0:

@@ -74,7 +74,7 @@ def advance_belief(buffers, weights, current, count, observed, n_obs, viewer, ba
     chain = np.full(1, policy, dtype=np.int64)
     return advance(buffers, weights, progress, current, count, observed, n_obs, viewer,
                    OMIT_NONE, ANY_PHASE, bank, chain, 0.0, False, False, max_particles,
-                   stats)
+                   stats, np.zeros(1))
 
 
 # Choosing ----------------------------------------------------------------------------------

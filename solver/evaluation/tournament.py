@@ -55,9 +55,11 @@ _NO_STOP = -1  # play every seat
 # Playing --------------------------------------------------------------------------------------
 
 @njit(**_JIT)
-def _run_lineup(initial, bank, lineup, cards, seed, first_deal, num_deals, tokens, counts):
-    """tokens[d, r, j]: role j's tokens in deal first_deal + d, rotation r; counts[j]:
-    role j's decisions by its policy and its misses."""
+def _run_lineup(initial, bank, lineup, cards, seed, first_deal, num_deals, tokens, winners,
+                counts):
+    """tokens[d, r, j]: role j's tokens in deal first_deal + d, rotation r; winners[d, r]:
+    the round winners as a bitmask of roles (bit j: role j won the round, `round_winners`);
+    counts[j]: role j's decisions by its policy and its misses."""
     n = initial[L.S_NUM_PLAYERS]
     s = np.empty_like(initial)
     order = np.empty_like(cards)
@@ -77,8 +79,11 @@ def _run_lineup(initial, bank, lineup, cards, seed, first_deal, num_deals, token
             reset(s, initial)
             play_out(s, order, seat_chain, bank, rng, legal, probs, counts, seat_role,
                      _NO_STOP)
+            mask = 0
             for p in range(n):
                 tokens[d, r, seat_role[p]] = s[L.S_TOKENS + p]
+                mask |= ((s[L.S_WINNERS] >> p) & 1) << seat_role[p]
+            winners[d, r] = mask
 
 
 @njit(**_JIT)
@@ -211,6 +216,8 @@ class LineupResult:
     counts: np.ndarray  # (roles, 3): decisions, table hits, table misses
     seconds: float
     interrupted: bool = False
+    # (deals, rotations) round winners as a bitmask of roles; None where not recorded
+    winners: np.ndarray | None = None
 
     @property
     def deals(self) -> int:
@@ -272,6 +279,7 @@ def play_lineup(game, bank: PolicyBank, lineup: list[int], deals: int, matches: 
     roles = np.array(lineup, dtype=np.int32)
     arrays = bank.arrays()
     tokens = np.zeros((deals, n, n), dtype=np.int32)
+    round_winner_masks = np.zeros((deals, n), dtype=np.int32)
     wins = np.zeros((matches, n, n), dtype=np.int8)
     match_rounds = np.zeros((matches, n), dtype=np.int32)
     played = np.zeros((n, 2), dtype=np.int64)  # per role: _DECIDED, _MISSED
@@ -288,7 +296,8 @@ def play_lineup(game, bank: PolicyBank, lineup: list[int], deals: int, matches: 
                 t0 = time.perf_counter()
                 if kind == "deals":
                     _run_lineup(initial, arrays, roles, cards, seed, first_deal + done, size,
-                                tokens[done:done + size], played)
+                                tokens[done:done + size],
+                                round_winner_masks[done:done + size], played)
                     done_deals = done + size
                 else:
                     _run_matches(initial, arrays, roles, cards, seed, goal, done, size,
@@ -307,7 +316,8 @@ def play_lineup(game, bank: PolicyBank, lineup: list[int], deals: int, matches: 
     counts = np.column_stack([played.sum(axis=1), table_hits, played[:, _MISSED]])
     return LineupResult([bank.names[i] for i in lineup], tokens[:done_deals],
                         wins[:done_matches], match_rounds[:done_matches], counts,
-                        time.perf_counter() - start, interrupted)
+                        time.perf_counter() - start, interrupted,
+                        round_winner_masks[:done_deals])
 
 
 # Cross-tables -------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ docs/hint.md "JSON schema".
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from pathlib import Path
@@ -36,7 +37,6 @@ from numba import njit
 from spiel_game import engine
 from spiel_game import layout as L
 from spiel_game.actions import decision_to_string
-from spiel_game.cards import CHARACTERS
 
 from solver.belief import hand_probabilities
 from solver.policies.compiled import FROM_TABLE, build_bank, probabilities
@@ -45,10 +45,11 @@ from solver.hint.log import SearchLimitError, log_worlds, summary_log_worlds
 from solver.hint.situation import Situation, SituationError
 from solver.hint.worlds import summary_worlds
 from solver.sim.playout import play_out, reset
-from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, stream_seed
+from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, next_float, stream_seed
+from solver.sim.utility import round_utility
 
 SCHEMA = "jabbas-palace-hint"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5  # 4: situation.game (love_letter), the "rules" source; 5: match, opponent models
 _JIT = dict(cache=True, nogil=True)
 Z95 = 1.96
 SUMMARY_PARTICLES = 4096  # the exact posterior of a summary within this many particles
@@ -57,15 +58,22 @@ SUMMARY_PARTICLES = 4096  # the exact posterior of a summary within this many pa
 # Compiled rollouts -----------------------------------------------------------------------
 
 @njit(**_JIT)
-def rollout_values(worlds, picks, paths, me, seed, first, bank, chain, counts):
-    """values[a, r]: my return after the full action paths[a] (my action ids in order,
-    padded with -1) in world picks[r], then everybody playing by `chain` (bank indices:
-    the first that has their key decides) to the end, chance drawn at random
-    (solver/sim/playout.py); counts[0, k]: decisions chain[k] took, counts[0,
+def rollout_values(worlds, picks, paths, me, seed, first, bank, chain, counts, tables,
+                   model_seat, model_chains, model_cum):
+    """values[0, a, r]: my return after the full action paths[a] (my action ids in
+    order, padded with -1) in world picks[r], then everybody playing by `chain` (bank
+    indices: the first that has their key decides) to the end, chance drawn at random
+    (solver/sim/playout.py); values[1 + k, a, r]: the same round scored by tables[k]
+    (solver/sim/utility.py). counts[0, k]: decisions chain[k] took, counts[0,
     len(chain)]: misses (none when the chain ends in a heuristic). Rollout r is rollout
-    first + r of the seed's streams: the same random numbers for every a."""
+    first + r of the seed's streams: the same random numbers for every a.
+
+    An opponent model (model_seat >= 0): that seat plays model_chains[k] (as wide as
+    chain) instead, k drawn per rollout by the cumulative weights model_cum (one more
+    number of the rollout's stream, before its play-out); its decisions count in
+    counts[1]."""
     num_players = worlds[0, L.S_NUM_PLAYERS]
-    values = np.zeros((len(paths), len(picks)))
+    values = np.zeros((1 + len(tables), len(paths), len(picks)))
     out = np.zeros(num_players)
     legal = np.zeros(L.NUM_ACTIONS, dtype=np.int32)
     probs = np.zeros(L.NUM_ACTIONS)
@@ -76,7 +84,16 @@ def rollout_values(worlds, picks, paths, me, seed, first, bank, chain, counts):
     for p in range(num_players):
         seat_chain[p, :] = chain
     seat_row = np.zeros(num_players, dtype=np.int32)  # every seat counts in counts
+    if model_seat >= 0:
+        seat_row[model_seat] = 1
     for r in range(len(picks)):
+        kind = 0
+        if model_seat >= 0:
+            rng[0] = stream_seed(seed, STREAM_HINT_ROLLOUT, first + r)
+            u = next_float(rng)
+            while kind < len(model_cum) - 1 and u >= model_cum[kind]:
+                kind += 1
+            seat_chain[model_seat, :] = model_chains[kind]
         for a in range(len(paths)):
             reset(s, worlds[picks[r]])
             for k in range(paths.shape[1]):
@@ -84,25 +101,54 @@ def rollout_values(worlds, picks, paths, me, seed, first, bank, chain, counts):
                     break
                 engine.apply_action(s, paths[a, k])
             rng[0] = stream_seed(seed, STREAM_HINT_ROLLOUT, first + r)
+            if model_seat >= 0:
+                next_float(rng)  # the draw of the model's component
             play_out(s, no_order, seat_chain, bank, rng, legal, probs, counts, seat_row, -1)
             engine.returns(s, out)
-            values[a, r] = out[me]
+            values[0, a, r] = out[me]
+            for k in range(len(tables)):
+                round_utility(s, tables[k], out)
+                values[1 + k, a, r] = out[me]
     return values
 
 
 # Policies -------------------------------------------------------------------------------
 
 ROLLOUT_DEFAULT = "agenda_expert"  # plays the rollout decisions no table has
+# ... in classic Love Letter, its best heuristic (docs/love-letter.md "Heuristics").
+ROLLOUT_DEFAULTS = {"jabbas_palace": ROLLOUT_DEFAULT, "love_letter": "classic_expert"}
+
+
+def rollout_default(game) -> str:
+    """The heuristic behind the tables of `game` (ROLLOUT_DEFAULTS)."""
+    return ROLLOUT_DEFAULTS[game.get_type().short_name]
 
 
 class PolicySet:
     """The table(s) for one game, finest level first (maybe none), in one compiled bank
-    with ROLLOUT_DEFAULT after them: rollouts try them in that order."""
+    with the game's rollout default (`rollout_default`) after them: rollouts try them in
+    that order."""
 
-    def __init__(self, game, paths: list[Path]):
+    def __init__(self, game, paths: list[Path], extra: tuple = ()):
         self.paths = list(paths)
-        self.bank = build_bank([str(p) for p in self.paths] + [ROLLOUT_DEFAULT], game)
+        self.default = rollout_default(game)
+        self.characters = game.characters  # the game's cards, to name actions with
+        self.bank = build_bank([str(p) for p in self.paths] + [self.default] + list(extra),
+                               game)
         self.chain = np.arange(len(self.paths) + 1, dtype=np.int64)
+
+    def with_model(self, game, model) -> tuple[PolicySet, tuple]:
+        """These tables with an opponent model's policies after them in the bank
+        (solver/opponent_model), and the model's chains as indices of that bank, each as
+        wide as `chain` (its last policy repeated: it decides anyway)."""
+        both = PolicySet(game, self.paths, model.bank_specs)
+        offset = len(self.paths) + 1
+        width = len(self.chain)
+        chains = []
+        for chain in model.chains:
+            ids = [offset + j for j in chain]
+            chains.append(tuple((ids + [ids[-1]] * width)[:max(width, len(ids))]))
+        return both, tuple(chains)
 
     @property
     def levels(self) -> list[str]:
@@ -133,8 +179,10 @@ def _display_path(path: Path) -> str:
 def load_policies(game, paths: list[Path] | None = None) -> PolicySet:
     """The tables to use (the shipped ones by default), checked against the game."""
     if paths is None:
+        from spiel_game.game import variant
+
         params = game.get_parameters()
-        paths = shipped_policies(params["deck"], params["agenda"], params["players"])
+        paths = shipped_policies(params["deck"], variant(game), params["players"])
     return PolicySet(game, [Path(p) for p in paths])
 
 
@@ -175,9 +223,10 @@ ROLLOUTS_PER_WORLD = 4  # from a summary: rollouts per fresh world (a world cost
 
 
 def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rollouts=64,
-              max_rollouts=20000):
-    """Rollout values (paths x rollouts) within about `seconds` (or exactly `rollouts`),
-    and the cluster (world draw) of each rollout.
+              max_rollouts=20000, tables=None, model=None):
+    """Rollout values (1 + tables, paths, rollouts: rollout_values) within about
+    `seconds` (or exactly `rollouts`), and the cluster (world draw) of each rollout.
+    model: (seat, chains as wide as policies.chain, weights), the seat's mixture.
 
     `worlds` is ("weighted", states, weights): the posterior itself (a log), each rollout
     drawing its world from it by weight, so every rollout is its own cluster; or
@@ -189,8 +238,15 @@ def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rol
     acts = np.full((len(paths), width), -1, dtype=np.int32)
     for i, path in enumerate(paths):
         acts[i, :len(path)] = path
-    counts = np.zeros((1, len(policies.chain) + 1), dtype=np.int64)  # + misses
+    counts = np.zeros((2, len(policies.chain) + 1), dtype=np.int64)  # + misses
     bank = policies.bank.arrays()
+    tables = np.zeros((0, 1, 1)) if tables is None else np.ascontiguousarray(tables)
+    if model is None:
+        model_args = (-1, np.zeros((1, len(policies.chain)), np.int64), np.ones(1))
+    else:
+        seat, chains, weights = model
+        model_args = (seat, np.asarray(chains, np.int64),
+                      np.cumsum(np.asarray(weights, np.float64) / np.sum(weights)))
     if worlds[0] == "weighted":
         stacked = np.ascontiguousarray(np.stack(worlds[1]))
         p = np.asarray(worlds[2], dtype=np.float64)
@@ -199,7 +255,7 @@ def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rol
         stacked = np.ascontiguousarray(np.stack(worlds[1](1)))
     # Compile (or load from the cache) before the clock starts.
     rollout_values(stacked[:1], np.zeros(0, np.int64), acts, me, seed, 0, bank,
-                   policies.chain, counts.copy())
+                   policies.chain, counts.copy(), tables, *model_args)
     target = max_rollouts if rollouts is None else rollouts
     chunks, clusters, done, batch, drawn = [], [], 0, 32, 0
     start = time.perf_counter()
@@ -216,7 +272,7 @@ def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rol
             clusters.append(drawn + picks)
             drawn += fresh
         chunks.append(rollout_values(block, picks, acts, me, seed, done, bank,
-                                     policies.chain, counts))
+                                     policies.chain, counts, tables, *model_args))
         done += batch
         elapsed = time.perf_counter() - start
         if rollouts is None:
@@ -225,8 +281,8 @@ def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rol
             batch = min(4 * batch, max(32, int(done * (seconds - elapsed) / max(elapsed, 1e-6))))
         else:
             batch = 4 * batch
-    # The chain ends in ROLLOUT_DEFAULT, a heuristic: no decision is a miss.
-    return (np.concatenate(chunks, axis=1), np.concatenate(clusters), counts[0, :-1],
+    # The chain ends in the rollout default, a heuristic: no decision is a miss.
+    return (np.concatenate(chunks, axis=2), np.concatenate(clusters), counts[0, :-1],
             time.perf_counter() - start)
 
 
@@ -275,23 +331,26 @@ def _decide(s, prefix, index_of, values, clusters, policies, me):
     found = policies.lookup(s, me, len(legal))
     probs = None if found is None else found[0]
     chosen, stats, how = _choose(np.stack([row for row, _, _ in lines]), clusters, probs)
-    options = [{"action": decision_to_string(a), "action_id": a,
+    chars = policies.characters
+    options = [{"action": decision_to_string(a, chars), "action_id": a,
                 "probability": None if probs is None else float(probs[i]),
-                "full_action": _words([a] + lines[i][2]), **stats[i]}
+                "full_action": _words([a] + lines[i][2], chars), **stats[i]}
                for i, a in enumerate(legal)]
-    step = {"decision": L.PHASE_NAMES[s[L.S_PHASE]], "chosen": decision_to_string(legal[chosen]),
+    step = {"decision": L.PHASE_NAMES[s[L.S_PHASE]],
+            "chosen": decision_to_string(legal[chosen], chars),
             "chosen_by": how, "options": options}
     row, steps, ids = lines[chosen]
     return row, [step] + steps, [legal[chosen]] + ids
 
 
-def _words(ids) -> str:
-    return ", ".join(decision_to_string(a) for a in ids)
+def _words(ids, chars) -> str:
+    return ", ".join(decision_to_string(a, chars) for a in ids)
 
 
 def _opponents(sit: Situation, s0, hand_mass) -> list[dict]:
     """Per opponent: status and the probability of each card in their hand, from
     hand_mass(q) (weight per character id)."""
+    chars = sit.rules.characters
     result = []
     for q in range(sit.players):
         if q == sit.seat:
@@ -301,7 +360,7 @@ def _opponents(sit: Situation, s0, hand_mass) -> list[dict]:
             continue
         mass = hand_mass(q)
         mass = mass / mass.sum()
-        cards = [{"card": CHARACTERS[c].name, "probability": float(mass[c])}
+        cards = [{"card": chars[c].name, "probability": float(mass[c])}
                  for c in np.argsort(-mass, kind="stable") if mass[c] > 0]
         result.append({"seat": q, "status": "protected" if s0[L.S_PROTECTED + q] else "in",
                        "hand": cards})
@@ -350,18 +409,45 @@ def _replayed_worlds(sit: Situation, game, policies: PolicySet, card_counting: b
         return None
 
 
-def _run_search(sit, game, policies, states, weights, limits, seed, top):
+def _run_search(sit, game, policies, states, weights, limits, seed, top, tables=None,
+                exploit=None):
     """(SearchResult, None) or (None, why the search could not answer)."""
-    from solver.search.resolve import search
+    from solver.search.resolve import ModelCannotExplain, search
     from solver.search.subgame import SubgameTooLarge
 
+    match = {} if tables is None else dict(round_table=tables[0], report_table=tables[1])
     try:
-        return search(game, states, weights, sit.seat, policies, limits, seed, top), None
+        return search(game, states, weights, sit.seat, policies, limits, seed, top,
+                      exploit=exploit, **match), None
     except SubgameTooLarge as err:
         return None, f"the subgame is too large ({err})"
+    except ModelCannotExplain as err:
+        return None, str(err)
 
 
-def _search_steps(result, path) -> list[dict]:
+@dataclasses.dataclass(frozen=True)
+class MatchContext:
+    """The match this round is part of (docs/match.md): the token standings by seat
+    (seat 0 started the round) and the match values V they are read from."""
+
+    values: object  # solver.match.value.MatchValues
+    standings: tuple
+    source: str  # where V came from (a results file)
+
+    def tables(self) -> np.ndarray:
+        """(2, codes, players): the match utility (solved for) and each player's chance
+        to win the match, after each round outcome (solver/sim/utility.py codes)."""
+        from solver.match.value import round_utility_table, round_win_table
+
+        return np.stack([round_utility_table(self.values, self.standings, 0),
+                         round_win_table(self.values, self.standings, 0)])
+
+    def now(self) -> np.ndarray:
+        """Each seat's chance to win the match before this round is played."""
+        return self.values.at(self.standings, 0)
+
+
+def _search_steps(result, path, chars) -> list[dict]:
     """The search's later decisions of a full action: each option's probability (given
     the steps before) and value."""
     steps = []
@@ -375,11 +461,11 @@ def _search_steps(result, path) -> list[dict]:
         for i in range(sub.num_children[node]):
             a = int(sub.edge_action[start + i])
             p, v = result.line(prefix + (a,))
-            options.append({"action": decision_to_string(a), "action_id": a,
+            options.append({"action": decision_to_string(a, chars), "action_id": a,
                             "search_probability": p / prob_before if prob_before > 0 else 0.0,
                             "search_value": v})
         steps.append({"decision": L.PHASE_NAMES[_phase_of(result, prefix)],
-                      "chosen": decision_to_string(path[k]), "chosen_by": "search",
+                      "chosen": decision_to_string(path[k], chars), "chosen_by": "search",
                       "options": options})
         prob_before, _ = result.line(prefix + (path[k],))
     return steps
@@ -406,7 +492,8 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
          resolve_seconds: float = 2.0, seed: int = 0, rollouts: int | None = None,
          card_counting: bool = False, search: bool = True, search_seconds: float = 1.0,
          search_iterations: int | None = None, search_top: str = "max-margin",
-         search_limits=None) -> dict:
+         search_limits=None, match: MatchContext | None = None,
+         opponent: OpponentModelUse | None = None) -> dict:
     """The answer for `sit` as a JSON-ready dict (schema SCHEMA, SCHEMA_VERSION).
     `rollouts`: exactly that many rollouts instead of a time budget (repeatable).
     `card_counting`: answer a summary from the unseen cards alone (the fallback the
@@ -414,7 +501,13 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
     `search`: re-solve the rest of the round at this decision (solver/search/), where a
     table (the blueprint) exists, within `search_seconds` or exactly
     `search_iterations` iterations (repeatable), or `search_limits` (a SearchLimits);
-    the table answers where it cannot, and says why."""
+    the table answers where it cannot, and says why. `match`: play for the match, not
+    the round: the search and the rollouts maximise the match utility of the standings
+    the round leaves, and every play shows its match-win probability beside its round
+    EV (docs/match.md). `opponent`: exploit a model of one opponent (2 players): the
+    search locks that seat to the model (best response or a safe restricted Nash
+    response) and runs beside the unexploiting search, and the answer says what the
+    exploitation expects to gain and what it risks (docs/opponents.md)."""
     from solver.search.resolve import SearchLimits
 
     start = time.perf_counter()
@@ -422,6 +515,9 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
     limits = search_limits or SearchLimits(seconds=search_seconds,
                                            iterations=search_iterations)
     policies = load_policies(game) if policies is None else policies
+    forced = forced_play(sit)
+    if forced is not None:
+        return _forced_answer(sit, game, policies, forced, start)
     me = sit.seat
     want_search = search and bool(policies.paths)
     replayed = _replayed_worlds(sit, game, policies, card_counting,
@@ -469,9 +565,14 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
         how = ("re-solved: no table has this situation's key; chosen by the rollout values "
                "over the worlds" if policies.paths else
                "re-solved: no policy ships for this game; chosen by the rollout values "
-               f"({ROLLOUT_DEFAULT} plays the rollouts)")
+               f"({policies.default} plays the rollouts)")
         budget = resolve_seconds
-    result, search_note = None, None
+    tables = None if match is None else match.tables()
+    result, search_note, plain = None, None, None
+    rollout_policies, rollout_model = policies, None
+    if opponent is not None:
+        rollout_policies, exploit = opponent.exploit(game, policies)
+        rollout_model = (exploit.seat, exploit.chains, exploit.weights)
     if not search:
         search_note = "not asked for (--no-search)"
     elif not policies.paths:
@@ -481,7 +582,11 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                        "search cannot root a subgame in")
     else:
         result, search_note = _run_search(sit, game, policies, states, worlds[2], limits,
-                                          seed, search_top)
+                                          seed, search_top, tables)
+        if opponent is not None and result is not None:
+            plain = result
+            result, search_note = _run_search(sit, game, rollout_policies, states, worlds[2],
+                                              limits, seed, search_top, tables, exploit)
     if result is not None:
         policy_source = "search"
         d = result.detail()
@@ -491,8 +596,11 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                f"{d['iterations']} DCFR iterations; the table's probabilities beside it "
                f"({how})")
     paths = full_actions(s0, me)
-    values, clusters, counts, rollout_seconds = _rollouts(worlds, paths, me, policies, budget,
-                                                          seed, rollouts)
+    scored, clusters, counts, rollout_seconds = _rollouts(worlds, paths, me, rollout_policies,
+                                                          budget, seed, rollouts,
+                                                          tables=tables, model=rollout_model)
+    # The rule chooses by the round's margin, or with a match by the match utility.
+    values = scored[0] if match is None else scored[1]
     index_of = {path: i for i, path in enumerate(paths)}
     lines = []
     for a in legal:
@@ -500,32 +608,50 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
         engine.apply_action(t, a)
         lines.append(_decide(t, (a,), index_of, values, clusters, policies, me))
     best, stats, chosen_by = _choose(np.stack([row for row, _, _ in lines]), clusters, probs)
-    plays = [{"action": decision_to_string(a), "action_id": a,
-              "card": CHARACTERS[a - L.PLAY].name,
+    chars = game.characters
+    path_index = [index_of[tuple([a] + lines[i][2])] for i, a in enumerate(legal)]
+    if match is not None:  # ev fields stay the round's; the match's beside them
+        _, round_stats, _ = _choose(scored[0][path_index], clusters, None)
+        stats = [{**round_stats[i], **_match_stats(stats[i], scored[2][path_index[i]],
+                                                   clusters)} for i in range(len(legal))]
+    plays = [{"action": decision_to_string(a, chars), "action_id": a,
+              "card": chars[a - L.PLAY].name,
               "probability": None if probs is None else float(probs[i]),
-              "full_action": _words([a] + lines[i][2]), "steps": lines[i][1], **stats[i]}
+              "full_action": _words([a] + lines[i][2], chars), "steps": lines[i][1],
+              **stats[i]}
              for i, a in enumerate(legal)]
-    _, path_stats, _ = _choose(values, clusters, None)
+    _, path_stats, _ = _choose(scored[0], clusters, None)
+    if match is not None:
+        _, match_stats, _ = _choose(values, clusters, None)
+        path_stats = [{**path_stats[i], **_match_stats(match_stats[i], scored[2][i], clusters)}
+                      for i in range(len(paths))]
     recommendation = {"action": plays[best]["full_action"], "card": plays[best]["card"],
                       "chosen_by": chosen_by, "steps": plays[best]["steps"]}
     if result is not None:
         for play in plays:
             p, v = result.line((play["action_id"],))
             play["search_probability"], play["search_value"] = p, v
+            if match is not None:
+                play["search_match_win"] = result.line((play["action_id"],), True)[1]
+            if plain is not None:
+                p, v = plain.line((play["action_id"],))
+                play["unexploiting_probability"], play["unexploiting_value"] = p, v
         lines_of_search = [result.line(path) for path in paths]
         for i, (p, v) in enumerate(lines_of_search):
             path_stats[i] = {**path_stats[i], "search_probability": p, "search_value": v}
+            if match is not None:
+                path_stats[i]["search_match_win"] = result.line(paths[i], True)[1]
         top = max(range(len(paths)), key=lambda i: lines_of_search[i])
         chosen = paths[top]
-        recommendation = {"action": _words(chosen),
-                          "card": CHARACTERS[chosen[0] - L.PLAY].name,
-                          "chosen_by": "search", "steps": _search_steps(result, chosen)}
+        recommendation = {"action": _words(chosen, chars),
+                          "card": chars[chosen[0] - L.PLAY].name,
+                          "chosen_by": "search", "steps": _search_steps(result, chosen, chars)}
     rollout_decisions = int(counts.sum())
     total = max(rollout_decisions, 1)
     answer = {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
-        "situation": {"players": sit.players, "agenda": sit.agenda, "seat": me,
-                      "hand": [CHARACTERS[int(c)].name for c in sorted(
+        "situation": {"game": sit.game, "players": sit.players, "agenda": sit.agenda,
+                      "seat": me, "hand": [chars[int(c)].name for c in sorted(
                           s0[L.S_HAND + me * L.MAX_HAND:L.S_HAND + me * L.MAX_HAND + 2])],
                       "deck": int(engine.deck_size(s0)), "described_by": source},
         "policy": {"source": policy_source, "detail": how, "level": level,
@@ -534,9 +660,13 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                               else {"used": False, "reason": search_note})},
         "recommendation": recommendation,
         "plays": plays,
-        "full_actions": [{"action": _words(path), "action_ids": list(path), **path_stats[i]}
+        "full_actions": [{"action": _words(path, chars), "action_ids": list(path),
+                          **path_stats[i]}
                          for i, path in enumerate(paths)],
         "opponents": opponents,
+        **({} if match is None else {"match": _match_answer(match, plays, recommendation)}),
+        **({} if opponent is None else {
+            "opponent_model": opponent.answer(result, plain, paths, search_note)}),
         "posterior": {"basis": posterior_basis,
                       "worlds": len(states) if replay else drawn[0],
                       **({"complete": replay["complete"]} if replay else {})},
@@ -545,11 +675,155 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                      "decisions": rollout_decisions,
                      "from_table": float(counts[0] if policies.paths else 0) / total,
                      "from_coarser_table": float(counts[1:-1].sum()) / total,
-                     "default_policy": ROLLOUT_DEFAULT,
+                     "default_policy": policies.default,
                      "from_default_policy": float(counts[-1]) / total},
         "seconds": round(time.perf_counter() - start, 3),
     }
     return answer
+
+
+@dataclasses.dataclass(frozen=True)
+class OpponentModelUse:
+    """An opponent model to exploit (solver/opponent_model): its seat, and how:
+    `best-response` or `safe` (a restricted Nash response giving the model weight
+    `confidence`)."""
+
+    seat: int
+    model: object  # solver.opponent_model.model.OpponentModel
+    mode: str = "safe"
+    confidence: float = 0.5
+
+    MODES = ("safe", "best-response")
+
+    def __post_init__(self):
+        if self.mode not in self.MODES:
+            raise ValueError(f"exploitation mode {self.mode!r}: allowed are "
+                             f"{', '.join(self.MODES)}")
+        if self.mode == "safe" and not 0.0 < self.confidence < 1.0:
+            raise ValueError(f"confidence {self.confidence!r}: the safe mode's weight on "
+                             "the model is strictly between 0 and 1")
+
+    def exploit(self, game, policies: PolicySet):
+        """(the tables with the model's policies in the bank, the search's Exploit)."""
+        from solver.search.resolve import Exploit
+
+        both, chains = policies.with_model(game, self.model)
+        weight = 1.0 if self.mode == "best-response" else self.confidence
+        return both, Exploit(self.seat, chains, tuple(self.model.weights), weight)
+
+    def answer(self, result, plain, paths: list, note) -> dict:
+        """The answer's `opponent_model` part: what exploiting expects to gain against the
+        model at this decision (the full action: card, target, number), and what it gives
+        up if the opponent is not the model (against the unexploiting search's values)."""
+        out = {"seat": self.seat, "model": self.model.describe(), "source": self.model.source,
+               "mode": self.mode,
+               "confidence": 1.0 if self.mode == "best-response" else self.confidence}
+        if result is None or plain is None:
+            return {**out, "used": False, "reason": note or "the search did not run"}
+        ex, v_model = np.array([result.line(path) for path in paths]).T
+        un, v_plain = np.array([plain.line(path) for path in paths]).T
+        return {**out, "used": True,
+                "types": {str(k): float(w) for k, w in (result.model_mass or {}).items()},
+                "expected_gain": float((ex - un) @ v_model),
+                "risk_if_wrong": float((un - ex) @ v_plain)}
+
+
+def match_context(game, scores, goal: int | None = None, values_path: Path | None = None,
+                  rounds_played: int | None = None) -> MatchContext:
+    """The match of `scores` (tokens by seat, seat 0 the round's starter): V from
+    `values_path` (a `jabba match-table` record) or the game's shipped record,
+    re-solved from its round outcomes when `goal` is not the record's. ValueError with
+    what was wrong: standings that cannot be, no values for this game."""
+    from solver import provenance
+    from solver.match.outcomes import RoundOutcomes
+    from solver.match.standings import check_standings, default_goal
+    from solver.match.value import read_match_values, shipped_match_values, solve_match_values
+
+    players = game.num_players()
+    goal = default_goal(players) if goal is None else goal
+    standings = tuple(check_standings(scores, players, goal, rounds_played=rounds_played))
+    path = values_path or shipped_match_values(game)
+    if path is None:
+        raise ValueError(f"no shipped match values for this game ({players} players, "
+                         f"{game.get_parameters().get('agenda', game.get_type().short_name)}"
+                         "): make them with `jabba match-table --out FILE` and give "
+                         "--match-values FILE")
+    values = read_match_values(path, game)
+    source = _display_path(Path(path))
+    if values.goal != goal:
+        record = provenance.read_json(path)
+        values = solve_match_values(RoundOutcomes.from_dict(record["outcomes"]), goal,
+                                    draws=0)
+        source += f" (its round outcomes, re-solved for goal {goal})"
+    return MatchContext(values, standings, source)
+
+
+def _match_stats(utility_stats: dict, wins: np.ndarray, clusters) -> dict:
+    """A play's match figures: its match utility (what the rule chose by) and its
+    rollouts' mean match-win probability with a 95% interval."""
+    return {"match_utility": utility_stats["ev"], "match_win": float(wins.mean()),
+            "match_win_ci95": Z95 * _standard_error(wins, clusters)}
+
+
+def _match_answer(match: MatchContext, plays: list[dict], recommendation: dict) -> dict:
+    """The answer's `match` part: the standings, the chance to win the match now, and
+    whether the round's best play (by round EV) is another card than the match's."""
+    by_round = max(plays, key=lambda p: p["ev"])
+    return {"standings": list(match.standings), "goal": match.values.goal,
+            "values": match.source,
+            "match_win_now": [float(x) for x in match.now()],
+            "round_ev_play": by_round["card"],
+            "disagrees": by_round["card"] != recommendation["card"]}
+
+
+def forced_play(sit: Situation) -> int | None:
+    """The card the rules make the player play, with nothing to decide (classic Love
+    Letter's Countess held with the King or a Prince, docs/RULES.md C3), or None."""
+    chars = sit.rules.characters
+    for i, c in enumerate(sit.hand):
+        if any(other in chars[c].forced_by for other in sit.hand[:i] + sit.hand[i + 1:]):
+            return c
+    return None
+
+
+def _forced_answer(sit: Situation, game, policies: PolicySet, forced: int, start) -> dict:
+    """The answer where the rules choose (`forced_play`): that play, no values. The engine
+    plays a forced card by itself (no decision node), so there is nothing to roll out or
+    search; a summary is still checked against the rules."""
+    from solver.hint.validate import check
+
+    chars = sit.rules.characters
+    if sit.log is None:
+        cfg = game.config
+        check(sit, tuple(int(c) for c in cfg.deck.counts), cfg.face_up)
+    action = L.PLAY + forced
+    words = decision_to_string(action, chars)
+    why = (f"forced: held with the {sit.names([c for c in sit.hand if c != forced])}, the "
+           f"{chars[forced].name} is the only legal play (docs/RULES.md C3)")
+    play = {"action": words, "action_id": action, "card": chars[forced].name,
+            "probability": 1.0, "full_action": words, "steps": [], "ev": None,
+            "ev_ci95": None, "vs_best": 0.0, "vs_best_ci95": 0.0}
+    return {
+        "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
+        "situation": {"game": sit.game, "players": sit.players, "agenda": sit.agenda,
+                      "seat": sit.seat, "hand": [chars[c].name for c in sorted(sit.hand)],
+                      "deck": sit.deck, "described_by": "summary" if sit.log is None
+                      else "log"},
+        "policy": {"source": "rules", "detail": why, "level": None,
+                   "tables": policies.describe(),
+                   "search": {"used": False, "reason": "a forced play: nothing to decide"}},
+        "recommendation": {"action": words, "card": chars[forced].name,
+                           "chosen_by": "rules", "steps": []},
+        "plays": [play],
+        "full_actions": [{"action": words, "action_ids": [action], "ev": None,
+                          "ev_ci95": None, "vs_best": 0.0, "vs_best_ci95": 0.0}],
+        "opponents": [],
+        "posterior": {"basis": "none: the rules choose the play", "worlds": 0},
+        "rollouts": {"count": 0, "seconds": 0.0, "worlds": 0, "decisions": 0,
+                     "from_table": 0.0, "from_coarser_table": 0.0,
+                     "default_policy": policies.default, "from_default_policy": 0.0},
+        "seconds": round(time.perf_counter() - start, 3),
+    }
 
 
 def check_game(sit: Situation):
@@ -559,6 +833,6 @@ def check_game(sit: Situation):
     import spiel_game  # noqa: F401
 
     try:
-        return pyspiel.load_game("jabbas_palace", sit.game_params())
+        return pyspiel.load_game(sit.game, sit.game_params())
     except (ValueError, pyspiel.SpielError) as err:
         raise SituationError(str(err)) from None

@@ -27,7 +27,6 @@ import numpy as np
 from spiel_game import engine
 from spiel_game import layout as L
 from spiel_game.actions import decision_to_string
-from spiel_game.cards import CHARACTERS
 
 from solver import provenance
 from solver.policies.knowledge import knowledge
@@ -39,13 +38,14 @@ COLUMNS = ("key", "level", "seat", "decision", "information_state", "action", "a
            "probability", "visits")
 
 
-def _names(cards) -> str:
-    return "+".join(CHARACTERS[c].name for c in cards) or "-"
-
-
 def describe_information(state, player: int) -> str:
-    """What `player` knows at `state`, in one line (only from their redacted log)."""
+    """What `player` knows at `state`, in one line (only from their redacted log), with
+    the game's card names."""
     k = knowledge(state, player)
+    chars = k.characters
+
+    def _names(cards) -> str:
+        return "+".join(chars[c].name for c in cards) or "-"
     parts = [f"hand {_names(k.hand)}"]
     if k.face_up:
         parts.append(f"face-up {_names(k.face_up)}")
@@ -56,13 +56,13 @@ def describe_information(state, player: int) -> str:
         known = k.known_hands.get(q)
         text = f"p{q} {status} area {_names(k.play_areas[q])}"
         if known is not None:
-            text += f" holds {CHARACTERS[known].name}"
+            text += f" holds {chars[known].name}"
         parts.append(text)
     parts.append(f"my area {_names(k.play_areas[player])}")
     parts.append(f"deck {k.deck_size}")
     s = state._s
     if s[L.S_PHASE] in (L.PH_TARGET, L.PH_NAME, L.PH_COUNTER):
-        parts.append(f"resolving {CHARACTERS[int(s[L.S_PENDING_CARD])].name}")
+        parts.append(f"resolving {chars[int(s[L.S_PENDING_CARD])].name}")
     return "; ".join(parts)
 
 
@@ -103,15 +103,15 @@ def export_rows(game, policy, rounds: int = 2000, seed: int = 0, all_keys: bool 
             progress(r + 1)
     rows = []
     for key, entry in sorted(seen.items(), key=lambda kv: (-kv[1]["visits"], kv[0])):
-        _append_rows(rows, policy, policy.find(key), key, level_name, entry)
+        _append_rows(rows, policy, policy.find(key), key, level_name, entry, game.characters)
     if all_keys:
         for i, key in enumerate(policy.keys.tolist()):
             if key not in seen:
-                _append_rows(rows, policy, i, key, level_name, None)
+                _append_rows(rows, policy, i, key, level_name, None, game.characters)
     return rows
 
 
-def _append_rows(rows, policy, i, key, level_name, entry):
+def _append_rows(rows, policy, i, key, level_name, entry, chars):
     n = int(policy.num_actions[i])
     block = policy.row(i, n)
     for j in range(n):
@@ -120,7 +120,7 @@ def _append_rows(rows, policy, i, key, level_name, entry):
             "key": key, "level": level_name,
             "seat": entry["seat"] if entry else "", "decision": entry["decision"] if entry else "",
             "information_state": entry["information_state"] if entry else "",
-            "action": decision_to_string(action) if entry else f"legal action #{j}",
+            "action": decision_to_string(action, chars) if entry else f"legal action #{j}",
             "action_id": action if entry else "", "probability": round(float(block[j]), 4),
             "visits": entry["visits"] if entry else 0})
 

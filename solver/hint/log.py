@@ -29,13 +29,14 @@ import numpy as np
 
 from spiel_game import engine
 from spiel_game import layout as L
-from spiel_game.cards import CHARACTERS, TARGETED_EFFECTS, Effect
+from spiel_game.cards import JABBAS_PALACE, TARGETED_EFFECTS, Effect
 from spiel_game.events import (HIDDEN, LINE_FORMS, UNSTATED, Event, describe, events,
                                parse_line)
 
 from solver.belief import ANY, NO_COPY, NO_FAILURE, posterior
 from solver.belief.filter import ALL_CARDS, CARD_SET, KNOWN_HIDDEN, card_set, known_hidden
-from solver.hint.situation import LEIA, SET_ASIDE, Situation, SituationError, card, plays
+from solver.hint.situation import (SET_ASIDE, Situation, SituationError, card, card_with,
+                                   plays)
 
 assert ANY == UNSTATED, "an unstated field of a line fits anything"
 TREMBLE = 1e-3  # least probability given to an opponent's decision (they stray)
@@ -74,8 +75,9 @@ class LogText:
         if self.seat is not None and sit.seat != self.seat:
             raise SituationError(f"seat is {sit.seat}, but the pasted information state is "
                                  f"p{self.seat}'s: give --seat {self.seat} or leave it out")
-        if self.hand is not None and sorted(sit.hand) != sorted(card(c) for c in self.hand):
-            given = ", ".join(CHARACTERS[c].name for c in sit.hand)
+        if self.hand is not None and sorted(sit.hand) != sorted(card(c, sit.rules)
+                                                                for c in self.hand):
+            given = sit.names(sit.hand)
             raise SituationError(f"hand is {given}, but the pasted information state says "
                                  f"{', '.join(self.hand)}: leave the hand out or make them "
                                  "agree")
@@ -109,11 +111,12 @@ def pasted_seat(value) -> int | None:
     return int(m["seat"]) if m else None
 
 
-def parse_log_line(line: str, players: int) -> Event:
+def parse_log_line(line: str, players: int, rules=JABBAS_PALACE) -> Event:
     """One log line (the words of the information state, as `jabba play` prints them)
-    as an Event pattern; fields the line leaves open are ANY, hidden cards HIDDEN."""
+    as an Event pattern, card names of the rule set `rules`; fields the line leaves open
+    are ANY, hidden cards HIDDEN."""
     try:
-        event = parse_line(line)
+        event = parse_line(line, rules)
     except ValueError as err:
         raise SituationError(str(err)) from None
     seats = [event.actor] + ([event.other] if event.kind in _OTHER_IS_SEAT else [])
@@ -124,9 +127,10 @@ def parse_log_line(line: str, players: int) -> Event:
     return event
 
 
-def _sort_drawn_together(lines: list[Event], text: list[str]):
+def _sort_drawn_together(lines: list[Event], text: list[str], rules=JABBAS_PALACE):
     """The engine logs cards drawn together in sorted order (the face-up cards, Leia's
-    two draws): put runs of such lines in that order too."""
+    or the Chancellor's two draws): put runs of such lines in that order too."""
+    keep_return = card_with(Effect.DRAW_KEEP_RETURN, rules)
     order = list(range(len(lines)))
     i = 0
     while i < len(lines):
@@ -135,7 +139,7 @@ def _sort_drawn_together(lines: list[Event], text: list[str]):
             while j + 1 < len(lines) and lines[j + 1].kind == L.E_FACE_UP:
                 j += 1
         elif (lines[i].kind == L.E_DRAW and i > 0 and lines[i - 1].kind == L.E_PLAY
-              and lines[i - 1].card == LEIA and i + 1 < len(lines)
+              and lines[i - 1].card == keep_return and i + 1 < len(lines)
               and lines[i + 1].kind == L.E_DRAW and lines[i + 1].actor == lines[i].actor):
             j = i + 1
         if j > i:
@@ -148,20 +152,25 @@ def log_pattern(sit: Situation, game, own_draw: bool = False):
     """(pattern rows, line texts) for the belief engine. Face-up cards given only in
     `face_up` become the first lines; with own_draw, a last line stands for the turn
     draw the log leaves out (its card: what the hand holds)."""
-    lines = [parse_log_line(x, sit.players) for x in sit.log]
-    lines, text = _sort_drawn_together(lines, list(sit.log))
+    lines = [parse_log_line(x, sit.players, sit.rules) for x in sit.log]
+    lines, text = _sort_drawn_together(lines, list(sit.log), sit.rules)
     if game.config.face_up and not any(e.kind == L.E_FACE_UP for e in lines):
         if not sit.face_up:
             raise SituationError("the log cannot happen under the rules: at the start, the "
                                  "face-up cards are missing: list them as 'face-up <card>' "
                                  "lines or in face_up")
         face_up = [Event(L.E_FACE_UP, ANY, ANY, c, ANY) for c in sorted(sit.face_up)]
-        lines, text = face_up + lines, [describe(e._replace(actor=-1)) for e in face_up] + text
+        lines, text = face_up + lines, [describe(e._replace(actor=-1), _names(sit))
+                                        for e in face_up] + text
     if own_draw:
         lines.append(Event(L.E_DRAW, sit.seat, ANY, ANY, ANY))
         text.append(f"p{sit.seat} gets <your drawn card>")
     pattern = np.array([tuple(e) for e in lines], dtype=np.int32).reshape(-1, L.EVENT_SIZE)
     return pattern, text
+
+
+def _names(sit: Situation) -> tuple[str, ...]:
+    return tuple(c.name for c in sit.rules.characters)
 
 
 def _my_hand(s, me) -> list[int]:
@@ -174,7 +183,7 @@ class SearchLimitError(SituationError):
     situation may be possible; the search could not tell."""
 
 
-def _refuse(post, text: list[str], what: str):
+def _refuse(post, text: list[str], what: str, names: tuple[str, ...]):
     """The error for a pattern no history kept fits."""
     if not post.complete:
         raise SearchLimitError(
@@ -182,22 +191,23 @@ def _refuse(post, text: list[str], what: str):
             f"{post.stats['truncated']} at its limit of {GROW_TO} histories at once, so it "
             "cannot tell whether it can happen: say more of what the table saw (targets, "
             "numbers named, the cards you saw) or give the log")
-    raise SituationError(f"the {what} cannot happen under the rules: {_why(post.stats, text)}")
+    raise SituationError(f"the {what} cannot happen under the rules: "
+                         f"{_why(post.stats, text, names)}")
 
 
-def _why(stats: dict, text: list[str]) -> str:
+def _why(stats: dict, text: list[str], names: tuple[str, ...]) -> str:
     ptr = stats["furthest_line"]
     where = f"after line {ptr} ({text[ptr - 1]!r})" if ptr > 0 else "at the start"
     kind, actor, other, card, extra = stats["failed_event"]
     if KNOWN_HIDDEN <= card < KNOWN_HIDDEN + L.MAX_CHARS:
         card -= KNOWN_HIDDEN  # my card another player saw
     if kind == NO_COPY:
-        return (f"{where}, {CHARACTERS[card].name} cannot be drawn here: no unseen copy "
+        return (f"{where}, {names[card]} cannot be drawn here: no unseen copy "
                 "is left")
     if kind == NO_FAILURE:
         return f"{where}, no history reaches the start of your turn"
     expected = (f"line {ptr + 1} says {text[ptr]!r}" if ptr < len(text) else "the log ends")
-    event = describe(Event(kind, actor, other, card, extra))
+    event = describe(Event(kind, actor, other, card, extra), names)
     return f"{where}, the rules give '{event}' where {expected}"
 
 
@@ -207,7 +217,7 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
     how the search went ("complete": no history dropped). `policy`: a PolicySet whose
     tables weigh the opponents' decisions (a decision none of them has: no weight)."""
     me = sit.seat
-    last = parse_log_line(sit.log[-1], sit.players) if sit.log else None
+    last = parse_log_line(sit.log[-1], sit.players, sit.rules) if sit.log else None
     ends_with_my_draw = last is not None and last.kind == L.E_DRAW and last.actor in (me, ANY)
     attempts = [False, True] if ends_with_my_draw else [True]
     if not sit.hand:
@@ -225,7 +235,7 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
         if post.stats["failed_event"][0] == NO_FAILURE and not sit.hand:
             raise SituationError("the log cannot happen under the rules: the log ends before "
                                  "your draw and your hand does not say what you drew")
-        _refuse(post, text, "log")
+        _refuse(post, text, "log", _names(sit))
     weights = weights / weights.sum()
     worlds = list(zip(states, weights.tolist()))
     _check_summary_against(sit, worlds[0][0])
@@ -236,8 +246,7 @@ def _check_summary_against(sit: Situation, s: np.ndarray) -> None:
     """Summary fields given along with a log must agree with what the log rebuilt."""
     me = sit.seat
 
-    def names(cards):
-        return ", ".join(CHARACTERS[c].name for c in cards) or "nothing"
+    names = sit.names
 
     def differ(field, summary, rebuilt):
         raise SituationError(f"{field} says {summary}, but the log gives {rebuilt}")
@@ -270,15 +279,16 @@ def _check_summary_against(sit: Situation, s: np.ndarray) -> None:
 _KNOCKS = {Effect.GUESS, Effect.GUESS_COUNTER, Effect.COMPARE, Effect.ELIMINATE_IF_SIDE}
 
 
-def _effect(c: int) -> Effect:
-    return CHARACTERS[c].effect
+def _effect(c: int, sit: Situation) -> Effect:
+    return sit.rules.characters[c].effect
 
 
-def _could_knock_out(a, p: int, q: int, discard: int) -> bool:
+def _could_knock_out(a, p: int, q: int, discard: int, sit: Situation) -> bool:
     """Could seat p's play `a` have knocked out seat q, whose discard (the card q held
     then) is `discard`? A number named must be the discard's (R5, R6); Chewbacca, Luke
     and Jabba need its side and number; a Rancor or a compare cannot be told apart."""
-    e, number = _effect(a.card), CHARACTERS[discard].number
+    chars = sit.rules.characters
+    e, number = _effect(a.card, sit), chars[discard].number
     if e == Effect.ELIMINATE_LOWEST:
         return True
     if p == q:  # named back after a C-3PO miss (R6), or lost their own compare
@@ -289,8 +299,8 @@ def _could_knock_out(a, p: int, q: int, discard: int) -> bool:
     if e in (Effect.GUESS, Effect.GUESS_COUNTER):
         return not a.named or a.named[0] == number
     if e == Effect.ELIMINATE_IF_SIDE:
-        c = CHARACTERS[a.card]
-        return CHARACTERS[discard].side == c.param_a and number <= c.param_b
+        c = chars[a.card]
+        return chars[discard].side == c.param_a and number <= c.param_b
     return e == Effect.COMPARE
 
 
@@ -306,16 +316,17 @@ def _knockouts(sit: Situation, turns) -> dict[int, list[int]]:
         return any(p == x and i is not None for p, i in turns[k + 1:])
 
     hits = [k for k, (p, i) in enumerate(turns)
-            if i is not None and sit.areas[p][i].hit and _effect(sit.areas[p][i].card) in _KNOCKS]
+            if i is not None and sit.areas[p][i].hit
+            and _effect(sit.areas[p][i].card, sit) in _KNOCKS]
     # A compare's loser is told once the other hits are placed.
-    for k in sorted(hits, key=lambda k: _effect(sit.areas[turns[k][0]][turns[k][1]].card)
+    for k in sorted(hits, key=lambda k: _effect(sit.areas[turns[k][0]][turns[k][1]].card, sit)
                     == Effect.COMPARE):
         p, i = turns[k]
         a = sit.areas[p][i]
-        name = f"seat {p}'s {CHARACTERS[a.card].name} is marked ':hit'"
+        name = f"seat {p}'s {sit.names([a.card])} is marked ':hit'"
         if a.target is None or a.target == SET_ASIDE:
             raise SituationError(f"{name}, but its target is not said (e.g. 'jabba@2:hit')")
-        if _effect(a.card) == Effect.COMPARE:
+        if _effect(a.card, sit) == Effect.COMPARE:
             losers = [x for x in (a.target, p)
                       if x in sit.out and x not in assigned and not plays_after(x, k)]
             if len(losers) != 1:
@@ -342,24 +353,28 @@ def _knockouts(sit: Situation, turns) -> dict[int, list[int]]:
             if i is None:
                 continue
             a = sit.areas[p][i]
-            if k in outs and _effect(a.card) != Effect.ELIMINATE_LOWEST:
+            if k in outs and _effect(a.card, sit) != Effect.ELIMINATE_LOWEST:
                 continue  # a play knocks out one player, a Rancor several
-            if _could_knock_out(a, p, q, discard):
+            if _could_knock_out(a, p, q, discard, sit):
                 candidates.append(k)
         if len(candidates) != 1:
             when = (f"between their last turn and {'now' if end == len(turns) else 'their next'}"
                     if own else "before their first turn")
             if not candidates:
+                could = ("a Guard, C-3PO, Mercenary, Chewbacca, Luke Skywalker, Jabba the "
+                         "Hutt choosing them, or a Rancor" if sit.rules is JABBAS_PALACE else
+                         "a Guard or a Baron choosing them; for a Prince or the Princess "
+                         "give the round's log")
                 raise SituationError(
                     f"seat {q} is out, but no play {when} could have knocked them out "
-                    "(a Guard, C-3PO, Mercenary, Chewbacca, Luke Skywalker, Jabba the Hutt "
-                    "choosing them, or a Rancor)")
+                    f"({could})")
             plays_text = ", ".join(
-                f"seat {turns[k][0]}'s {CHARACTERS[sit.areas[turns[k][0]][turns[k][1]].card].name}"
+                f"seat {turns[k][0]}'s {sit.names([sit.areas[turns[k][0]][turns[k][1]].card])}"
                 for k in candidates)
             raise SituationError(
                 f"seat {q} is out and {len(candidates)} plays {when} could have done it "
-                f"({plays_text}): mark the one that did with '@{q}:hit', e.g. 'luke@{q}:hit'")
+                f"({plays_text}): mark the one that did with '@{q}:hit', e.g. "
+                f"'{'luke' if sit.rules is JABBAS_PALACE else 'guard'}@{q}:hit'")
         outs.setdefault(candidates[0], []).append(q)
     return outs
 
@@ -399,7 +414,8 @@ def _my_draws(sit: Situation) -> int:
                 return ANY  # a card I gave away unsaid
             if a.traded and p != me and a.target == me:
                 held.add(a.seen)
-    leias = sum(a.card == LEIA for a in plays(sit.areas[me]))
+    leia = card_with(Effect.DRAW_KEEP_RETURN, sit.rules)
+    leias = sum(a.card == leia for a in plays(sit.areas[me]))
     if leias > 1 or leias and len(sit.bottom) < 2:
         return ANY  # returned cards unsaid (only the last Leia's two are said)
     held |= {a.shown for a in plays(sit.areas[me]) if a.traded}
@@ -422,7 +438,7 @@ def summary_pattern(sit: Situation, game):
     in_round, protected = set(range(n)), set()
     deck = game.config.deck.size - game.config.face_up - 1 - n
     my_leia = [k for k, (p, i) in enumerate(turns) if p == me and i is not None
-               and sit.areas[p][i].card == LEIA]
+               and sit.areas[p][i].card == card_with(Effect.DRAW_KEEP_RETURN, sit.rules)]
 
     def discard(q):
         return sit.areas[q][-1].card
@@ -435,8 +451,8 @@ def summary_pattern(sit: Situation, game):
         if p == me:
             rows.append((L.E_DRAW, me, ANY, mine, ANY))
         a = sit.areas[p][i]
-        c, e = a.card, _effect(a.card)
-        name = f"seat {p}'s {CHARACTERS[c].name}"
+        c, e = a.card, _effect(a.card, sit)
+        name = f"seat {p}'s {sit.names([c])}"
         rows.append((L.E_PLAY, p, ANY, c, ANY))
         gone = outs.get(k, [])
         choosable = sorted(q for q in in_round if q != p and q not in protected)
@@ -550,10 +566,10 @@ def summary_pattern(sit: Situation, game):
             "to each player, one drawn for each turn and after each Boba Fett take; "
             "Leia's returned cards count as deck)")
     pattern = np.array(rows, dtype=np.int32).reshape(-1, L.EVENT_SIZE)
-    return pattern, [_row_text(r) for r in rows]
+    return pattern, [_row_text(r, _names(sit)) for r in rows]
 
 
-def _row_text(row) -> str:
+def _row_text(row, names: tuple[str, ...]) -> str:
     """A pattern row in log words, '?' for what it leaves open."""
     if row[0] == ANY:
         return f"p{row[1]} chooses and looks (a seat's hand or the set-aside card)"
@@ -562,7 +578,7 @@ def _row_text(row) -> str:
     kind, actor, other, c, extra = (HIDDEN if f == ANY or f <= CARD_SET + ALL_CARDS else f
                                     for f in row)
     return describe(Event(kind, actor, other, c, -1 if extra == HIDDEN and kind in (
-        L.E_DRAW, L.E_TRADE, L.E_RETURN) else extra)).replace("p-2", "p?").replace(
+        L.E_DRAW, L.E_TRADE, L.E_RETURN) else extra), names).replace("p-2", "p?").replace(
         " -2", " ?").replace(" ()", "")
 
 
@@ -610,7 +626,7 @@ def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int |
             raise SituationError("the situation cannot happen under the rules: no history "
                                  "of these plays leaves you this hand and the cards you "
                                  "know (saw, seen_by)")
-        _refuse(post, text, "situation")
+        _refuse(post, text, "situation", _names(sit))
     states, weights = post.states[keep], post.weights[keep]
     worlds = list(zip(states, (weights / weights.sum()).tolist()))
     _check_summary_against(sit, worlds[0][0])

@@ -3,7 +3,8 @@
 A `Situation` is what one player (`seat`) knows at the start of their play decision:
 the summary (hand, face-up cards, play areas, who is out or protected, private
 knowledge) and optionally the round's event log as that player saw it. `from_mapping`
-reads one from parsed TOML/JSON, card names in any usual form. The rest of the hint's
+reads one from parsed TOML/JSON, card names in any usual form, of the situation's game
+(`game`: jabbas_palace, or love_letter with classic cards and no agenda). The rest of the hint's
 situation code, by job: validate.py (the summary against the rules), worlds.py (engine
 states from a summary), log.py (the posterior from a log, by solver/belief).
 
@@ -16,23 +17,33 @@ import dataclasses
 import re
 
 from spiel_game import layout as L
-from spiel_game.cards import AGENDA_NAMES, CHARACTERS, Effect, character_id
+from spiel_game.cards import AGENDA_NAMES, JABBAS_PALACE, RULESET_OF_GAME, Effect, RuleSet
 
-BIB_FORTUNA = next(c.id for c in CHARACTERS if c.effect == Effect.PROTECT)
-BOBA_FETT = next(c.id for c in CHARACTERS if c.effect == Effect.STEAL_HAND)
-LEIA = next(c.id for c in CHARACTERS if c.effect == Effect.DRAW_KEEP_RETURN)
-R2_D2 = next(c.id for c in CHARACTERS if c.effect == Effect.PEEK_OR_SET_ASIDE)
+GAMES = tuple(RULESET_OF_GAME)  # jabbas_palace, love_letter
 SET_ASIDE = -1  # AreaCard.target: R2-D2 looked at the face-down set-aside card
+
+
+def card_with(effect: Effect, rules: RuleSet = JABBAS_PALACE) -> int | None:
+    """The id of the rule set's card with this effect (each has at most one), or None:
+    Leia Organa and the classic Chancellor both draw, keep and return."""
+    return next((c.id for c in rules.characters if c.effect == effect), None)
+
+
+BIB_FORTUNA = card_with(Effect.PROTECT)
+BOBA_FETT = card_with(Effect.STEAL_HAND)
+LEIA = card_with(Effect.DRAW_KEEP_RETURN)
+R2_D2 = card_with(Effect.PEEK_OR_SET_ASIDE)
 
 
 class SituationError(ValueError):
     """A situation that cannot happen under the rules, or that cannot be read."""
 
 
-def card(name) -> int:
-    """Character id from a name in any usual form; SituationError with suggestions."""
+def card(name, rules: RuleSet = JABBAS_PALACE) -> int:
+    """Character id from a name in any usual form, in the rule set's cards;
+    SituationError with suggestions (and the game a card of the other one is from)."""
     try:
-        return character_id(str(name))
+        return rules.character_id(str(name))
     except ValueError as err:
         raise SituationError(str(err)) from None
 
@@ -58,7 +69,7 @@ class AreaCard:
 @dataclasses.dataclass
 class Situation:
     players: int
-    agenda: str
+    agenda: str | None  # None for love_letter: classic Love Letter has none (C8)
     seat: int
     hand: tuple[int, ...]
     face_up: tuple[int, ...] = ()
@@ -72,18 +83,28 @@ class Situation:
     deck: int | None = None  # cards left to draw, if the player counted them
     log: tuple[str, ...] | None = None
     utility: str = "margin"
+    game: str = GAMES[0]  # the OpenSpiel game: jabbas_palace or love_letter
+
+    @property
+    def rules(self) -> RuleSet:
+        return RULESET_OF_GAME[self.game]
+
+    def names(self, cards) -> str:
+        """Card ids as the rule set names them, comma-separated ('nothing' if none)."""
+        return ", ".join(self.rules.characters[c].name for c in cards) or "nothing"
 
     def game_params(self) -> dict:
-        return {"players": self.players, "agenda": self.agenda, "utility": self.utility}
+        params = {"players": self.players, "utility": self.utility}
+        return params if self.agenda is None else {**params, "agenda": self.agenda}
 
 
 # Reading ---------------------------------------------------------------------------------
 
-_KEYS = {"players", "agenda", "seat", "hand", "face_up", "areas", "out", "protected", "saw",
+_KEYS = {"game", "players", "agenda", "seat", "hand", "face_up", "areas", "out", "protected", "saw",
          "seen_by", "set_aside", "bottom", "deck", "log", "utility"}
 
 
-def _cards(value, what: str) -> tuple[int, ...]:
+def _cards(value, what: str, rules: RuleSet) -> tuple[int, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
@@ -93,7 +114,7 @@ def _cards(value, what: str) -> tuple[int, ...]:
                  if v.strip()]
     if not isinstance(value, (list, tuple)):
         raise SituationError(f"{what}: expected a list of card names, got {value!r}")
-    return tuple(card(v) for v in value)
+    return tuple(card(v, rules) for v in value)
 
 
 def _seats(value, what: str, players: int) -> frozenset[int]:
@@ -115,7 +136,7 @@ def _seat(value, what: str, players: int) -> int:
     return int(text)
 
 
-def _play(text: str, players: int, owner: int) -> AreaCard:
+def _play(text: str, players: int, owner: int, rules: RuleSet) -> AreaCard:
     """A played card with what the table saw of it: 'CARD[@SEAT|@set-aside][:DETAIL]...',
     DETAIL a number named (Guard, C-3PO; a second one: named back after a C-3PO miss),
     'hit', 'traded', or, where the look is mine or at me, a card: first the chosen
@@ -124,7 +145,7 @@ def _play(text: str, players: int, owner: int) -> AreaCard:
     what = f"areas[{owner}] {text!r}"
     head, *details = text.split(":")
     name, at, target_text = head.partition("@")
-    c = card(name)
+    c = card(name, rules)
     target = None
     if at:
         if target_text.lower().replace("-", "").replace("_", "") in ("setaside", "sa"):
@@ -141,9 +162,9 @@ def _play(text: str, players: int, owner: int) -> AreaCard:
         elif word in ("traded", "trade"):
             traded = True
         elif word and seen is None:
-            seen = card(word)
+            seen = card(word, rules)
         elif word and shown is None:
-            shown = card(word)
+            shown = card(word, rules)
         elif word:
             raise SituationError(f"{what}: more than two cards after ':' (the card the "
                                  "player saw, then the card the chosen seat saw)")
@@ -152,7 +173,7 @@ def _play(text: str, players: int, owner: int) -> AreaCard:
     return AreaCard(c, "played", None, target, tuple(named), hit, traded, seen, shown)
 
 
-def _area(items, players: int, owner: int) -> tuple[AreaCard, ...]:
+def _area(items, players: int, owner: int, rules: RuleSet) -> tuple[AreaCard, ...]:
     """Cards in play order; 'took:luke' or 'took:luke@2' marks a card taken with Boba
     Fett (from seat 2; with 2 players the other seat); a played card may say what the
     table saw of it (`_play`)."""
@@ -170,9 +191,9 @@ def _area(items, players: int, owner: int) -> tuple[AreaCard, ...]:
             else:
                 raise SituationError(f"areas[{owner}] {text!r}: with {players} players say "
                                      "whose card it was, e.g. 'took:luke@2'")
-            out.append(AreaCard(card(name), "took", v))
+            out.append(AreaCard(card(name, rules), "took", v))
         else:
-            out.append(_play(text, players, owner))
+            out.append(_play(text, players, owner, rules))
     return tuple(out)
 
 
@@ -193,24 +214,37 @@ def from_mapping(data: dict) -> Situation:
     if not isinstance(players, int) or not 2 <= players <= L.MAX_PLAYERS:
         raise SituationError(f"players={players!r}: must be a whole number from 2 to "
                              f"{L.MAX_PLAYERS}")
-    agenda = data.get("agenda", "exalted_one")
-    if agenda not in AGENDA_NAMES:
-        raise SituationError(f"agenda={agenda!r}: allowed agendas are "
-                             f"{', '.join(AGENDA_NAMES)}")
+    game = data.get("game", GAMES[0])
+    if game not in GAMES:
+        raise SituationError(f"game={game!r}: allowed are {', '.join(GAMES)}")
+    rules = RULESET_OF_GAME[game]
+    if rules is JABBAS_PALACE:
+        agenda = data.get("agenda", "exalted_one")
+        if agenda not in AGENDA_NAMES:
+            raise SituationError(f"agenda={agenda!r}: allowed agendas are "
+                                 f"{', '.join(AGENDA_NAMES)}")
+    elif data.get("agenda") is not None:
+        raise SituationError(f"agenda={data['agenda']!r}: {game} has no agendas (the "
+                             "highest card wins at the deck's end, docs/RULES.md C8); "
+                             "agendas are jabbas_palace's")
+    else:
+        agenda = None
     seat = _seat(data["seat"], "seat", players)
     areas_in = data.get("areas") or {}
     if isinstance(areas_in, (list, tuple)):
         areas_in = dict(enumerate(areas_in))
     areas = [()] * players
+    if not isinstance(areas_in, dict):
+        raise SituationError(f"areas: expected a table seat = cards, got {areas_in!r}")
     for key, items in areas_in.items():
         p = _seat(key, "areas", players)
-        areas[p] = _area(items, players, p)
+        areas[p] = _area(items, players, p, rules)
 
     def per_seat(field: str) -> dict[int, int]:
         value = data.get(field) or {}
         if not isinstance(value, dict):
             raise SituationError(f"{field}: expected a table seat = card, got {value!r}")
-        return {_seat(k, field, players): card(v) for k, v in value.items()}
+        return {_seat(k, field, players): card(v, rules) for k, v in value.items()}
 
     set_aside = data.get("set_aside")
     deck = data.get("deck")
@@ -218,14 +252,15 @@ def from_mapping(data: dict) -> Situation:
         raise SituationError(f"deck={deck!r}: must be a whole number of cards, 0 or more")
     log = data.get("log")
     sit = Situation(
-        players=players, agenda=agenda, seat=seat, hand=_cards(data.get("hand"), "hand"),
-        face_up=_cards(data.get("face_up"), "face_up"), areas=tuple(areas),
+        players=players, agenda=agenda, seat=seat,
+        hand=_cards(data.get("hand"), "hand", rules),
+        face_up=_cards(data.get("face_up"), "face_up", rules), areas=tuple(areas),
         out=_seats(data.get("out"), "out", players),
         protected=_seats(data.get("protected"), "protected", players),
         saw=per_seat("saw"), seen_by=per_seat("seen_by"),
-        set_aside=None if set_aside is None else card(set_aside),
-        bottom=_cards(data.get("bottom"), "bottom"), deck=deck, log=log,
-        utility=data.get("utility", "margin"))
+        set_aside=None if set_aside is None else card(set_aside, rules),
+        bottom=_cards(data.get("bottom"), "bottom", rules), deck=deck, log=log,
+        utility=data.get("utility", "margin"), game=game)
     if pasted is not None:
         pasted.check(sit)
     return sit

@@ -5,13 +5,13 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from spiel_game.cards import CHARACTERS, Effect
+from spiel_game.cards import CHARACTERS, JABBAS_PALACE, Effect
 
-from solver.hint.situation import (BIB_FORTUNA, BOBA_FETT, LEIA, R2_D2, SET_ASIDE,
-                                   Situation, SituationError, plays)
+from solver.hint.situation import (BOBA_FETT, R2_D2, SET_ASIDE, Situation, SituationError,
+                                   card_with, plays)
 
-LANDO = next(c.id for c in CHARACTERS if c.effect == Effect.LOOK_MAY_TRADE)
-MERCENARY = next(c.id for c in CHARACTERS if c.effect == Effect.COMPARE)
+LANDO = card_with(Effect.LOOK_MAY_TRADE)
+MERCENARY = card_with(Effect.COMPARE)
 
 
 def _with_discards(areas: tuple, out) -> tuple:
@@ -27,35 +27,52 @@ def _with_discards(areas: tuple, out) -> tuple:
     return tuple(areas)
 
 
-_LOOK_CARDS = {c.id for c in CHARACTERS if c.effect in (
-    Effect.PEEK, Effect.PEEK_OR_SET_ASIDE, Effect.LOOK_MAY_TRADE, Effect.COMPARE)}
+_LOOK_EFFECTS = (Effect.PEEK, Effect.PEEK_OR_SET_ASIDE, Effect.LOOK_MAY_TRADE,
+                 Effect.COMPARE)
+# Classic plays a summary cannot say yet (what the Prince's target discarded, the King's
+# trade, the Princess's discard): the round's log says them.
+_LOG_ONLY_EFFECTS = (Effect.DISCARD_REDRAW, Effect.TRADE_HANDS)
+
+
+def _look_cards(sit: Situation) -> list[int]:
+    return [c.id for c in sit.rules.characters if c.effect in _LOOK_EFFECTS]
+
+
+def _look_names(sit: Situation) -> str:
+    """The look cards, as a message lists them ('Priest or Baron')."""
+    names = [sit.rules.characters[c].name for c in _look_cards(sit)]
+    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def _looks(sit: Situation, viewer: int, q: int) -> bool:
     """Some play let `viewer` see q's hand (R10): viewer's look card at q (or at a seat
-    not said), q's Mercenary compare or Lando trade with viewer."""
+    not said), q's Mercenary (Baron) compare or Lando trade with viewer."""
+    looks, compare = _look_cards(sit), card_with(Effect.COMPARE, sit.rules)
+    lando = card_with(Effect.LOOK_MAY_TRADE, sit.rules)
+
     def at(a, seat):
         return a.target == seat or a.target is None
-    return (any(a.card in _LOOK_CARDS and at(a, q) for a in plays(sit.areas[viewer]))
-            or any(at(a, viewer) and (a.card == MERCENARY or a.card == LANDO and a.traded)
+    return (any(a.card in looks and at(a, q) for a in plays(sit.areas[viewer]))
+            or any(at(a, viewer) and (a.card == compare or a.card == lando and a.traded)
                    for a in plays(sit.areas[q])))
 
 
-def _check_cards_seen(a, p: int, me: int) -> None:
+def _check_cards_seen(sit: Situation, a, p: int, me: int) -> None:
     """A card after ':' says what a look, compare or trade showed: only on such plays,
     a second card only where the chosen seat saw or got one, and only where the player
     knows it: the play is theirs or at them (R10)."""
     if a.seen is None and a.shown is None:
         return
-    c = CHARACTERS[a.card]
+    c = sit.rules.characters[a.card]
     name = f"seat {p}'s {c.name}"
-    if a.card not in _LOOK_CARDS:
+    if a.card not in _look_cards(sit):
         raise SituationError(f"{name}: a card after ':' is what a look showed, but "
-                             f"{c.name} shows no card; only Salacious Crumb, R2-D2, "
-                             "Mercenary and Lando Calrissian do")
-    if a.shown is not None and not (a.card == MERCENARY or a.card == LANDO and a.traded):
+                             f"{c.name} shows no card; only {_look_names(sit)} do")
+    if a.shown is not None and not (c.effect == Effect.COMPARE or
+                                    c.effect == Effect.LOOK_MAY_TRADE and a.traded):
         raise SituationError(f"{name}: a second card after ':' is what the chosen seat saw "
-                             "(Mercenary) or got (Lando Calrissian, with ':traded')")
+                             + ("(Mercenary) or got (Lando Calrissian, with ':traded')"
+                                if sit.rules is JABBAS_PALACE else "(a Baron's compare)"))
     if a.target == SET_ASIDE:
         raise SituationError(f"{name} looked at the set-aside card: say the card you saw "
                              "as set_aside, not after ':'")
@@ -67,11 +84,34 @@ def _check_cards_seen(a, p: int, me: int) -> None:
             f"'{c.aliases[0]}@{me}:CARD'")
 
 
+def _check_classic_summary(sit: Situation) -> None:
+    """What a classic summary cannot say yet: a play whose effect moves cards the summary
+    has no words for (the Prince's discard, the King's trade), the Princess in a play
+    area, a card taken (Boba Fett is Jabba's Palace's). The round's log says them all."""
+    chars = sit.rules.characters
+    for p, area in enumerate(sit.areas):
+        for a in area:
+            c = chars[a.card]
+            if a.how == "took":
+                raise SituationError(f"areas[{p}]: 'took:' marks a card taken with Boba Fett, "
+                                     "a card of Jabba's Palace, not of classic Love Letter")
+            if c.effect in _LOG_ONLY_EFFECTS or c.out_if_discarded:
+                raise SituationError(
+                    f"areas[{p}]: a {c.name} in a play area is not said by a summary of "
+                    "classic Love Letter (what it made a player discard or trade); give "
+                    "the round's event log instead (--log, docs/hint.md), e.g. from "
+                    "`jabba play --game love_letter --viewer N`")
+
+
 def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> Situation:
     """The summary checked against the rules (SituationError for anything they do not
     allow), as a new Situation: a play area per seat, out players' last cards marked
     discarded (R3). The caller's Situation is left as it was."""
     n, me = sit.players, sit.seat
+    rules, chars = sit.rules, sit.rules.characters
+    jabba = rules is JABBAS_PALACE
+    protect = card_with(Effect.PROTECT, rules)
+    keep_return = card_with(Effect.DRAW_KEEP_RETURN, rules)
     if len(sit.areas) > n:
         raise SituationError(f"areas: {len(sit.areas)} play areas for {n} players")
     if any(p >= n for p in sit.out):
@@ -95,12 +135,15 @@ def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> S
                              f"the rules set aside {face_up_count} face up (R1)")
     if n - len(sit.out) < 2:
         raise SituationError("fewer than 2 players are in: the round is already over")
+    if not jabba:
+        _check_classic_summary(sit)
     for p in sit.protected:
         played = plays(sit.areas[p])
-        if not played or played[-1].card != BIB_FORTUNA:
+        if not played or played[-1].card != protect:
             raise SituationError(f"seat {p} is protected, but their last played card is "
-                                 f"{CHARACTERS[played[-1].card].name if played else 'none'}"
-                                 "; only Bib Fortuna protects (R13)")
+                                 f"{chars[played[-1].card].name if played else 'none'}"
+                                 f"; only {chars[protect].name} protects "
+                                 f"({'R13' if jabba else 'docs/RULES.md C4'})")
     # Turn order: seats before mine have had one more turn this time round than I have.
     mine = len(plays(sit.areas[me]))
     for p in range(n):
@@ -112,8 +155,8 @@ def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> S
             f"seat {p} has played {count} card(s) and you (seat {me}) {mine}; in turn order "
             f"seat {p} should have played {expected}"
             + (" or fewer (out)" if p in sit.out else "")
-            + ". List play areas in the order played, with cards taken by Boba Fett as "
-            "'took:<card>'")
+            + (". List play areas in the order played, with cards taken by Boba Fett as "
+               "'took:<card>'" if jabba else ". List play areas in the order played"))
     for p in range(n):
         area = sit.areas[p]
         for i, a in enumerate(area):
@@ -125,7 +168,7 @@ def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> S
                 raise SituationError(f"seat {p} cannot take their own card with Boba Fett")
     for p in range(n):
         for a in plays(sit.areas[p]):
-            _check_cards_seen(a, p, me)
+            _check_cards_seen(sit, a, p, me)
     for q in sit.saw:
         if q == me or q in sit.out:
             raise SituationError(f"saw: seat {q} has no hand you can know (it is you or out)")
@@ -133,29 +176,38 @@ def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> S
             raise SituationError(
                 f"saw: you know seat {q}'s card, but no play explains it: you have played "
                 f"no Salacious Crumb, R2-D2, Lando Calrissian or Mercenary at seat {q}, and "
-                f"no Lando trade was between you (R10)")
+                f"no Lando trade was between you (R10)" if jabba else
+                f"saw: you know seat {q}'s card, but no play explains it: you have played "
+                f"no Priest or Baron at seat {q} (docs/RULES.md C12)")
     for q, c in sit.seen_by.items():
         if q == me:
             raise SituationError("seen_by: name another seat")
         if c not in sit.hand:
-            raise SituationError(f"seen_by: seat {q} saw your {CHARACTERS[c].name}, but it "
+            raise SituationError(f"seen_by: seat {q} saw your {chars[c].name}, but it "
                                  "is not in your hand")
         if not _looks(sit, q, me):
             raise SituationError(
                 f"seen_by: seat {q} knows your card, but no play explains it: seat {q} has "
                 f"played no Salacious Crumb, R2-D2, Lando Calrissian or Mercenary at you, "
-                f"you no Mercenary at them, and no Lando trade was between you (R10)")
+                f"you no Mercenary at them, and no Lando trade was between you (R10)" if jabba
+                else f"seen_by: seat {q} knows your card, but no play explains it: seat {q} "
+                f"has played no Priest or Baron at you, you no Baron at them "
+                "(docs/RULES.md C12)")
+    if sit.set_aside is not None and not jabba:
+        raise SituationError("set_aside: no classic Love Letter card shows the face-down "
+                             "set-aside card")
     if sit.set_aside is not None and not any(
             a.card == R2_D2 and a.target in (None, SET_ASIDE) for a in plays(sit.areas[me])):
         raise SituationError("you saw the set-aside card, but only R2-D2 shows it and you "
                              "have not played R2-D2")
-    if sit.bottom and not any(a.card == LEIA for a in plays(sit.areas[me])):
-        raise SituationError("you put cards on the bottom, but only Leia Organa does that "
-                             "and you have not played her")
-    my_leia = sum(a.card == LEIA for a in plays(sit.areas[me]))
+    if sit.bottom and not any(a.card == keep_return for a in plays(sit.areas[me])):
+        raise SituationError(f"you put cards on the bottom, but only {chars[keep_return].name} "
+                             f"does that and you have not played {'her' if jabba else 'one'}")
+    my_leia = sum(a.card == keep_return for a in plays(sit.areas[me]))
     if len(sit.bottom) > 2 * my_leia:
-        raise SituationError(f"{len(sit.bottom)} bottom card(s) from {my_leia} Leia play(s); "
-                             "each returns at most 2 (R9)")
+        raise SituationError(f"{len(sit.bottom)} bottom card(s) from {my_leia} "
+                             f"{chars[keep_return].name} play(s); each returns at most 2 "
+                             f"({'R9' if jabba else 'docs/RULES.md C11'})")
     # Card counts: every card I can place.
     placed = Counter(sit.hand) + Counter(sit.face_up) + Counter(sit.bottom)
     for area in sit.areas:
@@ -165,7 +217,7 @@ def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> S
         placed[sit.set_aside] += 1
     for c, k in placed.items():
         if k > deck_counts[c]:
-            raise SituationError(f"{k} copies of {CHARACTERS[c].name} are placed (hand, "
+            raise SituationError(f"{k} copies of {chars[c].name} are placed (hand, "
                                  "face-up, play areas, known cards), but the deck has "
                                  f"{deck_counts[c]}")
     return sit

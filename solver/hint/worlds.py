@@ -12,8 +12,9 @@ from collections import Counter
 import numpy as np
 
 from spiel_game import layout as L
+from spiel_game.cards import Effect
 
-from solver.hint.situation import LEIA, R2_D2, Situation, SituationError, plays
+from solver.hint.situation import R2_D2, Situation, SituationError, card_with, plays
 from solver.hint.validate import check
 
 
@@ -44,7 +45,8 @@ def summary_worlds(sit: Situation, game, count: int, rng: np.random.Generator
     sit = check(sit, deck_counts, cfg.face_up)
     n, me = sit.players, sit.seat
     turns = _timeline(sit)
-    opp_leia = {p: sum(a.card == LEIA for a in plays(sit.areas[p]))
+    leia = card_with(Effect.DRAW_KEEP_RETURN, sit.rules)  # or the Chancellor
+    opp_leia = {p: sum(a.card == leia for a in plays(sit.areas[p]))
                 for p in range(n) if p != me}
     unseen = Counter({c: k for c, k in enumerate(deck_counts) if k})
     for c in sit.hand + sit.face_up + sit.bottom + tuple(sit.saw.values()):
@@ -149,7 +151,7 @@ def _write_world(sit, game, turns, hands, opp_returns, deck_left, drawn_returns=
         d = next_need(p)
         event(L.E_DRAW, p, -1, d, L.SRC_DECK)
         event(L.E_PLAY, p, -1, played, -1)
-        if played == LEIA:
+        if played == card_with(Effect.DRAW_KEEP_RETURN, sit.rules):
             if p == me:
                 back = list(sit.bottom)
             else:
@@ -210,7 +212,7 @@ def _write_world(sit, game, turns, hands, opp_returns, deck_left, drawn_returns=
     for k, c in enumerate(queue):
         s[L.S_QUEUE + k] = c
     # The pool: the unseen deck part plus the set-aside card while nobody saw it.
-    pool = np.array(game.config.deck.counts, dtype=np.int64)
+    pool = game.config.deck.engine_counts().astype(np.int64)  # MAX_CHARS entries
     for p in range(n):
         for k in range(int(s[L.S_HAND_N + p])):
             pool[s[L.S_HAND + p * L.MAX_HAND + k]] -= 1

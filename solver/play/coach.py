@@ -51,6 +51,7 @@ class Coach:
                              "whole number from 1")
         self.game = game
         self.params = game.get_parameters()
+        self.game_name = game.get_type().short_name
         self.threshold = threshold
         self.seconds = seconds
         self.resolve_seconds = resolve_seconds
@@ -70,7 +71,8 @@ class Coach:
     def advise(self, state, me: int) -> dict:
         """The hint's answer at `me`'s play decision (pyspiel `state`), from the seat's
         information state; SituationError if the hint cannot answer."""
-        sit = from_mapping({"players": self.params["players"], "agenda": self.params["agenda"],
+        sit = from_mapping({"game": self.game_name, "players": self.params["players"],
+                            "agenda": self.params.get("agenda"),  # none in love_letter
                             "utility": self.params["utility"],
                             "log": state.information_state_string(me)})
         return advice.hint(sit, advice.check_game(sit), self.policies, seconds=self.seconds,

@@ -65,8 +65,9 @@ def game_command(params: dict, seat: int, against: str, seed: int, match: bool,
     words = ["jabba", "play", "--seat", str(seat), "--against", against]
     if against == "search" and search_iterations is not None:
         words += ["--opponent-search-iterations", str(search_iterations)]
-    words += ["--players", str(params["players"]), "--agenda", params["agenda"], "--seed",
-              str(seed)]
+    variant = (["--agenda", params["agenda"]] if "agenda" in params
+               else ["--game", "love_letter"])  # classic Love Letter has no agenda
+    words += ["--players", str(params["players"]), *variant, "--seed", str(seed)]
     if params.get("deck", "full") != "full":
         words += ["--deck", params["deck"]]
     if params.get("utility", "margin") != "margin":
@@ -118,8 +119,12 @@ def load_game(header: dict):
     import spiel_game  # noqa: F401  (registers the game)
 
     params = provenance.game_parameters(header)
+    name = provenance.game_name(header)  # jabbas_palace in a log from before love_letter
+    if name not in spiel_game.game.GAMES:
+        raise LogError(f"the header's game {name!r}: allowed are "
+                       f"{', '.join(spiel_game.game.GAMES)}")
     try:
-        return pyspiel.load_game(spiel_game.game.SHORT_NAME, dict(params))
+        return pyspiel.load_game(name, dict(params))
     except (ValueError, pyspiel.SpielError) as err:
         raise LogError(f"the header's game parameters {params}: {err}") from None
 

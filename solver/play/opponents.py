@@ -35,6 +35,14 @@ from solver.sim.rng import STREAM_MATCH_DECISIONS, check_seed, stream_seed
 from solver.sim.sampler import sample
 
 FALLBACK = "agenda_expert"  # decides where a table lacks the key (as in the hint's rollouts)
+
+
+def fallback(game) -> str:
+    """The heuristic behind a table of `game`: FALLBACK, classic_expert in love_letter
+    (the hint's rollout default, solver/hint/advice.py ROLLOUT_DEFAULTS)."""
+    from solver.hint.advice import rollout_default
+
+    return rollout_default(game)
 # The search opponent's subgames and leaf rollouts, kept small beside its iterations
 # (OPPONENT_SEARCH_ITERATIONS): about 0.3 s a decision on one core (solver/search/resolve.py).
 SEARCH_LIMITS = dict(max_nodes=30_000, rollout_budget=4000, max_roots=150)
@@ -102,11 +110,13 @@ def _bank(specs: tuple[str, ...], game):
 
 def shipped_files(game, needed_by: str = "") -> list:
     """The game's shipped tables, finest first; ValueError when none ships."""
+    from spiel_game.game import variant
+
     params = game.get_parameters()
-    files = policy_files(params["deck"], params["agenda"], params["players"])
+    files = policy_files(params["deck"], variant(game), params["players"])
     if not files:
         raise ValueError(f"no shipped table for {params['players']} players, "
-                         f"{params['agenda']}, deck {params['deck']!r} (docs/solving.md "
+                         f"{variant(game)}, deck {params['deck']!r} (docs/solving.md "
                          f"lists the shipped ones){needed_by}; choose a heuristic "
                          f"({', '.join(HEURISTIC_KINDS)}) or a policy file")
     return files
@@ -129,7 +139,7 @@ def hint_policies(game):
 
 
 def _table(game, seed: int, search_iterations: int) -> Opponent:
-    specs = tuple(str(p) for p in shipped_files(game)) + (FALLBACK,)
+    specs = tuple(str(p) for p in shipped_files(game)) + (fallback(game),)
     return ChainOpponent("table", _bank(specs, game), seed)
 
 
@@ -167,5 +177,5 @@ def resolve(name: str, game, seed: int,
     if name in HEURISTIC_KINDS:
         return ChainOpponent(name, _bank((name,), game), seed)
     if is_policy_file(name):
-        return ChainOpponent(name, _bank((name, FALLBACK), game), seed)
+        return ChainOpponent(name, _bank((name, fallback(game)), game), seed)
     raise ValueError(f"unknown opponent {name!r}; allowed: {', '.join(allowed())}")

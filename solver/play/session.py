@@ -28,7 +28,6 @@ from collections.abc import Callable
 import numpy as np
 
 from spiel_game import layout as L
-from spiel_game.cards import CHARACTERS
 from spiel_game.events import describe
 
 from solver.evaluation.tournament import MAX_MATCH_ROUNDS, TOKEN_GOAL, round_winners
@@ -39,8 +38,6 @@ from solver.sim.rng import (STREAM_MATCH_DEAL, STREAM_MATCH_START, STREAM_MATCH_
 CHANCE = -1  # `player` of a chance action
 
 
-def _names(cards) -> list[str]:
-    return [CHARACTERS[int(c)].name for c in cards]
 
 
 class SessionError(ValueError):
@@ -68,6 +65,7 @@ class Session:
                  record: Callable[[dict], None] | None = None, coach=None,
                  first_starter: int | None = None):
         self.game = game
+        self.characters = game.characters  # the game's cards (Jabba's Palace or classic)
         self.n = game.num_players()
         if not 0 <= seat < self.n:
             raise SessionError(f"seat {seat}: allowed is a seat from 0 to {self.n - 1}")
@@ -239,7 +237,8 @@ class Session:
 
     def events(self) -> list[str]:
         """This round's log as the human's seat saw it (the game's own redaction)."""
-        return [describe(e) for e in self.state.events(self.me)]
+        names = tuple(c.name for c in self.characters)
+        return [describe(e, names) for e in self.state.events(self.me)]
 
     def new_events(self) -> list[str]:
         """The events the human has not been shown yet (and marks them shown)."""
@@ -252,6 +251,9 @@ class Session:
         events as the seat saw them, the choices; at a round's end every hand."""
         v = self.state.view()
         me = self.me
+
+        def _names(cards) -> list[str]:
+            return [self.characters[int(c)].name for c in cards]
         over = self.round_over
         seats = []
         for p in range(self.n):
@@ -261,11 +263,13 @@ class Session:
                           "hand": _names(v.hands[p]) if over or p == me else None})
         out = {"round": self.round, "match": self.match, "goal": self.goal,
                "table_seat": self.table_seat, "seat": me, "players": self.n,
-               "agenda": self.game.get_parameters()["agenda"],
+               "game": self.game.get_type().short_name,
+               "agenda": self.game.get_parameters().get("agenda"),  # none in love_letter
                "totals": list(self.totals), "hand": _names(v.hands[me]),
                "face_up": _names(v.face_up), "deck": v.deck_size, "seats": seats,
                "turn": v.turn_player, "phase": v.phase,
-               "resolving": None if v.pending_card is None else CHARACTERS[v.pending_card].name,
+               "resolving": (None if v.pending_card is None
+                             else self.characters[v.pending_card].name),
                "events": self.events(),
                "information_state": self.state.information_state_string(me),
                "waiting": self.waiting,
@@ -274,7 +278,7 @@ class Session:
         if over:
             result = self.rounds[-1]
             out["result"] = {**result, "set_aside": None if v.set_aside is None
-                             else CHARACTERS[v.set_aside].name}
+                             else self.characters[v.set_aside].name}
             if self.over and self.match:
                 out["result"]["match_winners"] = [t for t in range(self.n)
                                                   if self.totals[t] >= self.goal]

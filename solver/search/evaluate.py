@@ -64,9 +64,24 @@ def play_deals(game, search_policy, bank, opponent: int, deals: int, seed: int =
         values.append(float(np.mean(margins)))
         if progress is not None:
             progress(d + 1, deals)
-    return estimate(values), {"deals": deals, "search_decisions": decisions,
+    return estimate(values), {"deals": deals, "values": values,
+                              "search_decisions": decisions,
                               "searches": search_policy.searches,
                               "fallbacks_to_blueprint": search_policy.fallbacks,
                               "search_seconds": search_policy.seconds /
                               max(search_policy.searches, 1),
                               "seconds": time.perf_counter() - start}
+
+
+class BlueprintPolicy:
+    """The blueprint chain of `policies` as a policy `play_deals` can seat (no search):
+    the baseline of paired comparisons on the same deals."""
+
+    def __init__(self, policies):
+        self.policies = policies
+        self.searches, self.fallbacks, self.seconds = 0, 0, 0.0
+
+    def probabilities(self, s, player: int):
+        from solver.search.policy import blueprint_probabilities
+
+        return blueprint_probabilities(self.policies, s, player)

@@ -21,15 +21,32 @@ from spiel_game import layout as L
 from solver.abstraction.keys import identity_key
 from solver.exact.tree import DECISION
 from solver.policies.compiled import TABLE_MISS, policy_probs
-from solver.search.resolve import (DEFAULT_LIMITS, SearchLimits, SearchResult, my_posterior,
-                                   search)
+from solver.search.resolve import (DEFAULT_LIMITS, ModelCannotExplain, SearchLimits,
+                                   SearchResult, my_posterior, search)
 from solver.search.subgame import SubgameTooLarge
+
+
+def blueprint_probabilities(policies, s, player: int) -> tuple[np.ndarray, np.ndarray]:
+    """(legal actions, probabilities) of the first policy of policies.chain that has the
+    key at engine state s."""
+    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    n = engine.legal_actions(s, legal)
+    probs = np.empty(n)
+    bank = policies.bank.arrays()
+    for k in policies.chain:
+        if policy_probs(s, player, int(k), bank, legal[:n], n, probs) != TABLE_MISS:
+            break
+    return legal[:n].copy(), probs
 
 
 class SearchPolicy(policy_lib.Policy):
     def __init__(self, game, policies, limits: SearchLimits = DEFAULT_LIMITS, seed: int = 0,
-                 top: str = "max-margin"):
+                 top: str = "max-margin", round_table=None, exploits=None):
+        """round_table: how rounds are scored (solver/sim/utility.py); exploits: the
+        opponent model each searching seat exploits, {seat: resolve.Exploit}."""
         super().__init__(game, list(range(game.num_players())))
+        self.round_table = round_table
+        self.exploits = dict(exploits or {})
         self.game = game
         self.policies = policies
         self.limits = limits
@@ -42,14 +59,7 @@ class SearchPolicy(policy_lib.Policy):
         self.last: SearchResult | None = None
 
     def blueprint(self, s, player: int) -> tuple[np.ndarray, np.ndarray]:
-        legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-        n = engine.legal_actions(s, legal)
-        probs = np.empty(n)
-        bank = self.policies.bank.arrays()
-        for k in self.policies.chain:
-            if policy_probs(s, player, int(k), bank, legal[:n], n, probs) != TABLE_MISS:
-                break
-        return legal[:n].copy(), probs
+        return blueprint_probabilities(self.policies, s, player)
 
     def probabilities(self, s: np.ndarray, player: int) -> tuple[np.ndarray, np.ndarray]:
         """(legal actions, the search's probabilities) at engine state s."""
@@ -62,8 +72,9 @@ class SearchPolicy(policy_lib.Policy):
             return self.blueprint(s, player)
         try:
             result = search(self.game, post.states, post.weights, player, self.policies,
-                            self.limits, self.seed, self.top)
-        except SubgameTooLarge:
+                            self.limits, self.seed, self.top, self.round_table,
+                            self.exploits.get(player))
+        except (SubgameTooLarge, ModelCannotExplain):
             self.fallbacks += 1
             return self.blueprint(s, player)
         self.searches += 1

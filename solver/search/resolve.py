@@ -14,8 +14,21 @@
 4. the answer: the average strategy at my information state, and each action's value
    to me under the re-solved profile.
 
-The blueprint is the game's tables (a PolicySet, finest first, agenda_expert last): it
+The blueprint is the game's tables (a PolicySet, finest first, the game's expert last): it
 weighs the beliefs, plays the locked decisions and the leaf rollouts.
+
+Two options change what the search maximises (docs/search.md "Match and opponent"):
+
+- `round_table`: how a finished round is scored (solver/sim/utility.py), e.g. each
+  player's chance of winning the match from the standings it leaves (solver/match);
+- `exploit`: an opponent model (`Exploit`: a mixture of chains of the bank, 2 players).
+  Each mixture component is a type of the opponent, a chance node at the top: my
+  posterior under that component (the belief engine with the component's chain) times
+  its prior weight and its likelihood of what I saw, the opponent's decisions below
+  locked to it (node locking). With `confidence` 1 the answer is my best response to the
+  model (computed exactly on the subgame); below 1, a restricted Nash response (Johanson,
+  Zinkevich & Bowling 2007): with 1 - confidence the opponent is free (the usual roots,
+  re-solved), and DCFR finds my best strategy against that mixture.
 """
 
 from __future__ import annotations
@@ -26,6 +39,7 @@ import time
 import numpy as np
 
 from spiel_game import engine
+from spiel_game import layout as L
 
 from solver.exact.cfr import CFRSolver, value_sweep
 from solver.exact.tree import DECISION
@@ -73,6 +87,9 @@ class SearchResult:
     node_values: np.ndarray  # (nodes, players) under `strategy`
     iterations: int
     seconds: float
+    model_mass: dict | None = None  # exploit: each model type's posterior weight
+    reported_values: np.ndarray | None = None  # per action, the report table's value to me
+    report_nodes: np.ndarray | None = None  # (nodes, players) under the report table
 
     @property
     def root_nodes(self) -> np.ndarray:
@@ -91,8 +108,9 @@ class SearchResult:
                 "leaves": sub.leaves, "iterations": self.iterations,
                 "seconds": round(self.seconds, 3)}
 
-    def line(self, path) -> tuple[float, float]:
-        """(probability, value to me) of my consecutive actions `path` from the root."""
+    def line(self, path, reported: bool = False) -> tuple[float, float]:
+        """(probability, value to me) of my consecutive actions `path` from the root; with
+        `reported`, the report table's value instead (search's report_table)."""
         sub = self.subgame
         me = int(sub.player[self.root_nodes[0]])
         nodes = list(self.root_nodes)
@@ -113,6 +131,8 @@ class SearchResult:
                 raise ValueError("the path leaves my decisions")
         k = sub.roots.order1
         w = sub.roots.weights[:k]
+        if reported:
+            return prob, float(np.dot(w, self.report_nodes[nodes, me]) / w.sum())
         return prob, float(np.dot(w, self.node_values[nodes, me] - sub.root_shift[:k]) / w.sum())
 
 
@@ -129,7 +149,8 @@ def _heaviest(r, limit: int):
     plain = (None if r.weights_without_opponent is None
              else r.weights_without_opponent[keep])
     return dc.replace(r, states=r.states[keep], weights=r.weights[keep], free=r.free[keep],
-                      order2=len(keep) - k, weights_without_opponent=plain)
+                      order2=len(keep) - k, weights_without_opponent=plain,
+                      types=None if r.types is None else r.types[keep])
 
 
 def _order1(r):
@@ -139,7 +160,8 @@ def _order1(r):
     k = r.order1
     plain = None if r.weights_without_opponent is None else r.weights_without_opponent[:k]
     return dc.replace(r, states=r.states[:k], weights=r.weights[:k], free=r.free[:k],
-                      order2=0, weights_without_opponent=plain)
+                      order2=0, weights_without_opponent=plain,
+                      types=None if r.types is None else r.types[:k])
 
 
 def _seed_for(seed: int, s: np.ndarray, me: int) -> int:
@@ -154,11 +176,112 @@ def _seed_for(seed: int, s: np.ndarray, me: int) -> int:
 DEFAULT_LIMITS = SearchLimits()
 
 
+class ModelCannotExplain(ValueError):
+    """The opponent model gives what was seen this round probability 0."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Exploit:
+    """An opponent model for `search`: seat plays chains[k] (indices of the bank) with
+    prior weight weights[k]; confidence: the restricted Nash response's weight on the
+    model (1: best response); tremble: least probability of an observed action."""
+
+    seat: int
+    chains: tuple
+    weights: tuple
+    confidence: float = 1.0
+    tremble: float = TREMBLE
+
+    def __post_init__(self):
+        if not 0.0 < self.confidence <= 1.0:
+            raise ValueError(f"the model's confidence is a weight in (0, 1], got "
+                             f"{self.confidence!r}")
+        if len(self.chains) != len(self.weights) or not self.chains:
+            raise ValueError("an opponent model needs one weight per component")
+        if min(self.weights) < 0 or not abs(sum(self.weights) - 1) < 1e-9:
+            raise ValueError("an opponent model's weights are >= 0 and sum to 1")
+
+    @property
+    def best_response(self) -> bool:
+        return self.confidence >= 1.0
+
+
+def exploit_roots(game, states, me: int, policies, exploit: Exploit,
+                  max_particles: int):
+    """The roots of an exploiting search (module docstring): per model component k,
+    my posterior with the opponent playing chains[k], weighted by
+    confidence * P(k | what I saw); with confidence < 1 also the usual roots (blueprint
+    beliefs, order 1 and 2) weighted by (1 - confidence) * P(free | what I saw). The
+    order-1 roots come first (search reads them), then the free order-2 roots."""
+    from solver.belief import posterior
+    from solver.search.subgame import Roots, _view
+
+    num_players = int(states[0][L.S_NUM_PLAYERS])
+    if num_players != 2:
+        raise ValueError("opponent models take 2 players: the belief engine weighs every "
+                         "other player by one chain")
+    if exploit.seat == me or not 0 <= exploit.seat < num_players:
+        raise ValueError(f"the modelled seat {exploit.seat} is not an opponent of seat {me}")
+    views = {_view(s, me) for s in states}
+    if len(views) != 1:
+        raise ValueError("an opponent model needs the whole log of the round (a summary "
+                         "leaves the past decisions unknown)")
+    pattern = np.frombuffer(views.pop(), dtype=np.int32).reshape(-1, L.EVENT_SIZE)
+    parts = []
+    for k, (chain_k, w_k) in enumerate(zip(exploit.chains, exploit.weights)):
+        if w_k <= 0:
+            continue
+        post = posterior(game, me, pattern, bank=policies.bank, chain=chain_k,
+                         floor=exploit.tremble, merge_logs=True, max_particles=max_particles)
+        if len(post.states):
+            parts.append((k, post, np.log(w_k * exploit.confidence) + post.log_evidence))
+    free = None
+    if not exploit.best_response:
+        post = posterior(game, me, pattern, bank=policies.bank, chain=policies.chain,
+                         floor=TREMBLE, merge_logs=True, max_particles=max_particles)
+        if len(post.states):
+            free = (post, np.log(1 - exploit.confidence) + post.log_evidence)
+    logs = np.array([p[2] for p in parts] + ([free[1]] if free else []))
+    if not len(logs) or not np.isfinite(logs.max()):
+        raise ModelCannotExplain("the opponent model cannot explain what was seen this "
+                                 "round")
+    mass = np.exp(logs - logs.max())
+    mass /= mass.sum()
+    states_out, weights_out, types, complete = [], [], [], True
+    for (k, post, _), m in zip(parts, mass):
+        states_out += list(post.states)
+        weights_out += list(post.weights * m)
+        types += [k] * len(post.states)
+        complete = complete and post.complete
+    order1, order2 = len(states_out), 0
+    if free:
+        r = roots(game, free[0].states, free[0].weights, me, policies.bank, policies.chain,
+                  TREMBLE, max_particles)
+        w = r.weights / r.weights[:r.order1].sum() * mass[-1]
+        states_out += list(r.states[:r.order1])
+        weights_out += list(w[:r.order1])
+        order1 += r.order1
+        states_out += list(r.states[r.order1:])
+        weights_out += list(w[r.order1:])
+        order2 = r.order2
+        types += [-1] * (r.order1 + r.order2)
+        complete = complete and r.complete
+    free_flags = np.ones(len(states_out), dtype=bool)
+    free_flags[order1:] = False
+    return Roots(np.ascontiguousarray(np.stack(states_out)), np.array(weights_out),
+                 free_flags, order1, order2, complete, None,
+                 np.array(types, dtype=np.int32)), dict(zip(
+                     [p[0] for p in parts] + (["free"] if free else []), mass.tolist()))
+
+
 def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFAULT_LIMITS,
-           seed: int = 0, top: str = "max-margin") -> SearchResult:
+           seed: int = 0, top: str = "max-margin", round_table=None,
+           exploit: Exploit | None = None, report_table=None) -> SearchResult:
     """Re-solve at my decision in the worlds (states, weights: my posterior, particles
     kept apart where any player's log differs). SubgameTooLarge when even the shallowest
-    subgame exceeds the node budget."""
+    subgame exceeds the node budget. round_table, exploit: module docstring;
+    report_table: a second round-utility table whose value per action the answer carries
+    (SearchResult.reported_values) without solving for it."""
     start = time.perf_counter()
     seed = check_seed(seed)
     deadline = start + limits.seconds
@@ -167,15 +290,23 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
     if engine.is_chance(s0) or engine.is_terminal(s0) or engine.current_actor(s0) != me:
         raise ValueError(f"the search starts at a decision of seat {me}")
     chain = policies.chain
-    root_set = _heaviest(roots(game, states, weights, me, policies.bank, chain, TREMBLE,
-                               limits.max_particles), limits.max_roots)
+    model = {}
+    if exploit is None:
+        root_set = roots(game, states, weights, me, policies.bank, chain, TREMBLE,
+                         limits.max_particles)
+    else:
+        root_set, type_mass = exploit_roots(game, states, me, policies, exploit,
+                                            limits.max_particles)
+        model = dict(model_seat=exploit.seat, model_chains=exploit.chains)
+    root_set = _heaviest(root_set, limits.max_roots)
     leaf_seed = _seed_for(seed, s0, me)
     sub = None
     for depth, cut_chance in DEPTHS:
         own_turn = (depth, cut_chance) == OWN_TURN
         chosen = _order1(root_set) if own_turn else root_set
         # no opponent decides in my own turn: nothing for a gadget to guard
-        shape = dict(top="unsafe" if own_turn else top, cut_chance=cut_chance)
+        shape = dict(top="unsafe" if own_turn else top, cut_chance=cut_chance,
+                     round_table=round_table, report_table=report_table, **model)
         try:
             _, leaves = build(chosen, me, policies.bank, chain, limits.max_nodes, depth, 0,
                               leaf_seed, count_only=True, **shape)
@@ -190,17 +321,24 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
     if sub is None:
         raise SubgameTooLarge(f"the subgame exceeds {limits.max_nodes:,} nodes even one "
                               "play deep")
-    solver = CFRSolver(sub, "dcfr", sub.infoset_locked, sub.locked_strategy)
-    while True:
-        solver.iteration()
-        if limits.iterations is not None:
-            if solver.iterations >= limits.iterations:
+    if exploit is not None and exploit.best_response and np.all(
+            sub.infoset_locked[sub.infoset_player != me]):
+        strategy, iterations, a = _best_response(sub, me), 0, None
+    else:
+        solver = CFRSolver(sub, "dcfr", sub.infoset_locked, sub.locked_strategy)
+        while True:
+            solver.iteration()
+            if limits.iterations is not None:
+                if solver.iterations >= limits.iterations:
+                    break
+            elif solver.iterations >= limits.max_iterations or (
+                    solver.iterations >= limits.min_iterations
+                    and time.perf_counter() >= deadline):
                 break
-        elif solver.iterations >= limits.max_iterations or (
-                solver.iterations >= limits.min_iterations and time.perf_counter() >= deadline):
-            break
-    strategy = solver.average_strategy()
-    a = solver.arrays
+        strategy, iterations, a = solver.average_strategy(), solver.iterations, solver.arrays
+    if a is None:
+        from solver.exact.cfr import TreeArrays
+        a = TreeArrays(sub)
     node_values = np.zeros((sub.num_nodes, sub.num_players))
     value_sweep(*a.args(), strategy, node_values)
     roots_i = sub.root_nodes()[:root_set.order1]
@@ -213,11 +351,40 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
     w = root_set.weights[:root_set.order1]
     shift = sub.root_shift[:root_set.order1]
     values = np.zeros(hi - lo)
+    reported = None if sub.reported is None else np.zeros(hi - lo)
+    if reported is not None:
+        report_nodes = np.zeros((sub.num_nodes, sub.num_players))
+        value_sweep(a.kind, a.player, a.infoset, a.child_start, a.num_children, a.edge_child,
+                    a.edge_prob, sub.reported, a.offsets, strategy, report_nodes)
     for i in range(hi - lo):
         children = sub.edge_child[sub.child_start[roots_i] + i]
         values[i] = np.dot(w, node_values[children, me] - shift) / w.sum()
-    return SearchResult(legal, strategy[lo:hi].copy(), values, sub, strategy, node_values,
-                        solver.iterations, time.perf_counter() - start)
+        if reported is not None:
+            reported[i] = np.dot(w, report_nodes[children, me]) / w.sum()
+    result = SearchResult(legal, strategy[lo:hi].copy(), values, sub, strategy, node_values,
+                          iterations, time.perf_counter() - start)
+    if exploit is not None:
+        result.model_mass = type_mass
+    result.reported_values = reported
+    result.report_nodes = report_nodes if reported is not None else None
+    return result
+
+
+def _best_response(sub: Subgame, me: int) -> np.ndarray:
+    """My exact best response on a subgame whose other decisions are all locked: the
+    locked strategy there, my best action (first of equals) at each of my infosets."""
+    from solver.exact.best_response import best_response
+
+    _, best = best_response(sub, sub.blueprint, me)
+    strategy = sub.blueprint.copy()
+    for info in np.flatnonzero((sub.infoset_player == me) & ~sub.infoset_locked):
+        lo, hi = sub.offsets[info], sub.offsets[info + 1]
+        strategy[lo:hi] = 0.0
+        if best[info] >= 0:
+            strategy[lo + best[info]] = 1.0
+        else:  # unreachable under the model: any action
+            strategy[lo:hi] = 1.0 / (hi - lo)
+    return strategy
 
 
 def my_posterior(game, s: np.ndarray, me: int, policies, max_particles: int = 4096):

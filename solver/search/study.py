@@ -25,10 +25,20 @@ from solver.search.resolve import SearchLimits
 
 COLUMNS = ["deck", "players", "agenda", "blueprint_level", "blueprint_exploitability",
            "search_exploitability", "dcfr_exploitability", "search_seconds", "infostates"]
-# The level the shipped 2-player full-deck table of each agenda uses (docs/solving.md);
-# the 3-player table is coarse.
+# The blueprint level of the exact studies (results/search_exact.csv, exploit_known.csv):
+# the shipped 2-player tables' levels when those were made (docs/solving.md; Exalted One's
+# table is now `counting`, which --blueprint-level can ask for); 3 players: coarse.
 SHIPPED_LEVEL = {"exalted_one": "fine", "my_kind_of_scum": "fine", "jabbas_court": "coarse",
-                 "rescue_mission": "coarse"}
+                 "rescue_mission": "coarse", "love_letter": "fine"}
+
+
+def reduced_game(game_name: str, deck: str, players: int, variant: str):
+    """The game of one study row: `variant` is an agenda of jabbas_palace, or the name
+    of a game without agendas (love_letter)."""
+    params = {"deck": deck, "players": players}
+    if game_name == "jabbas_palace":
+        params["agenda"] = variant
+    return pyspiel.load_game(game_name, params)
 
 
 def train_blueprint(game, level: str, iterations: int, seed: int, folder: Path) -> Path:
@@ -47,7 +57,9 @@ def train_blueprint(game, level: str, iterations: int, seed: int, folder: Path) 
 def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations: int,
         search_iterations: int, dcfr_iterations: int, seed: int, top: str = "max-margin",
         blueprint_level: str | None = None,
-        log: Callable[[str], None] = lambda text: None) -> list[dict]:
+        log: Callable[[str], None] = lambda text: None,
+        game_name: str = "jabbas_palace") -> list[dict]:
+    """The rows (module docstring); `agendas`: reduced_game's variants."""
     from solver.hint.advice import PolicySet
 
     rows = []
@@ -55,8 +67,7 @@ def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations
     for deck in decks:
         for agenda in agendas:
             start = time.perf_counter()
-            game = pyspiel.load_game("jabbas_palace", {"deck": deck, "players": players,
-                                                       "agenda": agenda})
+            game = reduced_game(game_name, deck, players, agenda)
             tree = build_tree(game)
             level = blueprint_level or (SHIPPED_LEVEL[agenda] if players == 2
                                         else "coarse")  # the 3-player table's

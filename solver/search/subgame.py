@@ -40,6 +40,7 @@ from solver.exact.tree import CHANCE, DECISION, TERMINAL
 from solver.policies.compiled import TABLE_MISS, policy_probs
 from solver.sim.playout import play_out
 from solver.sim.rng import STREAM_SEARCH_LEAF, stream_seed
+from solver.sim.utility import check_table, engine_utility, is_zero_sum, round_utility
 
 _JIT = dict(cache=True, nogil=True)
 OK, TOO_MANY_NODES, TOO_DEEP = 0, 1, 2
@@ -62,6 +63,8 @@ class Roots:
     complete: bool  # no belief run dropped a particle
     # 2 players: pi_-q(h), the reach without the opponent's own (the gadget's odds)
     weights_without_opponent: np.ndarray | None = None
+    # per root, the opponent model's type k whose chain that seat plays below (-1: none)
+    types: np.ndarray | None = None
 
 
 def _used(s) -> bytes:
@@ -169,9 +172,9 @@ def _blueprint(s, p, bank, chain, legal, n, probs):
 @njit(**_JIT)
 def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_player, me, bank,
            chain, max_nodes, max_edges, max_plays, cut_chance, leaf_rollouts, count_only,
-           seed, kind,
+           seed, round_table, report_table, root_type, model_seat, model_chains, kind,
            player, key, locked, child_start, num_children, edge_child, edge_action,
-           edge_prob, edge_blueprint, utility, root_node):
+           edge_prob, edge_blueprint, utility, reported, root_node):
     """Fill the arrays depth first (children after parents); returns (status, nodes,
     edges, leaves); root_node[i]: root i's node. max_plays < 0: no depth limit; else a
     leaf at the first play decision max_plays plays below the root, or with cut_chance
@@ -179,7 +182,13 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
     The order-1 roots are one information state of mine (MY_ROOT_KEY): they differ only
     in what a hint's situation does not say. count_only: the shape alone (no keys,
     blueprint probabilities or rollouts), to choose the depth before paying for them.
+    Terminals and rollouts are scored by round_table (solver/sim/utility.py), and, with
+    a non-empty report_table, also by it into `reported` (a quantity the answer shows
+    but the solve does not maximise, e.g. each player's chance to win the match).
 
+    Opponent models: below a root of type k >= 0 (root_type), model_seat's decisions are
+    locked to the chain model_chains[k] (its infosets apart from the free ones, by a salt
+    per type) and play it in the rollouts; chain and model_chains are as wide.
     The top (`top`): UNSAFE, a chance node over the roots by root_weight; RESOLVE, the
     same, each root below a decision of gadget_player (infoset group_key[group_of[i]]:
     its root information state) to take a terminal (utility filled in later) or enter;
@@ -193,11 +202,13 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
     stack_free = np.empty(_STACK, dtype=np.bool_)
     stack_what = np.empty(_STACK, dtype=np.int64)  # -1 a state, else a root or group
     stack_kind = np.empty(_STACK, dtype=np.int8)  # 0 state, 1 root, 2 gadget, 3 group
+    stack_type = np.empty(_STACK, dtype=np.int32)  # the root's type (opponent model)
     legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     probs = np.empty(L.NUM_ACTIONS)
     outcomes = np.empty(L.MAX_CHARS, dtype=np.int32)
     chance_probs = np.empty(L.MAX_CHARS)
     out = np.zeros(num_players)
+    report = report_table.shape[0] > 0
     rollout = np.empty(width, dtype=roots.dtype)
     s = np.empty(width, dtype=roots.dtype)
     rng = np.zeros(1, dtype=np.uint64)
@@ -312,14 +323,19 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
             s[:] = roots[what]
             plays = 0
             free = root_free[what]
+            kind_of = root_type[what]
         else:
             s[:] = stack[sp]
             plays = stack_plays[sp]
             free = stack_free[sp]
+            kind_of = stack_type[sp]
         if engine.is_terminal(s):
             kind[node] = TERMINAL
-            engine.returns(s, out)
+            round_utility(s, round_table, out)
             utility[node, :num_players] = out
+            if report:
+                round_utility(s, report_table, out)
+                reported[node, :num_players] = out
             continue
         leaf = False
         if max_plays >= 0 and plays >= max_plays:
@@ -331,13 +347,18 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
         if leaf:
             kind[node] = TERMINAL  # a leaf: blueprint rollouts
             utility[node, :num_players] = 0.0
+            if model_seat >= 0:
+                seat_chain[model_seat, :] = model_chains[kind_of] if kind_of >= 0 else chain
             for r in range(0 if count_only else leaf_rollouts):
                 rollout[:] = s
                 rng[0] = stream_seed(seed, STREAM_SEARCH_LEAF, leaves * leaf_rollouts + r)
                 play_out(rollout, no_order, seat_chain, bank, rng, legal, probs, counts,
                          seat_row, -1)
-                engine.returns(rollout, out)
+                round_utility(rollout, round_table, out)
                 utility[node, :num_players] += out / leaf_rollouts
+                if report:
+                    round_utility(rollout, report_table, out)
+                    reported[node, :num_players] += out / leaf_rollouts
             leaves += 1
             continue
         if engine.is_chance(s):
@@ -349,11 +370,16 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
             n = engine.legal_actions(s, legal)
             kind[node] = DECISION
             player[node] = p
-            locked[node] = p == me and not free
+            modelled = p == model_seat and kind_of >= 0
+            locked[node] = (p == me and not free) or modelled
             if not count_only:
                 key[node] = (MY_ROOT_KEY if stack_kind[sp] == 1 and free
                              else identity_key(s, p))
-                _blueprint(s, p, bank, chain, legal, n, probs)
+                if modelled:  # the model's own infosets, one set per type
+                    key[node] ^= _MODEL_SALT * (kind_of + 1)
+                    _blueprint(s, p, bank, model_chains[kind_of], legal, n, probs)
+                else:
+                    _blueprint(s, p, bank, chain, legal, n, probs)
             if phase == L.PH_PLAY:
                 plays += 1
         if edges + n > max_edges:
@@ -379,6 +405,7 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
             stack_edge[slot] = edges + i
             stack_plays[slot] = plays
             stack_free[slot] = free
+            stack_type[slot] = kind_of
             stack_kind[slot] = 0
             stack_what[slot] = -1
         sp += n
@@ -413,6 +440,7 @@ class Subgame:
     gadget_player: int  # the opponent who holds the gadget, -1: none
     root_node: np.ndarray  # each root's node
     root_shift: np.ndarray  # per root: what the gadget added to my utilities below it
+    reported: np.ndarray | None = None  # (nodes, players): the report table's values
 
     @property
     def num_nodes(self) -> int:
@@ -438,13 +466,26 @@ TOPS = {"unsafe": UNSAFE, "resolve": RESOLVE, "max-margin": MAX_MARGIN}
 _MAX_MARGIN_KEY = 0x6A09E667F3BCC909  # the max-margin top's infoset key
 MY_ROOT_KEY = 0x3C6EF372FE94F82B  # the order-1 roots' infoset of mine
 _GADGET_SALT = 0x2545F4914F6CDD1D  # gadget infosets apart from the opponent's real ones
+_MODEL_SALT = 0x1B873593A54FF53A  # a modelled opponent's infosets apart from its free ones
+
+
+def _padded(chains: list) -> np.ndarray:
+    """Chains as rows of one width (a chain's last policy repeated: it decides anyway)."""
+    width = max(len(c) for c in chains)
+    return np.array([list(c) + [c[-1]] * (width - len(c)) for c in chains], dtype=np.int32)
 
 
 def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
           leaf_rollouts: int, seed: int, top: str = "max-margin",
-          cut_chance: bool = False, count_only: bool = False) -> Subgame | tuple[int, int]:
+          cut_chance: bool = False, count_only: bool = False, round_table=None,
+          report_table=None, model_seat: int = -1,
+          model_chains=()) -> Subgame | tuple[int, int]:
     """The subgame below `roots_`; SubgameTooLarge past max_nodes; with count_only,
-    only (nodes, leaves).
+    only (nodes, leaves). round_table: how a finished round is scored
+    (solver/sim/utility.py; None: the engine's utility); report_table: a second table,
+    carried to Subgame.reported and not solved for. model_seat, model_chains: an
+    opponent model, its seat's decisions below a root of type k (roots_.types) locked
+    to the chain model_chains[k].
 
     `top` (2 players, margin utility; otherwise always "unsafe"): "unsafe", the roots by
     the blueprint's reach; "resolve" (Burch, Johanson & Bowling 2014), the opponent may
@@ -457,9 +498,20 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
         raise ValueError(f"subgame top {top!r}: allowed are {', '.join(TOPS)}")
     first = roots_.states[0]
     num_players = int(first[L.S_NUM_PLAYERS])
+    table = (engine_utility(num_players) if round_table is None
+             else check_table(round_table, num_players))
+    report_table = (engine_utility(num_players) if report_table is None
+                    else check_table(report_table, num_players))
+    zero_sum = (int(first[L.S_UTILITY]) == engine.UTIL_MARGIN if table.shape[0] == 0
+                else is_zero_sum(table))
+    types = roots_.types if roots_.types is not None else np.full(
+        len(roots_.states), -1, dtype=np.int32)
+    if np.any(types >= 0) and not (0 <= model_seat < num_players and model_seat != me
+                                   and types.max() < len(model_chains)):
+        raise ValueError("roots of an opponent model need its seat and chains")
+    padded = _padded([list(chain)] + [list(c) for c in model_chains])
     mode = TOPS[top]
-    if not (num_players == 2 and roots_.weights_without_opponent is not None
-            and int(first[L.S_UTILITY]) == engine.UTIL_MARGIN):
+    if not (num_players == 2 and roots_.weights_without_opponent is not None and zero_sum):
         mode = UNSAFE
     elif mode != UNSAFE:
         keys = np.array([identity_key(s, 1 - me) for s in roots_.states], dtype=np.int64)
@@ -490,14 +542,18 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
     edge_prob = np.empty(max_edges, dtype=np.float64)
     edge_blueprint = np.empty(max_edges, dtype=np.float64)
     utility = np.zeros((max_nodes, num_players), dtype=np.float64)
+    reported = np.zeros((max_nodes if len(report_table) else 1, num_players))
     root_node = np.full(count, -1, dtype=np.int64)
     status, n, e, leaves = expand(roots_.states, weights, roots_.free, mode, group_of,
                                   group_key, opponent, me, bank.arrays(),
-                                  np.asarray(chain, dtype=np.int32), max_nodes, max_edges,
+                                  padded[0], max_nodes, max_edges,
                                   max_plays, cut_chance, leaf_rollouts, count_only, seed,
+                                  table, report_table, types.astype(np.int32),
+                                  int(model_seat),
+                                  padded[1:] if len(padded) > 1 else padded[:0],
                                   kind, player, key, locked,
                                   child_start, num_children, edge_child, edge_action,
-                                  edge_prob, edge_blueprint, utility, root_node)
+                                  edge_prob, edge_blueprint, utility, reported, root_node)
     if status != OK:
         raise SubgameTooLarge(f"more than {max_nodes - extra:,} nodes at depth "
                               f"{'unlimited' if max_plays < 0 else max_plays}")
@@ -526,7 +582,7 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
                   player[infoset_node].copy(), infoset_node, infoset_locked, locked_strategy,
                   offsets, roots_, leaves, max_plays, blueprint,
                   {v: k for k, v in TOPS.items()}[mode], opponent, root_node,
-                  np.zeros(count))
+                  np.zeros(count), reported[:n].copy() if len(report_table) else None)
     if mode != UNSAFE:
         _gadget_values(sub, me, opponent, group_of, mode)
     return sub

@@ -29,6 +29,7 @@ STREAM_HINT_ROLLOUT = 12
 STREAM_MCCFR = 13  # index: the thread
 STREAM_RANDOM_PLAYOUT = 14
 STREAM_SEARCH_LEAF = 15  # index: the leaf's number in its subgame
+STREAM_MODEL_SAMPLE = 21  # index: the match (solver/opponent_model/sample.py)
 
 
 def check_seed(seed) -> int:
