@@ -51,8 +51,10 @@ def test_engine_tree_equals_pyspiel_tree(tiny_tree):
 @pytest.mark.parametrize("params", [
     {"deck": "tiny"},
     {"deck": "tiny", "agenda": "rescue_mission"},
-    {"deck": "han+guard+r2+lando+leia+boba+faceup:1"},
-    {"deck": "han+guard+mercenary+luke+jabba+bib", "players": 3},
+    # the face-up and 3-player cross-checks take 75-100 s each: -m slow runs them
+    pytest.param({"deck": "han+guard+r2+lando+leia+boba+faceup:1"}, marks=pytest.mark.slow),
+    pytest.param({"deck": "han+guard+mercenary+luke+jabba+bib", "players": 3},
+                 marks=pytest.mark.slow),
 ])
 def test_nash_conv_equals_openspiel(params):
     game = load(**params)
