@@ -55,7 +55,7 @@ def match_table(
     from solver.match.outcomes import round_outcomes
     from solver.match.standings import default_goal
     from solver.match.value import solve_match_values
-    from solver.reports.files import table_files
+    from solver.reports.files import write_table
 
     game = options.load_game(game_name, players, deck, "margin", agenda, ctx)
     goal = default_goal(players) if goal is None else goal
@@ -104,8 +104,7 @@ def match_table(
               "match_start": [float(w) for w in start_values],
               "outcomes": outcomes.to_dict(),
               "columns": values.columns(), "rows": values.rows()}
-    provenance.write_json(out.with_suffix(".json"), record)
-    provenance.write_atomic(out, table_files(record, out.stem)[f"{out.stem}.csv"])
+    write_table(out, record)
     typer.echo(f"wrote {out} and {out.with_suffix('.json')}")
 
 
@@ -145,7 +144,7 @@ def _write_duel(out: Path, game_params: dict, rows: list[dict], positions: list[
     """results/match_aware.{csv,json} and, with positions, match_aware_positions.*: each
     a record with the provenance header, rows merged with the file's earlier ones."""
     from solver import provenance
-    from solver.reports.files import table_files
+    from solver.reports.files import write_table
 
     header = provenance.header(game_params, seconds=seconds, command=command)
     run = {k: header[k] for k in ("command", "code_version", "seconds", "created")}
@@ -170,8 +169,7 @@ def _write_duel(out: Path, game_params: dict, rows: list[dict], positions: list[
                        "`exploitability` (tokens for the margin solve, match utility "
                        "for the match-aware ones, each per round); method sampled: "
                        "duplicate matches with seat rotation, low/high the 95% interval."}
-    provenance.write_json(out.with_suffix(".json"), record)
-    provenance.write_atomic(out, table_files(record, out.stem)[f"{out.stem}.csv"])
+    write_table(out, record)
     if positions:
         pos = out.with_name(f"{out.stem}_positions.csv")
         merged, runs = _merged(pos.with_suffix(".json"), positions, run,
@@ -192,8 +190,7 @@ def _write_duel(out: Path, game_params: dict, rows: list[dict], positions: list[
                            "less the opponent's); reach_share: their share of the "
                            "round's decisions, reach-weighted under the margin self-play; "
                            "the example is the most reached of them"}
-        provenance.write_json(pos.with_suffix(".json"), record)
-        provenance.write_atomic(pos, table_files(record, pos.stem)[f"{pos.stem}.csv"])
+        write_table(pos, record)
 
 
 def _position_rows(agenda: str, deck: str, positions: list[dict]) -> list[dict]:

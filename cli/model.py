@@ -134,8 +134,8 @@ def accuracy_command(
 ) -> None:
     """How often the fit finds a known policy: its posterior weight, 2 players."""
     from solver.opponent_model.study import COLUMNS, SUMMARY_COLUMNS, run
-    from solver.provenance import header, write_atomic, write_json
-    from solver.reports.files import table_files
+    from solver.provenance import header
+    from solver.reports.files import write_table
 
     names = list(AGENDAS) if agendas == "all" else _comma_list(agendas, "--agendas")
     wrong = [a for a in names if a not in AGENDAS]
@@ -165,8 +165,7 @@ def accuracy_command(
               "seat": 1, "others": "agenda_expert", "prior": "uniform",
               "columns": SUMMARY_COLUMNS, "rows": summary, "fit_columns": COLUMNS,
               "fits": rows}
-    write_json(out.with_suffix(".json"), record)
-    write_atomic(out, table_files(record, out.stem)[f"{out.stem}.csv"])
+    write_table(out, record)
     for row in summary:
         if row["rounds"] == checkpoints[-1]:
             typer.echo(f"{row['agenda']:<16} {row['true_policy']:<14} after {row['rounds']} "

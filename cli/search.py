@@ -26,12 +26,9 @@ def _names(value: str, allowed, option: str) -> list[str]:
 
 def _write(out: Path, columns: list[str], rows: list[dict], record: dict) -> None:
     """The record (.json) and the table rendered from it (.csv), both atomically."""
-    from solver.provenance import write_atomic, write_json
-    from solver.reports.files import table_files
+    from solver.reports.files import write_table
 
-    record = {**record, "columns": columns, "rows": rows}
-    write_json(out.with_suffix(".json"), record)
-    write_atomic(out, table_files(record, out.stem)[f"{out.stem}.csv"])
+    write_table(out, {**record, "columns": columns, "rows": rows})
 
 
 def _variants(ctx: typer.Context, game_name: str, agendas: str) -> list[str]:

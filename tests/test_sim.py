@@ -250,7 +250,7 @@ def test_a_seeded_hint_rollout_is_a_direct_play_out():
     counts = np.zeros((1, 3), dtype=np.int64)
     values = rollout_values(worlds, np.zeros(4, np.int64), legal[:n, None], me, 21, 100,
                             bank.arrays(), chain, counts, np.zeros((0, 1, 1)), -1,
-                            np.zeros((1, 2), np.int64), np.ones(1))[0]
+                            np.zeros((1, 2), np.int32), np.ones(1))[0]
     direct = np.zeros((1, 3), dtype=np.int64)
     out = np.empty(3)
     for a in range(n):

@@ -63,7 +63,7 @@ from spiel_game.cards import (
 )
 from spiel_game.cards import RULESETS
 from spiel_game.engine import AG_JABBAS_COURT, AG_RESCUE_MISSION, CARD_TABLES, CARDS
-from spiel_game.events import _PRIVATE_TO_ACTOR, _PRIVATE_TO_BOTH, _TWO_CARD_KINDS
+from spiel_game.events import _PRIVATE_TO_ACTOR, _PRIVATE_TO_BOTH, _TWO_CARD_KINDS, HIDDEN
 
 from solver.abstraction.hashing import FNV_OFFSET as _FNV_OFFSET
 from solver.abstraction.hashing import finish as _finish
@@ -79,7 +79,7 @@ LEVELS = {"identity": IDENTITY, "counting": COUNTING, "fine": FINE, "coarse": CO
 # refused by another version (their keys would silently mean something else).
 VERSION = 1
 
-_HIDDEN = -2
+_HIDDEN = HIDDEN
 
 # numba freezes global arrays as constants: one visibility table for numpy and compiled code.
 _ACTOR_ONLY = _PRIVATE_TO_ACTOR.astype(np.int8)
@@ -94,7 +94,7 @@ _AG_RESCUE_MISSION = AG_RESCUE_MISSION
 
 
 @njit(cache=True, inline="always")
-def _redacted(s, i, player):
+def redacted_event(s, i, player):
     """Event i as `player` sees it: (kind, actor, other, card, extra)."""
     base = L.S_EVENTS + i * L.EVENT_SIZE
     kind = s[base + L.EV_KIND]
@@ -127,7 +127,7 @@ def identity_key(s, player):
 def _hash_events(s, player, h, start):
     """`h` extended by the events from `start` on, as `player` sees them."""
     for i in range(start, s[L.S_EVENT_N]):
-        kind, actor, other, card, extra = _redacted(s, i, player)
+        kind, actor, other, card, extra = redacted_event(s, i, player)
         h = _mix(h, kind)
         h = _mix(h, actor)
         h = _mix(h, other)
@@ -280,7 +280,7 @@ def _track_events(s, player, row):
     """Replay the events logged since row[PATH_EVENTS] into the row (see `track`)."""
     n = s[L.S_NUM_PLAYERS]
     for i in range(row[PATH_EVENTS], s[L.S_EVENT_N]):
-        kind, actor, other, card, extra = _redacted(s, i, player)
+        kind, actor, other, card, extra = redacted_event(s, i, player)
         if kind == L.E_FACE_UP:
             row[_P_PLACED + card] += 1
         elif kind == L.E_DRAW:

@@ -6,7 +6,7 @@ Particles advance one action at a time in lockstep: a chance node tries every po
 (only the cards the pattern shows nearby when the viewer sees the draw), a decision
 every action with positive probability (the viewer's own: every legal action, the
 events decide). A new event, redacted for the viewer (the one compiled redaction,
-solver/abstraction/keys.py `_redacted`), either fits the next pattern line (a field ANY
+solver/abstraction/keys.py `redacted_event`), either fits the next pattern line (a field ANY
 fits anything) or, in OMIT_LOG mode, is one a log may leave out (`omissible`);
 otherwise the particle dies. The matching is greedy: an event that fits the next line
 uses it. Face-up cards and Leia's two draws are logged sorted once their group is
@@ -30,7 +30,7 @@ from spiel_game import layout as L
 from spiel_game.events import HIDDEN
 
 from solver.abstraction.hashing import FNV_OFFSET, mix
-from solver.abstraction.keys import T_SIZE, _redacted, identity_key, track
+from solver.abstraction.keys import T_SIZE, redacted_event, identity_key, track
 from solver.policies.compiled import TABLE_MISS, policy_probs
 
 _JIT = dict(cache=True, nogil=True)
@@ -85,7 +85,7 @@ def observe(s, viewer, observed):
     complete pattern of s for viewer."""
     n = s[L.S_EVENT_N]
     for i in range(n):
-        kind, actor, other, card, extra = _redacted(s, i, viewer)
+        kind, actor, other, card, extra = redacted_event(s, i, viewer)
         observed[i, 0] = kind
         observed[i, 1] = actor
         observed[i, 2] = other
@@ -160,7 +160,7 @@ def _match(s, checked, ptr, pattern, n_pat, viewer, omit, stats):
     events, new ptr), ptr -1 if they do not fit."""
     upto = _settled(s, checked)
     for i in range(checked, upto):
-        kind, actor, other, card, extra = _redacted(s, i, viewer)
+        kind, actor, other, card, extra = redacted_event(s, i, viewer)
         if (card == HIDDEN and ptr < n_pat
                 and KNOWN_HIDDEN <= pattern[ptr, 3] < KNOWN_HIDDEN + L.MAX_CHARS):
             card = KNOWN_HIDDEN + s[L.S_EVENTS + i * L.EVENT_SIZE + L.EV_CARD]

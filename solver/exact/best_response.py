@@ -97,6 +97,20 @@ def best_response(tree: GameTree, strategy: np.ndarray, p: int,
     return float(value[0]), best
 
 
+def with_best_response(tree: GameTree, strategy: np.ndarray, p: int,
+                       arrays: TreeArrays | None = None) -> tuple[float, np.ndarray]:
+    """(value of p's best response, `strategy` with p's rows replaced by it: the first
+    best action of each infoset it reaches; the rows of the others and of p's unreached
+    infosets as they were)."""
+    value, best = best_response(tree, strategy, p, arrays)
+    out = strategy.copy()
+    offsets = tree.action_offsets()
+    for info in np.flatnonzero((tree.infoset_player == p) & (best >= 0)):
+        out[offsets[info]:offsets[info + 1]] = 0.0
+        out[offsets[info] + best[info]] = 1.0
+    return value, out
+
+
 def profile_values(tree: GameTree, strategy: np.ndarray,
                    arrays: TreeArrays | None = None) -> np.ndarray:
     """Each player's expected utility when everybody follows `strategy`."""

@@ -28,11 +28,30 @@ from spiel_game import events as ev
 from spiel_game import layout as L
 from spiel_game.game import GAMES as ENGINE_GAMES
 
+from solver.abstraction.hashing import FNV_OFFSET, mix
+from solver.abstraction.keys import redacted_event
+
 DECISION, CHANCE, TERMINAL = 0, 1, 2
 
 
+class FlatTree:
+    """The sizes of a tree in flat arrays (GameTree; the search's Subgame)."""
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.kind)
+
+    @property
+    def num_infosets(self) -> int:
+        return len(self.infoset_player)
+
+    @property
+    def num_players(self) -> int:
+        return self.utility.shape[1]
+
+
 @dataclasses.dataclass(frozen=True)
-class GameTree:
+class GameTree(FlatTree):
     """Flat arrays; node i's edges are edge_*[child_start[i]:][:num_children[i]]."""
 
     game: pyspiel.Game
@@ -51,18 +70,6 @@ class GameTree:
     infoset_strings: collections.abc.Sequence[str]
     infoset_node: np.ndarray  # int32: one node of each infoset
     build_seconds: float
-
-    @property
-    def num_nodes(self) -> int:
-        return len(self.kind)
-
-    @property
-    def num_infosets(self) -> int:
-        return len(self.infoset_player)
-
-    @property
-    def num_players(self) -> int:
-        return self.utility.shape[1]
 
     def action_offsets(self) -> np.ndarray:
         """Start of each infoset's actions in a flat (infoset, action) array."""
@@ -256,22 +263,16 @@ _C_DEPTH, _C_VISIT, _C_PARENT_EDGE, _C_NODES, _C_EDGES, _C_INFOSETS, _C_ACTIONS 
 _C_SIZE = 7
 _FIRST_SIZE = 1 << 12  # nodes first allocated (a power of 2); doubled as needed
 _JIT = dict(cache=True, nogil=True)
-_ACTOR_ONLY = ev._PRIVATE_TO_ACTOR.astype(np.int8)
-_BOTH = ev._PRIVATE_TO_BOTH.astype(np.int8)
-_TWO_CARDS = ev._TWO_CARD_KINDS.astype(np.int8)
-_HIDDEN = ev.HIDDEN
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(inline="always", **_JIT)
 def _mix_pair(a, b, value):
-    """Two independent 64-bit hashes extended by one int: FNV-1a and a splitmix64
-    finaliser; 128 bits make a collision among 10^8 infosets ~10^-23 likely."""
-    v = np.uint64(value + 3)
-    a = (a ^ v) * _FNV_PRIME
-    b = (b + v) * _GOLDEN
+    """Two independent 64-bit hashes extended by one int: the keys' FNV-1a mixer
+    (solver/abstraction/hashing.py) and a splitmix64 finaliser; 128 bits make a
+    collision among 10^8 infosets ~10^-23 likely."""
+    a = mix(a, value)
+    b = (b + np.uint64(value + 3)) * _GOLDEN
     b ^= b >> np.uint64(31)
     b *= np.uint64(0xBF58476D1CE4E5B9)
     b ^= b >> np.uint64(29)
@@ -281,21 +282,9 @@ def _mix_pair(a, b, value):
 @njit(**_JIT)
 def _infoset_hash(s, player):
     """(player, the log as `player` sees it: events.redact) as two 64-bit hashes."""
-    a, b = _mix_pair(_FNV_OFFSET, _GOLDEN, player)
+    a, b = _mix_pair(FNV_OFFSET, _GOLDEN, player)
     for i in range(s[L.S_EVENT_N]):
-        base = L.S_EVENTS + i * L.EVENT_SIZE
-        kind = s[base + L.EV_KIND]
-        actor = s[base + L.EV_ACTOR]
-        other = s[base + L.EV_OTHER]
-        card = s[base + L.EV_CARD]
-        extra = s[base + L.EV_EXTRA]
-        unseen = ((_ACTOR_ONLY[kind] == 1 and actor != player)
-                  or (_BOTH[kind] == 1 and actor != player and other != player))
-        if unseen:
-            if card >= 0:
-                card = _HIDDEN
-            if _TWO_CARDS[kind] == 1 and extra >= 0:
-                extra = _HIDDEN
+        kind, actor, other, card, extra = redacted_event(s, i, player)
         a, b = _mix_pair(a, b, kind)
         a, b = _mix_pair(a, b, actor)
         a, b = _mix_pair(a, b, other)

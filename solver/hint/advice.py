@@ -44,7 +44,7 @@ from solver.policies.table import shipped_policies
 from solver.hint.log import SearchLimitError, log_worlds, summary_log_worlds
 from solver.hint.situation import Situation, SituationError
 from solver.hint.worlds import summary_worlds
-from solver.sim.playout import play_out, reset
+from solver.sim.playout import padded_chains, play_out, reset
 from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, next_float, stream_seed
 from solver.sim.utility import round_utility
 
@@ -139,16 +139,10 @@ class PolicySet:
 
     def with_model(self, game, model) -> tuple[PolicySet, tuple]:
         """These tables with an opponent model's policies after them in the bank
-        (solver/opponent_model), and the model's chains as indices of that bank, each as
-        wide as `chain` (its last policy repeated: it decides anyway)."""
+        (solver/opponent_model), and the model's chains as indices of that bank."""
         both = PolicySet(game, self.paths, model.bank_specs)
         offset = len(self.paths) + 1
-        width = len(self.chain)
-        chains = []
-        for chain in model.chains:
-            ids = [offset + j for j in chain]
-            chains.append(tuple((ids + [ids[-1]] * width)[:max(width, len(ids))]))
-        return both, tuple(chains)
+        return both, tuple(tuple(offset + j for j in chain) for chain in model.chains)
 
     @property
     def levels(self) -> list[str]:
@@ -226,7 +220,8 @@ def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rol
               max_rollouts=20000, tables=None, model=None):
     """Rollout values (1 + tables, paths, rollouts: rollout_values) within about
     `seconds` (or exactly `rollouts`), and the cluster (world draw) of each rollout.
-    model: (seat, chains as wide as policies.chain, weights), the seat's mixture.
+    model: (seat, chains of the bank no longer than policies.chain, weights), the
+    seat's mixture.
 
     `worlds` is ("weighted", states, weights): the posterior itself (a log), each rollout
     drawing its world from it by weight, so every rollout is its own cluster; or
@@ -242,10 +237,10 @@ def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rol
     bank = policies.bank.arrays()
     tables = np.zeros((0, 1, 1)) if tables is None else np.ascontiguousarray(tables)
     if model is None:
-        model_args = (-1, np.zeros((1, len(policies.chain)), np.int64), np.ones(1))
+        model_args = (-1, np.zeros((1, len(policies.chain)), np.int32), np.ones(1))
     else:
         seat, chains, weights = model
-        model_args = (seat, np.asarray(chains, np.int64),
+        model_args = (seat, padded_chains(chains, len(policies.chain)),
                       np.cumsum(np.asarray(weights, np.float64) / np.sum(weights)))
     if worlds[0] == "weighted":
         stacked = np.ascontiguousarray(np.stack(worlds[1]))

@@ -32,13 +32,9 @@ from collections.abc import Callable
 import numpy as np
 
 from solver.sim.rng import check_seed
+from solver.sim.utility import num_codes  # the code layout's one definition
 
 MAX_TOKENS_PER_PLAYER = 2  # a round's win and one card token (R11 Han Solo, C9 the Spy)
-
-
-def num_codes(players: int) -> int:
-    """The number of outcome codes: 3**n token combinations times 2**n winner sets."""
-    return 3 ** players * 2 ** players
 
 
 def encode(tokens, winners_mask: int) -> int:

@@ -107,13 +107,19 @@ def _chance_that(cards, t, q, test, a, b, probs):
 
 
 @njit(**_JIT)
-def _number_chances(cards, t, q, probs, out):
-    _hand_probabilities(t, q, probs)
+def _by_number(cards, probs, out):
+    """out[k]: the probability of q's card having number k, from its card probabilities."""
     for k in range(L.NUM_NUMBERS):
         out[k] = 0.0
     for c in range(L.MAX_CHARS):
         if probs[c] > 0:
             out[cards[c, COL_NUMBER]] += probs[c]
+
+
+@njit(**_JIT)
+def _number_chances(cards, t, q, probs, out):
+    _hand_probabilities(t, q, probs)
+    _by_number(cards, probs, out)
 
 
 @njit(**_JIT)
@@ -126,19 +132,19 @@ def _inferred_numbers(cards, t, q, probs, out):
         forced_by = cards[last, COL_FORCED_BY]
         total = 0.0
         for c in range(L.MAX_CHARS):
-            if probs[c] > 0 and (((forced_by >> c) & 1) == 1
-                                 or cards[c, COL_NUMBER] > cards[last, COL_NUMBER]):
+            if probs[c] > 0 and _forces_or_outranks(cards, forced_by, c, last):
                 total += probs[c]
         if total > 0:
             for c in range(L.MAX_CHARS):
-                likely = (((forced_by >> c) & 1) == 1
-                          or cards[c, COL_NUMBER] > cards[last, COL_NUMBER])
+                likely = _forces_or_outranks(cards, forced_by, c, last)
                 probs[c] = probs[c] / total if probs[c] > 0 and likely else 0.0
-    for k in range(L.NUM_NUMBERS):
-        out[k] = 0.0
-    for c in range(L.MAX_CHARS):
-        if probs[c] > 0:
-            out[cards[c, COL_NUMBER]] += probs[c]
+    _by_number(cards, probs, out)
+
+
+@njit(cache=True, inline="always")
+def _forces_or_outranks(cards, forced_by, c, last):
+    """Card c forces the card `last` (a bit of forced_by) or has a higher number."""
+    return ((forced_by >> c) & 1) == 1 or cards[c, COL_NUMBER] > cards[last, COL_NUMBER]
 
 
 @njit(**_JIT)

@@ -107,6 +107,14 @@ def training_curve_files(header: dict, stem: str, figures: bool = True
     return files
 
 
+def write_table(out: Path, record: dict) -> None:
+    """A record whose `columns` and `rows` are a table: out's .json (the record) and out
+    itself (the CSV rendered from it by `table_files`), both atomically."""
+    out = Path(out)
+    provenance.write_json(out.with_suffix(".json"), record)
+    provenance.write_atomic(out, table_files(record, out.stem)[f"{out.stem}.csv"])
+
+
 def table_files(record: dict, stem: str) -> dict[str, bytes]:
     """<stem>.csv of a record whose `columns` and `rows` are the table (the search's
     results/search_exact and search_full)."""

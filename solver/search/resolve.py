@@ -323,7 +323,10 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
                               "play deep")
     if exploit is not None and exploit.best_response and np.all(
             sub.infoset_locked[sub.infoset_player != me]):
-        strategy, iterations, a = _best_response(sub, me), 0, None
+        from solver.exact.cfr import TreeArrays
+
+        a = TreeArrays(sub)
+        strategy, iterations = _best_response(sub, me, a), 0
     else:
         solver = CFRSolver(sub, "dcfr", sub.infoset_locked, sub.locked_strategy)
         while True:
@@ -336,9 +339,6 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
                     and time.perf_counter() >= deadline):
                 break
         strategy, iterations, a = solver.average_strategy(), solver.iterations, solver.arrays
-    if a is None:
-        from solver.exact.cfr import TreeArrays
-        a = TreeArrays(sub)
     node_values = np.zeros((sub.num_nodes, sub.num_players))
     value_sweep(*a.args(), strategy, node_values)
     roots_i = sub.root_nodes()[:root_set.order1]
@@ -370,12 +370,12 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
     return result
 
 
-def _best_response(sub: Subgame, me: int) -> np.ndarray:
+def _best_response(sub: Subgame, me: int, arrays) -> np.ndarray:
     """My exact best response on a subgame whose other decisions are all locked: the
     locked strategy there, my best action (first of equals) at each of my infosets."""
     from solver.exact.best_response import best_response
 
-    _, best = best_response(sub, sub.blueprint, me)
+    _, best = best_response(sub, sub.blueprint, me, arrays)
     strategy = sub.blueprint.copy()
     for info in np.flatnonzero((sub.infoset_player == me) & ~sub.infoset_locked):
         lo, hi = sub.offsets[info], sub.offsets[info + 1]

@@ -36,9 +36,9 @@ from spiel_game import layout as L
 
 from solver.abstraction.keys import identity_key
 from solver.belief import complete_pattern, posterior
-from solver.exact.tree import CHANCE, DECISION, TERMINAL
+from solver.exact.tree import CHANCE, DECISION, TERMINAL, FlatTree
 from solver.policies.compiled import TABLE_MISS, policy_probs
-from solver.sim.playout import play_out
+from solver.sim.playout import padded_chains, play_out
 from solver.sim.rng import STREAM_SEARCH_LEAF, stream_seed
 from solver.sim.utility import check_table, engine_utility, is_zero_sum, round_utility
 
@@ -414,7 +414,7 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
 
 
 @dataclasses.dataclass
-class Subgame:
+class Subgame(FlatTree):
     """Flat arrays as in solver/exact/tree.py GameTree (what solver/exact/cfr.py takes),
     plus which infosets are locked to the blueprint and their locked strategy."""
 
@@ -442,18 +442,6 @@ class Subgame:
     root_shift: np.ndarray  # per root: what the gadget added to my utilities below it
     reported: np.ndarray | None = None  # (nodes, players): the report table's values
 
-    @property
-    def num_nodes(self) -> int:
-        return len(self.kind)
-
-    @property
-    def num_infosets(self) -> int:
-        return len(self.infoset_player)
-
-    @property
-    def num_players(self) -> int:
-        return self.utility.shape[1]
-
     def action_offsets(self) -> np.ndarray:
         return self.offsets
 
@@ -467,12 +455,6 @@ _MAX_MARGIN_KEY = 0x6A09E667F3BCC909  # the max-margin top's infoset key
 MY_ROOT_KEY = 0x3C6EF372FE94F82B  # the order-1 roots' infoset of mine
 _GADGET_SALT = 0x2545F4914F6CDD1D  # gadget infosets apart from the opponent's real ones
 _MODEL_SALT = 0x1B873593A54FF53A  # a modelled opponent's infosets apart from its free ones
-
-
-def _padded(chains: list) -> np.ndarray:
-    """Chains as rows of one width (a chain's last policy repeated: it decides anyway)."""
-    width = max(len(c) for c in chains)
-    return np.array([list(c) + [c[-1]] * (width - len(c)) for c in chains], dtype=np.int32)
 
 
 def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
@@ -509,7 +491,7 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
     if np.any(types >= 0) and not (0 <= model_seat < num_players and model_seat != me
                                    and types.max() < len(model_chains)):
         raise ValueError("roots of an opponent model need its seat and chains")
-    padded = _padded([list(chain)] + [list(c) for c in model_chains])
+    padded = padded_chains([list(chain)] + [list(c) for c in model_chains])
     mode = TOPS[top]
     if not (num_players == 2 and roots_.weights_without_opponent is not None and zero_sum):
         mode = UNSAFE
@@ -607,7 +589,7 @@ def _gadget_values(sub: Subgame, me: int, opponent: int, group_of: np.ndarray,
     root information state J, CBV(J) (Brown & Sandholm 2017: what the re-solved strategy
     must not let the opponent exceed there), into the gadget: the resolve terminals pay
     it; with max-margin every utility below J is shifted by it."""
-    from solver.exact.best_response import best_response
+    from solver.exact.best_response import with_best_response
     from solver.exact.cfr import value_sweep
 
     count = len(sub.root_node)
@@ -617,12 +599,7 @@ def _gadget_values(sub: Subgame, me: int, opponent: int, group_of: np.ndarray,
         terminals = sub.edge_child[sub.child_start[gadgets]]
         sub.utility[terminals, opponent] = -1e9  # the best response below always enters
         sub.utility[terminals, me] = 1e9
-    _, best = best_response(sub, sub.blueprint, opponent)
-    strategy = sub.blueprint.copy()
-    for info in np.flatnonzero((sub.infoset_player == opponent) & (best >= 0)):
-        lo, hi = sub.offsets[info], sub.offsets[info + 1]
-        strategy[lo:hi] = 0.0
-        strategy[lo + best[info]] = 1.0
+    _, strategy = with_best_response(sub, sub.blueprint, opponent)
     value = np.zeros((sub.num_nodes, sub.num_players))
     value_sweep(sub.kind, sub.player, sub.infoset, sub.child_start, sub.num_children,
                 sub.edge_child, sub.edge_prob, sub.utility, sub.offsets, strategy, value)

@@ -64,6 +64,16 @@ def deck_cards(initial: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(L.MAX_CHARS, dtype=np.int32), counts)
 
 
+def padded_chains(chains, width: int | None = None) -> np.ndarray:
+    """Policy chains as the rows of one int32 array (what `play_out`'s seat_chain rows
+    are): each padded to `width` (default the longest) by repeating its last policy,
+    which changes nothing (the earlier copy already decided or missed)."""
+    width = max(len(c) for c in chains) if width is None else width
+    if any(len(c) > width for c in chains):
+        raise ValueError(f"a policy chain longer than {width} policies")
+    return np.array([list(c) + [c[-1]] * (width - len(c)) for c in chains], dtype=np.int32)
+
+
 @njit(**_JIT)
 def shuffled(cards, seed, purpose, index, out):
     """out = a uniformly random permutation of cards (Fisher-Yates) for the stream key."""

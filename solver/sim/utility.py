@@ -25,6 +25,7 @@ _JIT = dict(cache=True, nogil=True)
 
 
 def num_codes(players: int) -> int:
+    """The number of outcome codes: 3**n token combinations times 2**n winner sets."""
     return 3 ** players * 2 ** players
 
 
