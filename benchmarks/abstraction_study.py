@@ -422,15 +422,14 @@ def write_loss_table(stem: str, rows: list[dict], part: dict) -> None:
     an earlier stem.json for other (deck, players, agenda, level) are kept, so the table
     can be made in parts (e.g. the large deck in a run of its own)."""
     from solver import provenance
+    from solver.reports.files import merged_rows
 
     path = Path(f"{stem}.json")
-    old = provenance.read_json(path) if path.exists() else {"rows": [], "parts": []}
-    new_ids = {_row_id(r) for r in rows}
-    merged = [r for r in old["rows"] if _row_id(r) not in new_ids] + rows
+    merged, parts = merged_rows(path, [{**r, "run": part["created"]} for r in rows],
+                                _row_id, {**part, "started": part["created"]})
     decks = {d: i for i, d in enumerate(("tiny", "small", "medium", "large"))}
     merged.sort(key=lambda r: (decks.get(r["deck"], len(decks)), r["deck"], r["players"],
                                AGENDA_ORDER.index(r["agenda"]), LEVEL_ORDER.index(r["level"])))
-    parts = old["parts"] + [part]
     record = {**provenance.header(
         {"deck": sorted({r["deck"] for r in merged}, key=lambda d: decks.get(d, 9)),
          "players": sorted({r["players"] for r in merged}),

@@ -105,7 +105,11 @@ def solve(
         None, help="mccfr: information abstraction level, identity, counting, fine or "
         "coarse (finest first; docs/solving.md). "
         "Default: identity on a reduced deck; on the full deck the level of the game's "
-        "shipped policy (fine or coarse), else coarse."),
+        "shipped policy, else coarse."),
+    max_keys: int | None = typer.Option(
+        None, "--max-keys", **options.POSITIVE, help="mccfr: write at most this many keys "
+        "to the policy, those visited most in training (the rest play uniformly), to keep "
+        "the file small; the header records the share of visits kept. Default: all."),
     max_memory: str | None = typer.Option(
         None, "--max-memory", help="mccfr: memory limit of the tables, e.g. 8G or 512M; "
         "the run stops, saved, before growing past it. Default: half the machine's RAM."),
@@ -136,7 +140,7 @@ def solve(
         options.applies_only(ctx, ("target", "lp"), "to the exact algorithms (cfr, cfr+, "
                              "dcfr)")
     else:
-        options.applies_only(ctx, ("abstraction", "max_memory", "threads", "seed",
+        options.applies_only(ctx, ("abstraction", "max_memory", "max_keys", "threads", "seed",
                                    "checkpoint", "checkpoint_every", "resume"),
                              "to --algorithm mccfr")
     if resume and checkpoint is None:
@@ -163,7 +167,8 @@ def solve(
         out = _shipped_result_path(deck, agenda, players, algorithm, abstraction, out)
     if algorithm == "mccfr":
         _solve_mccfr(game, deck, agenda, players, iterations or None, seconds, abstraction,
-                     threads, seed, checkpoint, checkpoint_every, resume, out, max_memory)
+                     threads, seed, checkpoint, checkpoint_every, resume, out, max_memory,
+                     max_keys)
         return
     if deck == "full":
         raise typer.BadParameter("the full deck's tree is far too large for exact CFR; "
@@ -219,7 +224,8 @@ EXACT_CURVE_MAX_NODES = 3_000_000
 
 
 def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, threads,
-                 seed, checkpoint, checkpoint_every, resume, out, max_memory) -> None:
+                 seed, checkpoint, checkpoint_every, resume, out, max_memory,
+                 max_keys) -> None:
     from solver.abstraction import keys as abstraction_module
     from solver.policies.table import export_policy
     from solver.mccfr.train import default_max_memory, parse_memory, train
@@ -268,8 +274,13 @@ def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, 
         typer.echo(outcome.message)
     path = out or _default_result_path(game, deck, f"mccfr_{abstraction}",
                                        solver.iterations, ".npz")
-    header = export_policy(solver, path, stopped_by=outcome.stopped_by, curve=outcome.curve)
+    header = export_policy(solver, path, max_keys=max_keys, stopped_by=outcome.stopped_by,
+                           curve=outcome.curve)
     typer.echo(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    if "pruned" in header:
+        kept = header["pruned"]
+        typer.echo(f"kept the {kept['kept_keys']:,} most visited of {kept['trained_keys']:,} "
+                   f"keys ({kept['visit_share_kept']:.2%} of the visits)")
     from solver.reports import files as report_files
     for written in report_files.write(path.parent, report_files.training_curve_files(
             header, path.stem)):

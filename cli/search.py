@@ -3,6 +3,7 @@ exactly on reduced decks and head to head on the full deck (docs/search.md)."""
 
 from __future__ import annotations
 
+import datetime
 import time
 from pathlib import Path
 
@@ -29,6 +30,10 @@ def _write(out: Path, columns: list[str], rows: list[dict], record: dict) -> Non
     from solver.reports.files import write_table
 
     write_table(out, {**record, "columns": columns, "rows": rows})
+
+
+def _duel_row_id(row: dict) -> tuple:
+    return row["players"], row["agenda"], row["policy"], row["opponent"]
 
 
 def _variants(ctx: typer.Context, game_name: str, agendas: str) -> list[str]:
@@ -68,8 +73,9 @@ def register(app: typer.Typer) -> None:
         top: str = typer.Option("max-margin", help="The subgame's top: max-margin (the "
                                 "default, safe), resolve (safe) or unsafe."),
         blueprint_level: str | None = typer.Option(
-            None, "--blueprint-level", help="Abstraction of the blueprints (default: the "
-            "shipped table's level of each agenda: fine or coarse)."),
+            None, "--blueprint-level", help="Abstraction of the blueprints (default: fine for "
+            "Exalted One and My Kind of Scum, coarse for the others, the levels of the "
+            "2-player tables when results/search_exact.csv was made)."),
         out: Path = typer.Option(Path("search_exact.csv"), "--out", **options.OUTPUT_FILE,
                                  help="CSV file (and a .json sidecar with provenance)."),
     ) -> None:
@@ -103,7 +109,7 @@ def register(app: typer.Typer) -> None:
                                 seconds=time.perf_counter() - start,
                                 what="exact exploitability of the decision-time search",
                                 algorithm=f"1-KLSS search, {top} top, DCFR",
-                                blueprint="external-sampling MCCFR at the shipped level",
+                                blueprint="external-sampling MCCFR, study level (search/study.py)",
                                 blueprint_iterations=blueprint_iterations,
                                 search_iterations=search_iterations,
                                 dcfr_iterations=dcfr_iterations, seed=seed, rows=rows)
@@ -118,9 +124,10 @@ def register(app: typer.Typer) -> None:
         agendas: str = typer.Option("all", help="'all' or a comma list of agendas "
                                     "(--game jabbas_palace only)."),
         opponents: str | None = typer.Option(
-            None, help="Comma list: 'table' (the shipped table) or heuristic names "
-            "(default: the game's best heuristic, agenda_expert or classic_expert, and "
-            "table)."),
+            None, help="Comma list: 'table' (the shipped table), heuristic names, or "
+            "'lbr' (a local best response built on the table: a lower bound on the "
+            "search's exploitability; 2 players) (default: the game's best heuristic, "
+            "agenda_expert or classic_expert, and table)."),
         deals: int = typer.Option(200, **options.POSITIVE, help="Duplicate deals."),
         search_iterations: int = typer.Option(32, **options.POSITIVE,
                                               help="Search iterations per decision."),
@@ -130,14 +137,17 @@ def register(app: typer.Typer) -> None:
         search_seed: int = typer.Option(1, "--search-seed", **options.SEED,
                                         help="Seed of the search's leaf rollouts."),
         out: Path = typer.Option(Path("search_full.csv"), "--out", **options.OUTPUT_FILE,
-                                 help="CSV file (and a .json sidecar with provenance)."),
+                                 help="CSV file (and a .json sidecar with provenance); "
+                                 "an earlier one's rows for other players, agendas, "
+                                 "policies or opponents are kept, with their commands."),
     ) -> None:
         """The search against the shipped table and heuristics on the full deck, over
         duplicate deals, with a reduced per-decision budget."""
         from solver.hint.advice import load_policies
         from solver.policies.compiled import build_bank
         from solver.provenance import header
-        from solver.search.evaluate import play_deals
+        from solver.reports.files import merged_rows
+        from solver.search.evaluate import BlueprintPolicy, LBRPlayer, play_deals
         from solver.search.policy import SearchPolicy
         from solver.search.resolve import SearchLimits
 
@@ -153,6 +163,7 @@ def register(app: typer.Typer) -> None:
         limits = dict(iterations=search_iterations, max_nodes=max_nodes,
                       rollout_budget=4000, max_roots=150)
         start = time.perf_counter()
+        started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         rows = []
         for agenda in names:
             game = options.load_game(game_name, players, "full",
@@ -166,28 +177,50 @@ def register(app: typer.Typer) -> None:
                                          param_hint="--agendas")
             for opponent in [o.strip() for o in opponents.split(",")]:
                 try:
-                    bank = build_bank([str(policies.paths[0]) if opponent == "table"
+                    bank = build_bank([str(policies.paths[0]) if opponent in ("table", "lbr")
                                        else opponent], game)
+                    player = LBRPlayer(game, bank, seed=seed) if opponent == "lbr" else None
                 except ValueError as err:
                     raise typer.BadParameter(str(err), param_hint="--opponents") from None
-                policy = SearchPolicy(game, policies, SearchLimits(**limits), search_seed)
-                estimate, info = play_deals(game, policy, bank, 0, deals, seed)
-                rows.append({"players": players, "agenda": agenda, "policy": "search",
-                             "opponent": opponent, "margin": estimate.mean,
-                             "low": estimate.low, "high": estimate.high, "deals": deals,
-                             "search_seconds": info["search_seconds"], **info})
-                typer.echo(f"{agenda}: search v {opponent} {estimate} per round "
-                           f"({deals} deals, {info['seconds']:.0f} s)")
-                params = {"deck": "full", "players": players, "utility": "margin"}
-                if game_name == options.GAMES[0]:
-                    params["agenda"] = names
-                record = header(params, game_name=game_name,
-                                seconds=time.perf_counter() - start,
+                seated = {"search": SearchPolicy(game, policies, SearchLimits(**limits),
+                                                 search_seed)}
+                if player is not None:  # the table against the same LBR on the same deals
+                    seated["table"] = BlueprintPolicy(policies)
+                for name, policy in seated.items():
+                    if player is not None:
+                        player = LBRPlayer(game, bank, seed=seed)
+                    estimate, info = play_deals(game, policy, bank, 0, deals, seed,
+                                                player=player)
+                    row = {"players": players, "agenda": agenda, "policy": name,
+                           "opponent": opponent, "margin": estimate.mean,
+                           "low": estimate.low, "high": estimate.high, "deals": deals,
+                           "search_seconds": info["search_seconds"],
+                           "blueprint": policies.paths[0].name, **info}
+                    if player is not None:  # LBR's margin is the policy's loss
+                        row.update(lbr_lower_bound=0.0 - estimate.mean,
+                                   lbr_low=0.0 - estimate.high, lbr_high=0.0 - estimate.low,
+                                   lbr_belief=player.belief,
+                                   lbr="belief and rollouts by the shipped table, 64 "
+                                   "rollouts per action")
+                    rows.append(row)
+                    typer.echo(f"{agenda}: {name} v {opponent} {estimate} per round "
+                               f"({deals} deals, {info['seconds']:.0f} s)")
+                record = header({}, game_name=game_name, seconds=time.perf_counter() - start,
                                 what="the decision-time search head to head, duplicate deals",
                                 algorithm="1-KLSS search with a max-margin gadget, DCFR",
-                                search_limits=limits, seed=seed, search_seed=search_seed,
-                                rows=rows)
-                _write(out, FULL_COLUMNS, rows, record)
+                                search_limits=limits, seed=seed, search_seed=search_seed)
+                part = {k: record[k] for k in ("command", "code_version", "seconds")}
+                merged, parts = merged_rows(out.with_suffix(".json"),
+                                            [{**r, "run": started} for r in rows],
+                                            _duel_row_id, {**part, "started": started})
+                params = {"deck": "full",
+                          "players": sorted({r["players"] for r in merged}),
+                          "utility": "margin"}
+                if game_name == options.GAMES[0]:
+                    params["agenda"] = [a for a in AGENDAS
+                                        if a in {r["agenda"] for r in merged}]
+                record["game"]["parameters"] = params
+                _write(out, FULL_COLUMNS, merged, {**record, "parts": parts})
         typer.echo(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
 
     @app.command("exploit-known")
@@ -256,7 +289,7 @@ def register(app: typer.Typer) -> None:
                             what="exploiting a known opponent: node-locked search, exact",
                             algorithm="1-KLSS search with the opponent locked to its model: "
                             "exact best response, or a restricted Nash response by DCFR",
-                            blueprint="external-sampling MCCFR at the shipped level",
+                            blueprint="external-sampling MCCFR, study level (search/study.py)",
                             blueprint_iterations=blueprint_iterations,
                             search_iterations=search_iterations, confidence=confidence,
                             seed=seed, rows=rows,

@@ -258,6 +258,36 @@ def test_policy_file_round_trip_and_refusals(tmp_path):
         policy_file.load_policy(tmp_path / "format_1.npz")
 
 
+def test_policy_file_keeps_the_most_visited_keys(tmp_path):
+    from solver.policies import table as policy_file
+    game = load(deck="small")
+    solver = MCCFRSolver(game, seed=5)
+    solver.run(2_000)
+    policy_file.export_policy(solver, tmp_path / "all.npz")
+    whole = policy_file.load_policy(tmp_path / "all.npz", game)
+    header = policy_file.export_policy(solver, tmp_path / "cut.npz", max_keys=200)
+    cut = policy_file.load_policy(tmp_path / "cut.npz", game)
+    t = solver.tables
+    used = t.keys != 0
+    visits = {int(k): float(t.strategy_sum[o:o + n].sum())
+              for k, o, n in zip(t.keys[used], t.offsets[used], t.num_actions[used])}
+    kept = set(cut.keys.tolist())
+    assert len(kept) == header["keys"] == 200 and kept <= set(whole.keys.tolist())
+    dropped = [v for k, v in visits.items() if k not in kept]
+    assert min(visits[k] for k in kept) >= max(dropped)  # the most visited survive
+    share = sum(visits[k] for k in kept) / sum(visits.values())
+    assert header["pruned"]["trained_keys"] == len(visits)
+    assert header["pruned"]["visit_share_kept"] == pytest.approx(share)
+    for i, key in enumerate(cut.keys):  # kept rows are the whole file's rows
+        j = whole.find(int(key))
+        assert np.array_equal(cut.probs[cut.offsets[i]:cut.offsets[i] + cut.num_actions[i]],
+                              whole.probs[whole.offsets[j]:whole.offsets[j]
+                                          + whole.num_actions[j]])
+    assert cut.find(next(k for k in visits if k not in kept)) == -1  # a miss: uniform
+    assert "pruned" not in policy_file.export_policy(solver, tmp_path / "same.npz",
+                                                     max_keys=len(visits))
+
+
 @pytest.mark.parametrize("keys", [[1], [5, 6, 7], [1, (1 << 63) - 1],
                                   sorted(np.random.default_rng(3).integers(
                                       1, 1 << 63, size=1000, dtype=np.int64).tolist())])

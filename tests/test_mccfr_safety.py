@@ -31,9 +31,7 @@ def test_full_deck_defaults_to_the_shipped_level(tmp_path, monkeypatch):
     for agenda in ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission"):
         shipped = policy_files("full", agenda, 2)[0].stem.rsplit("_", 1)[1]
         assert default_level(load(deck="full", agenda=agenda)) == shipped
-    assert default_level(load(deck="full", agenda="exalted_one")) == "counting"
-    assert default_level(load(deck="full", agenda="my_kind_of_scum")) == "fine"
-    assert default_level(load(deck="full", agenda="jabbas_court")) == "coarse"
+    assert default_level(load(deck="full", agenda="jabbas_court")) == "counting"
     assert default_level(load(deck="full", players=3)) == "coarse"
     assert default_level(load(deck="small")) == "identity"
     monkeypatch.chdir(tmp_path)

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 import spiel_game  # noqa: F401  (registers the games)
 from cli.main import app
+from solver.policies.shipped import policy_files
 from solver.opponent_model.fit import OK, UNEXPLAINED, TREMBLE, fit
 from solver.opponent_model.model import (ModelError, load_model, locked_probabilities,
                                          mixture, observe, parse_opponents, resolve_model)
@@ -161,7 +162,7 @@ def test_bad_models_and_seats_are_refused(tmp_path):
     with pytest.raises(ModelError, match="format 'jabbas-palace-policy'"):
         resolve_model(str(tmp_path / "other.json"), game)
     with pytest.raises(ModelError, match="policy is for game"):  # table.py's refusal
-        resolve_model("results/policy_full_jabbas_court_2p_coarse.npz", game)
+        resolve_model(str(policy_files("full", "jabbas_court", 2)[0]), game)
     for specs, message in ((["1=uniform"], "allowed is a seat other than yours"),
                            (["2=uniform"], "seat '2'"),
                            (["x=uniform"], "seat 'x'"),

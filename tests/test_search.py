@@ -206,3 +206,43 @@ def test_search_commands_refuse_bad_names():
     assert result.exit_code == 2 and "max-margin" in result.output
     result = _run("search-duel", "--opponents", "nobody", "--deals", 1)
     assert result.exit_code == 2 and "unknown policy 'nobody'" in result.output
+
+
+class _BankSeat:
+    """A bank policy seated where play_deals seats the search."""
+
+    def __init__(self, bank):
+        self.arrays = bank.arrays()
+        self.searches = self.fallbacks = 0
+        self.seconds = 0.0
+
+    def probabilities(self, s, seat):
+        from spiel_game import engine
+        from solver.policies.compiled import policy_probs
+
+        legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+        n = engine.legal_actions(s, legal)
+        probs = np.empty(L.NUM_ACTIONS)
+        policy_probs(s, seat, 0, self.arrays, legal, n, probs)
+        return legal[:n], probs[:n]
+
+
+def test_lbr_seated_against_a_policy_plays_as_lbr_does():
+    """LBRPlayer (the lower bound against the search) is run_lbr's LBR: against the same
+    policy on the same deals it scores the same, but where the policy's own random tie
+    breaks (drawn from another stream) take another path."""
+    from solver.evaluation.lbr import run_lbr
+    from solver.policies.compiled import build_bank
+    from solver.search.evaluate import LBRPlayer, play_deals
+
+    game = load(deck="small")
+    bank = build_bank(["keep_higher"], game)
+    player = LBRPlayer(game, bank, seed=2)
+    estimate, info = play_deals(game, _BankSeat(bank), bank, 0, 60, seed=2, player=player)
+    reference = run_lbr(game, bank, 0, 60, seed=2).payoffs.mean(axis=1)
+    seated = -np.array(info["values"])
+    assert np.mean(seated == reference) >= 0.9
+    assert estimate.high < 0  # keep_higher is exploitable: LBR wins
+    assert player.belief["decisions"] > 60 and player.belief["lost"] == 0
+    with pytest.raises(ValueError, match="takes 2 players"):
+        LBRPlayer(load(deck="small", players=3), bank)

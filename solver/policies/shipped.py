@@ -12,10 +12,10 @@ The rule (one for the hint, the evaluation and `jabba solve --ship`):
    (spiel_game.game.variant): policy_full_love_letter_2p_fine.npz. Only a named deck
    (full, tiny, small, medium) ships: a deck spec has no file name. The file's header
    names its game, and loading it for another game is refused (table.py).
-3. Which. A game uses every such file that exists, finest level first: identity, fine,
-   coarse (the order of solver.abstraction.keys.LEVELS). The hint looks a situation up
-   in the first and backs off to the next ones; the evaluation plays the first, "the
-   shipped table" of the game.
+3. Which. A game uses every such file that exists, finest level first: identity,
+   counting, fine, coarse (the order of solver.abstraction.keys.LEVELS). The hint looks
+   a situation up in the first and backs off to the next ones; the evaluation plays the
+   first, "the shipped table" of the game.
 """
 
 from __future__ import annotations

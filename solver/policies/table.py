@@ -71,22 +71,38 @@ def _checksum(arrays: dict[str, np.ndarray]) -> str:
     return digest.hexdigest()
 
 
-def export_policy(solver: MCCFRSolver, path: str | Path, **extra) -> dict:
-    """Write the solver's average strategy, quantised to 8 bits; returns the header."""
+def export_policy(solver: MCCFRSolver, path: str | Path, max_keys: int | None = None,
+                  **extra) -> dict:
+    """Write the solver's average strategy, quantised to 8 bits; returns the header.
+
+    With `max_keys`, only that many keys are written: those visited most in training.
+    Under external sampling a key's strategy sum grows by 1 per visit (its player not
+    traversing), so its row total is its visit count; a dropped key is a table miss and
+    plays uniformly, which self-play coverage then measures."""
     t = solver.tables
     used = t.keys != 0
     order = np.argsort(t.keys[used])
     keys = t.keys[used][order]
-    src_offsets = t.offsets[used][order]
     num_actions = t.num_actions[used][order].astype(np.uint8)
     sums = t.strategy_sum[:int(t.meta[META_SLOTS_USED])].astype(np.float64)
-    offsets = row_offsets(num_actions)
-    probs = np.zeros(int(num_actions.sum()), dtype=np.uint8)
-    for i, (src, n) in enumerate(zip(src_offsets.tolist(), num_actions.tolist())):
-        block = sums[src:src + n]
-        total = block.sum()
-        p = block / total if total > 0 else np.full(n, 1.0 / n)
-        probs[offsets[i]:offsets[i] + n] = np.round(p * 255)
+    values = sums[_row_cells(t.offsets[used][order], num_actions)]  # rows back to back
+    totals = _row_totals(values, num_actions)
+    pruned = {}
+    if max_keys is not None and max_keys < len(keys):
+        if max_keys < 1:
+            raise ValueError(f"max_keys {max_keys}: must be at least 1")
+        # Most visited first, ties by key, so the cut is deterministic.
+        keep = np.sort(np.lexsort((keys, -totals))[:max_keys])
+        pruned = {"pruned": {
+            "kept_keys": int(max_keys), "trained_keys": int(len(keys)),
+            "by": "visits in training (strategy-sum total); a dropped key plays uniformly",
+            "visit_share_kept": float(totals[keep].sum() / max(totals.sum(), 1e-300))}}
+        values = values[_row_cells(row_offsets(num_actions)[keep], num_actions[keep])]
+        keys, num_actions, totals = keys[keep], num_actions[keep], totals[keep]
+    reached = np.repeat(totals > 0, num_actions)
+    share = values / np.repeat(np.where(totals > 0, totals, 1.0), num_actions)
+    uniform = 1.0 / np.repeat(num_actions.astype(np.float64), num_actions)
+    probs = np.round(np.where(reached, share, uniform) * 255).astype(np.uint8)
     arrays = {"key_gaps": encode_keys(keys), "num_actions": num_actions, "probs": probs}
     header = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
@@ -97,11 +113,25 @@ def export_policy(solver: MCCFRSolver, path: str | Path, **extra) -> dict:
         "iterations": solver.iterations, "seed": solver.seed, "threads": solver.threads,
         "keys": len(keys),
         "quantisation": "uint8, probability x 255 rounded, rows renormalised on load",
-        "checksum_sha256": _checksum(arrays), **extra}
+        "checksum_sha256": _checksum(arrays), **pruned, **extra}
     buffer = io.BytesIO()
     np.savez_compressed(buffer, header=np.array(json.dumps(header)), **arrays)
     write_atomic(path, buffer.getvalue())
     return header
+
+
+def _row_cells(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Indices of rows (start, length) laid back to back."""
+    lengths = lengths.astype(np.int64)
+    ends = np.cumsum(lengths)
+    return np.repeat(starts.astype(np.int64) - (ends - lengths), lengths) + \
+        np.arange(int(ends[-1]) if len(ends) else 0)
+
+
+def _row_totals(values: np.ndarray, num_actions: np.ndarray) -> np.ndarray:
+    if not len(num_actions):
+        return np.zeros(0)
+    return np.add.reduceat(values, row_offsets(num_actions))
 
 
 def _level_name(level: int) -> str:
