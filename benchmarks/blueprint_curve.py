@@ -183,26 +183,13 @@ def _row_id(r: dict) -> tuple:
 
 def float_rows(checkpoint: Path, game) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray]:
     """(checkpoint header, sorted keys, action counts, float64 rows) of the checkpoint's
-    average strategy, normalised exactly as `export_policy` does before rounding."""
+    average strategy, the rows `export_policy` rounds."""
     from solver.mccfr.solver import MCCFRSolver
-    from solver.mccfr.table import META_SLOTS_USED
     from solver.mccfr.checkpoint import read_checkpoint_header
+    from solver.policies.table import average_strategy_rows
 
-    solver = MCCFRSolver.from_checkpoint(game, checkpoint)
-    t = solver.tables
-    used = t.keys != 0
-    order = np.argsort(t.keys[used])
-    keys = t.keys[used][order]
-    sources = t.offsets[used][order].astype(np.int64)
-    counts = t.num_actions[used][order].astype(np.int64)
-    sums = t.strategy_sum[:int(t.meta[META_SLOTS_USED])].astype(np.float64)
-    starts = row_offsets(counts)
-    index = np.repeat(sources - starts, counts) + np.arange(int(counts.sum()))
-    values = sums[index]
-    totals = np.repeat(np.add.reduceat(values, starts), counts)
-    uniform = np.repeat(1.0 / counts, counts)
-    probs = np.where(totals > 0, values / np.where(totals > 0, totals, 1.0), uniform)
-    return read_checkpoint_header(checkpoint), keys, counts.astype(np.uint8), probs
+    keys, counts, probs, _ = average_strategy_rows(MCCFRSolver.from_checkpoint(game, checkpoint))
+    return read_checkpoint_header(checkpoint), keys, counts, probs
 
 
 def quantisation(checkpoint: Path, path: Path, deals: int, seed: int, lbr_deals: int,

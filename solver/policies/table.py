@@ -71,26 +71,27 @@ def _checksum(arrays: dict[str, np.ndarray]) -> str:
     return digest.hexdigest()
 
 
-def export_policy(solver: MCCFRSolver, path: str | Path, max_keys: int | None = None,
-                  **extra) -> dict:
-    """Write the solver's average strategy, quantised to 8 bits; returns the header.
+def average_strategy_rows(solver: MCCFRSolver, max_keys: int | None = None
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """(sorted keys, action count per key, float64 rows back to back, the header's
+    `pruned` entry or {}) of the solver's average strategy; an unvisited row is uniform.
 
-    With `max_keys`, only that many keys are written: those visited most in training.
+    With `max_keys`, only that many keys are kept: those visited most in training.
     Under external sampling a key's strategy sum grows by 1 per visit (its player not
     traversing), so its row total is its visit count; a dropped key is a table miss and
     plays uniformly, which self-play coverage then measures."""
+    if max_keys is not None and max_keys < 1:
+        raise ValueError(f"max_keys {max_keys}: must be at least 1")
     t = solver.tables
     used = t.keys != 0
     order = np.argsort(t.keys[used])
     keys = t.keys[used][order]
     num_actions = t.num_actions[used][order].astype(np.uint8)
     sums = t.strategy_sum[:int(t.meta[META_SLOTS_USED])].astype(np.float64)
-    values = sums[_row_cells(t.offsets[used][order], num_actions)]  # rows back to back
+    values = sums[_row_cells(t.offsets[used][order], num_actions)]
     totals = _row_totals(values, num_actions)
     pruned = {}
     if max_keys is not None and max_keys < len(keys):
-        if max_keys < 1:
-            raise ValueError(f"max_keys {max_keys}: must be at least 1")
         # Most visited first, ties by key, so the cut is deterministic.
         keep = np.sort(np.lexsort((keys, -totals))[:max_keys])
         pruned = {"pruned": {
@@ -102,7 +103,15 @@ def export_policy(solver: MCCFRSolver, path: str | Path, max_keys: int | None = 
     reached = np.repeat(totals > 0, num_actions)
     share = values / np.repeat(np.where(totals > 0, totals, 1.0), num_actions)
     uniform = 1.0 / np.repeat(num_actions.astype(np.float64), num_actions)
-    probs = np.round(np.where(reached, share, uniform) * 255).astype(np.uint8)
+    return keys, num_actions, np.where(reached, share, uniform), pruned
+
+
+def export_policy(solver: MCCFRSolver, path: str | Path, max_keys: int | None = None,
+                  **extra) -> dict:
+    """Write the solver's average strategy (`average_strategy_rows`, at most `max_keys`
+    keys), quantised to 8 bits; returns the header."""
+    keys, num_actions, rows, pruned = average_strategy_rows(solver, max_keys)
+    probs = np.round(rows * 255).astype(np.uint8)
     arrays = {"key_gaps": encode_keys(keys), "num_actions": num_actions, "probs": probs}
     header = {
         "format": FORMAT, "format_version": FORMAT_VERSION,
