@@ -32,6 +32,34 @@ def _write(out: Path, columns: list[str], rows: list[dict], record: dict) -> Non
     write_table(out, {**record, "columns": columns, "rows": rows})
 
 
+def _write_merged(out: Path, columns: list[str], rows: list[dict], record: dict,
+                  row_id, started: str, params: dict, game_name: str) -> None:
+    """This run's rows merged into an earlier file's (reports.files.merged_rows): the
+    earlier rows for other `row_id`s stay, with the run behind each in `parts`; the
+    header's game parameters cover every row."""
+    from solver.reports.files import merged_rows
+
+    part = {k: record[k] for k in ("command", "code_version", "seconds")}
+    merged, parts = merged_rows(out.with_suffix(".json"),
+                                [{**r, "run": started} for r in rows], row_id,
+                                {**part, "started": started})
+    params = {**params, "players": sorted({r["players"] for r in merged})}
+    if "deck" in merged[0]:  # the exact study's rows: their decks, in order
+        params["deck"] = list(dict.fromkeys(r["deck"] for r in merged))
+    if game_name == options.GAMES[0]:
+        params["agenda"] = [a for a in AGENDAS if a in {r["agenda"] for r in merged}]
+    record["game"]["parameters"] = params
+    _write(out, columns, merged, {**record, "parts": parts})
+
+
+def _started() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _exact_row_id(row: dict) -> tuple:
+    return row["deck"], row["players"], row["agenda"]
+
+
 def _duel_row_id(row: dict) -> tuple:
     return row["players"], row["agenda"], row["policy"], row["opponent"]
 
@@ -77,7 +105,9 @@ def register(app: typer.Typer) -> None:
             "Exalted One and My Kind of Scum, coarse for the others, the levels of the "
             "2-player tables when results/search_exact.csv was made)."),
         out: Path = typer.Option(Path("search_exact.csv"), "--out", **options.OUTPUT_FILE,
-                                 help="CSV file (and a .json sidecar with provenance)."),
+                                 help="CSV file (and a .json sidecar with provenance); "
+                                 "an earlier one's rows for other decks, players or "
+                                 "agendas are kept, with their commands."),
     ) -> None:
         """Exact exploitability of the search policy, its blueprint and DCFR on reduced
         decks: the search runs at every information state of the tree."""
@@ -95,6 +125,7 @@ def register(app: typer.Typer) -> None:
         if blueprint_level is not None:
             _names(blueprint_level, LEVELS, "--blueprint-level")
         start = time.perf_counter()
+        started = _started()
         rows = []
         for deck in [d.strip() for d in decks.split(",")]:
             try:
@@ -107,13 +138,17 @@ def register(app: typer.Typer) -> None:
                             log=typer.echo, game_name=game_name)
                 record = header(_params(game_name, decks, players, names), game_name=game_name,
                                 seconds=time.perf_counter() - start,
-                                what="exact exploitability of the decision-time search",
-                                algorithm=f"1-KLSS search, {top} top, DCFR",
+                                what="exact exploitability (NashConv with 3 players) of "
+                                "the decision-time search, its blueprint and DCFR",
+                                algorithm=f"1-KLSS search, {top} top with 2 players (unsafe "
+                                "with 3), DCFR",
                                 blueprint="external-sampling MCCFR, study level (search/study.py)",
                                 blueprint_iterations=blueprint_iterations,
                                 search_iterations=search_iterations,
                                 dcfr_iterations=dcfr_iterations, seed=seed, rows=rows)
-                _write(out, COLUMNS, rows, record)  # after every row: Ctrl-C keeps them
+                # after every row: Ctrl-C keeps them
+                _write_merged(out, COLUMNS, rows, record, _exact_row_id, started,
+                              {"utility": "margin"}, game_name)
         typer.echo(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
 
     @app.command("search-duel")
@@ -146,7 +181,6 @@ def register(app: typer.Typer) -> None:
         from solver.hint.advice import load_policies
         from solver.policies.compiled import build_bank
         from solver.provenance import header
-        from solver.reports.files import merged_rows
         from solver.search.evaluate import BlueprintPolicy, LBRPlayer, play_deals
         from solver.search.policy import SearchPolicy
         from solver.search.resolve import SearchLimits
@@ -163,7 +197,7 @@ def register(app: typer.Typer) -> None:
         limits = dict(iterations=search_iterations, max_nodes=max_nodes,
                       rollout_budget=4000, max_roots=150)
         start = time.perf_counter()
-        started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        started = _started()
         rows = []
         for agenda in names:
             game = options.load_game(game_name, players, "full",
@@ -209,18 +243,8 @@ def register(app: typer.Typer) -> None:
                                 what="the decision-time search head to head, duplicate deals",
                                 algorithm="1-KLSS search with a max-margin gadget, DCFR",
                                 search_limits=limits, seed=seed, search_seed=search_seed)
-                part = {k: record[k] for k in ("command", "code_version", "seconds")}
-                merged, parts = merged_rows(out.with_suffix(".json"),
-                                            [{**r, "run": started} for r in rows],
-                                            _duel_row_id, {**part, "started": started})
-                params = {"deck": "full",
-                          "players": sorted({r["players"] for r in merged}),
-                          "utility": "margin"}
-                if game_name == options.GAMES[0]:
-                    params["agenda"] = [a for a in AGENDAS
-                                        if a in {r["agenda"] for r in merged}]
-                record["game"]["parameters"] = params
-                _write(out, FULL_COLUMNS, merged, {**record, "parts": parts})
+                _write_merged(out, FULL_COLUMNS, rows, record, _duel_row_id, started,
+                              {"deck": "full", "utility": "margin"}, game_name)
         typer.echo(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
 
     @app.command("exploit-known")

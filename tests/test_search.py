@@ -197,6 +197,18 @@ def test_search_exact_writes_its_table_with_provenance(tmp_path):
     record = json.loads(out.with_suffix(".json").read_text())
     assert record["search_iterations"] == 10 and record["code_version"]
     assert float(rows[0]["dcfr_exploitability"]) < float(rows[0]["blueprint_exploitability"])
+    # A second run adds its rows; the first run's row stays, with its command.
+    result = _run("search-exact", "--decks", "tiny", "--agendas", "rescue_mission",
+                  "--blueprint-iterations", 1000, "--search-iterations", 4,
+                  "--dcfr-iterations", 10, "--out", out)
+    assert result.exit_code == 0, result.output
+    again = list(csv.DictReader(out.open()))
+    assert [r["agenda"] for r in again] == ["exalted_one", "rescue_mission"]
+    assert again[0] == rows[0]
+    record = json.loads(out.with_suffix(".json").read_text())
+    assert len(record["parts"]) == 2 and len(record["rows"]) == 2
+    assert record["rows"][1]["run"] == record["parts"][1]["started"]
+    assert record["game"]["parameters"]["agenda"] == ["exalted_one", "rescue_mission"]
 
 
 def test_search_commands_refuse_bad_names():
