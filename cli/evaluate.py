@@ -42,26 +42,6 @@ def _bank(policies: list[str], game, deck: str, agenda: str, players: int):
         raise typer.BadParameter(str(err)) from None
 
 
-def _progress():
-    from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn)
-
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=Console(stderr=True))
-
-
-def _tracker(progress):
-    """on_progress(label, done, total) updating one task per label."""
-    tasks = {}
-
-    def update(label: str, done: int, total: int) -> None:
-        if label not in tasks:
-            tasks[label] = progress.add_task(label, total=total or None)
-        progress.update(tasks[label], completed=done)
-    return update
-
-
 def tournament(
     ctx: typer.Context,
     game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
@@ -104,9 +84,9 @@ def tournament(
     if len(names) < 1:
         raise typer.BadParameter("give at least one policy")
     bank = _bank(names, game, deck, agenda, players)
-    with _progress() as progress:
+    with options.progress_bars() as progress:
         table = play_cross_table(game, bank, deals, matches, seed, diagonal,
-                                 on_progress=_tracker(progress))
+                                 on_progress=options.tracker(progress))
     rows = evaluation.crosstable_rows(table, bank, agenda)
     _print_crosstable(rows, players, agenda)
     rounds = sum(r.rounds for r in table.cells.values())
@@ -192,8 +172,8 @@ def lbr(
     names = [policy] + ([continuation] if continuation and continuation != policy else [])
     bank = _bank(names, game, deck, agenda, players)
     cont = 1 if len(names) > 1 else 0  # the continuation's index in the bank
-    with _progress() as progress:
-        update = _tracker(progress)
+    with options.progress_bars() as progress:
+        update = options.tracker(progress)
         result = run_lbr(game, bank, 0, deals, seed, rollouts, cont, max_particles,
                          on_progress=lambda done, total: update("LBR deals", done, total))
     bound = result.lower_bound()
@@ -290,10 +270,10 @@ def evaluate(
     out_dir = ship_folder(out_dir, "--out-dir") if ship else out_dir or Path(".")
     for part in chosen:
         command = " ".join(["jabba evaluate --parts", part, *flags])
-        with _progress() as progress:
+        with options.progress_bars() as progress:
             paths = evaluation.run_part(part, settings, out_dir, command,
                                         log=progress.console.print,
-                                        progress=_tracker(progress))
+                                        progress=options.tracker(progress))
         for path in paths:
             typer.echo(f"wrote {path}")
     typer.echo(f"wrote {report_files.write_evaluation_report(out_dir, settings.prefix)}")

@@ -310,12 +310,7 @@ def _status(message: str):
 
 
 def _progress(description: str, total: int | None):
-    from rich.console import Console
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn)
-
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=Console(stderr=True))
+    progress = options.progress_bars()
     return progress, progress.add_task(description, total=total)
 
 

@@ -120,6 +120,27 @@ def seat_pairs(values: list[str] | None, option: str) -> dict[str, str]:
     return out
 
 
+def progress_bars():
+    """A rich progress display on stderr: description, bar, done of total, time taken."""
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn)
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=Console(stderr=True))
+
+
+def tracker(progress):
+    """on_progress(label, done, total) updating one task of `progress` per label."""
+    tasks = {}
+
+    def update(label: str, done: int, total: int) -> None:
+        if label not in tasks:
+            tasks[label] = progress.add_task(label, total=total or None)
+        progress.update(tasks[label], completed=done)
+    return update
+
+
 def given(ctx: typer.Context, name: str) -> bool:
     """Whether the user gave option `name` (the parameter's name) on the command line."""
     source = ctx.get_parameter_source(name)  # typer's own click: compared by name

@@ -4,6 +4,7 @@ exactly on reduced decks and head to head on the full deck (docs/search.md)."""
 from __future__ import annotations
 
 import datetime
+import functools
 import time
 from pathlib import Path
 
@@ -223,8 +224,11 @@ def register(app: typer.Typer) -> None:
                 for name, policy in seated.items():
                     if player is not None:
                         player = LBRPlayer(game, bank, seed=seed)
-                    estimate, info = play_deals(game, policy, bank, 0, deals, seed,
-                                                player=player)
+                    with options.progress_bars() as bars:
+                        estimate, info = play_deals(
+                            game, policy, bank, 0, deals, seed, player=player,
+                            progress=functools.partial(options.tracker(bars),
+                                                       f"{agenda}: {name} v {opponent}"))
                     row = {"players": players, "agenda": agenda, "policy": name,
                            "opponent": opponent, "margin": estimate.mean,
                            "low": estimate.low, "high": estimate.high, "deals": deals,

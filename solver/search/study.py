@@ -55,6 +55,18 @@ def train_blueprint(game, level: str, iterations: int, seed: int, folder: Path) 
     return path
 
 
+def _every_tenth(name: str, log: Callable[[str], None]) -> Callable[[int, int], None]:
+    """A progress callback of the search over a tree: a line at each tenth of its
+    information states, with the time taken so far."""
+    start = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        if done * 10 // total != (done - 1) * 10 // total:
+            log(f"{name}: searched {done:,} of {total:,} information states "
+                f"({time.perf_counter() - start:.0f} s)")
+    return progress
+
+
 def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations: int,
         search_iterations: int, dcfr_iterations: int, seed: int, top: str = "max-margin",
         blueprint_level: str | None = None,
@@ -72,13 +84,18 @@ def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations
             tree = build_tree(game)
             level = blueprint_level or (STUDY_LEVEL[agenda] if players == 2
                                         else "coarse")  # the 3-player table's
+            name = f"{deck} {players}p {agenda}"
+            log(f"{name}: {tree.num_infosets:,} information states; blueprint: "
+                f"{blueprint_iterations:,} MCCFR iterations at {level}")
             with tempfile.TemporaryDirectory() as folder:
                 path = train_blueprint(game, level, blueprint_iterations, seed, Path(folder))
                 policies = PolicySet(game, [path])
             blueprint = nash_conv(tree, blueprint_strategy(tree, policies)) / (
                 1 if players > 2 else players)
-            strategy, info = search_strategy(tree, policies, limits, seed, top)
+            strategy, info = search_strategy(tree, policies, limits, seed, top,
+                                             progress=_every_tenth(name, log))
             searched = nash_conv(tree, strategy) / (1 if players > 2 else players)
+            log(f"{name}: DCFR, {dcfr_iterations:,} iterations")
             cfr = CFRSolver(tree, "dcfr")
             for _ in range(dcfr_iterations):
                 cfr.iteration()
