@@ -100,7 +100,8 @@ def register(app: typer.Typer) -> None:
                                             help="Exact DCFR iterations (reference)."),
         seed: int = typer.Option(1, **options.SEED, help="Seed of blueprints and search."),
         top: str = typer.Option("max-margin", help="The subgame's top: max-margin (the "
-                                "default, safe), resolve (safe) or unsafe."),
+                                "default, safe), resolve (safe), unsafe, or blend (unsafe "
+                                "and resolve side by side; docs/search.md)."),
         blueprint_level: str | None = typer.Option(
             None, "--blueprint-level", help="Abstraction of the blueprints (default: fine for "
             "Exalted One and My Kind of Scum, coarse for the others, the levels of the "

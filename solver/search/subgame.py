@@ -193,7 +193,9 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
     same, each root below a decision of gadget_player (infoset group_key[group_of[i]]:
     its root information state) to take a terminal (utility filled in later) or enter;
     MAX_MARGIN, a decision of gadget_player choosing a group (edge g), each a chance node
-    over its roots by root_weight within the group."""
+    over its roots by root_weight within the group; BLEND, a chance node over each root
+    twice, edge 2i as UNSAFE (odds root_weight[i]) and 2i + 1 as RESOLVE (odds
+    root_weight[count + i]): one subtree, expanded twice with the same leaf values."""
     num_players = roots[0, L.S_NUM_PLAYERS]
     width = roots.shape[1]
     stack = np.empty((_STACK, width), dtype=roots.dtype)
@@ -222,10 +224,12 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
     group_mass = np.zeros(num_groups)
     for i in range(len(roots)):
         group_mass[group_of[i]] += root_weight[i]
-    if len(roots) + num_groups > max_edges or len(roots) + num_groups > _STACK:
+    if 2 * len(roots) + num_groups > max_edges or 2 * len(roots) + num_groups > _STACK:
         return TOO_MANY_NODES, 0, 0, 0
 
     nodes, edges, leaves, sp = 0, 0, 0, 0
+    root_leaf = np.zeros(len(roots), dtype=np.int64)
+    leaf_seq, copying = 0, False
     # The top node (node 0) and what it leads to.
     child_start[0] = 0
     key[0] = 0
@@ -244,6 +248,19 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
             stack_what[sp] = g
             sp += 1
         edges = num_groups
+    elif top == BLEND:  # edge 2i: root i unsafe; edge 2i + 1: its resolve gadget
+        kind[0] = CHANCE
+        player[0] = -1
+        num_children[0] = 2 * len(roots)
+        for j in range(2 * len(roots) - 1, -1, -1):
+            edge_action[j] = j
+            edge_prob[j] = root_weight[j // 2 + (j % 2) * len(roots)]
+            edge_blueprint[j] = edge_prob[j]
+            stack_edge[sp] = j
+            stack_kind[sp] = 1 + j % 2
+            stack_what[sp] = j // 2
+            sp += 1
+        edges = 2 * len(roots)
     else:
         kind[0] = CHANCE
         player[0] = -1
@@ -319,6 +336,11 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
             sp += 1  # the root itself, below its gadget
             continue
         if stack_kind[sp] == 1:  # a root: its state
+            # A root's second copy (BLEND) replays its first's leaf seeds: the copies
+            # are one subtree, valued alike; its leaves are not counted again.
+            copying = root_node[what] >= 0
+            leaf_seq = root_leaf[what] if copying else leaves
+            root_leaf[what] = leaf_seq
             root_node[what] = node
             s[:] = roots[what]
             plays = 0
@@ -351,7 +373,7 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
                 seat_chain[model_seat, :] = model_chains[kind_of] if kind_of >= 0 else chain
             for r in range(0 if count_only else leaf_rollouts):
                 rollout[:] = s
-                rng[0] = stream_seed(seed, STREAM_SEARCH_LEAF, leaves * leaf_rollouts + r)
+                rng[0] = stream_seed(seed, STREAM_SEARCH_LEAF, leaf_seq * leaf_rollouts + r)
                 play_out(rollout, no_order, seat_chain, bank, rng, legal, probs, counts,
                          seat_row, -1)
                 round_utility(rollout, round_table, out)
@@ -359,7 +381,9 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
                 if report:
                     round_utility(rollout, report_table, out)
                     reported[node, :num_players] += out / leaf_rollouts
-            leaves += 1
+            leaf_seq += 1
+            if not copying:
+                leaves += 1
             continue
         if engine.is_chance(s):
             n = engine.chance_outcomes(s, outcomes, chance_probs)
@@ -449,8 +473,13 @@ class Subgame(FlatTree):
         return self.root_node
 
 
-UNSAFE, RESOLVE, MAX_MARGIN = 0, 1, 2
-TOPS = {"unsafe": UNSAFE, "resolve": RESOLVE, "max-margin": MAX_MARGIN}
+UNSAFE, RESOLVE, MAX_MARGIN, BLEND = 0, 1, 2, 3
+TOPS = {"unsafe": UNSAFE, "resolve": RESOLVE, "max-margin": MAX_MARGIN, "blend": BLEND}
+# BLEND's weight of the resolve game against the unsafe one (lambda: the unsafe copy has
+# 1 / (1 + lambda) of the top). Measured on the small deck, Exalted One (docs/search.md):
+# lambda 0.5, 0.7, 1, 1.5, 3: exploitability 0.0173, 0.0152, 0.0154, 0.0152, 0.0194 (the
+# blueprint's 0.0194; unsafe alone 0.037).
+BLEND_RESOLVE_WEIGHT = 1.0
 _MAX_MARGIN_KEY = 0x6A09E667F3BCC909  # the max-margin top's infoset key
 MY_ROOT_KEY = 0x3C6EF372FE94F82B  # the order-1 roots' infoset of mine
 _GADGET_SALT = 0x2545F4914F6CDD1D  # gadget infosets apart from the opponent's real ones
@@ -475,7 +504,12 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
     against the blueprint, CBV(J), instead of entering; "max-margin" (Moravcik et al.
     2016; Brown & Sandholm 2017), the opponent picks the J to enter and gets its value
     there minus CBV(J), so the solve maximises the smallest margin. Both gadgets weigh
-    the roots by the reach of everybody but the opponent."""
+    the roots by the reach of everybody but the opponent. "blend": the unsafe and the
+    resolve games side by side below one chance node, weighted 1 : BLEND_RESOLVE_WEIGHT,
+    the same infosets in both (the resolve game alone has every strategy that does not
+    exceed any CBV(J) as a solution, so DCFR has no reason to improve on the blueprint;
+    the unsafe half gives it one, the resolve half penalises each J's excess). Not safe
+    in theory: measured (docs/search.md)."""
     if top not in TOPS:
         raise ValueError(f"subgame top {top!r}: allowed are {', '.join(TOPS)}")
     first = roots_.states[0]
@@ -502,7 +536,7 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
             mode = UNSAFE  # a root information state of the opponent without odds
     opponent = 1 - me if mode != UNSAFE else -1
     weights = roots_.weights_without_opponent if mode != UNSAFE else roots_.weights
-    count = len(weights)
+    count = len(roots_.states)
     group_of = np.zeros(count, dtype=np.int64)
     group_key = np.zeros(1, dtype=np.int64)
     if mode != UNSAFE:
@@ -510,7 +544,11 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
         unique, group_of = np.unique(keys, return_inverse=True)
         group_key = unique ^ _GADGET_SALT
         group_of = group_of.astype(np.int64)
-    extra = 2 * count + len(group_key) + 1
+    if mode == BLEND:  # the unsafe copies' odds, then the gadgets'
+        lam = BLEND_RESOLVE_WEIGHT
+        weights = np.concatenate([roots_.weights / roots_.weights.sum() / (1 + lam),
+                                  weights / weights.sum() * lam / (1 + lam)])
+    extra = (3 if mode == BLEND else 2) * count + len(group_key) + 1  # top and gadgets
     max_nodes += extra
     max_edges = 2 * max_nodes + count
     kind = np.empty(max_nodes, dtype=np.int8)
@@ -594,8 +632,8 @@ def _gadget_values(sub: Subgame, me: int, opponent: int, group_of: np.ndarray,
 
     count = len(sub.root_node)
     terminals = None
-    if mode == RESOLVE:
-        gadgets = sub.edge_child[:count]
+    if mode in (RESOLVE, BLEND):
+        gadgets = sub.edge_child[:count] if mode == RESOLVE else sub.edge_child[1:2 * count:2]
         terminals = sub.edge_child[sub.child_start[gadgets]]
         sub.utility[terminals, opponent] = -1e9  # the best response below always enters
         sub.utility[terminals, me] = 1e9
@@ -607,7 +645,7 @@ def _gadget_values(sub: Subgame, me: int, opponent: int, group_of: np.ndarray,
     mass = np.bincount(group_of, weights=w)
     alt = np.bincount(group_of, weights=w * value[sub.root_node, opponent])
     alt = alt / np.maximum(mass, 1e-300)
-    if mode == RESOLVE:
+    if mode in (RESOLVE, BLEND):
         sub.utility[terminals, opponent] = alt[group_of]
         sub.utility[terminals, me] = -alt[group_of]
         return
