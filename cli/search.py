@@ -173,6 +173,9 @@ def register(app: typer.Typer) -> None:
         seed: int = typer.Option(3, **options.SEED, help="Seed of the deals."),
         search_seed: int = typer.Option(1, "--search-seed", **options.SEED,
                                         help="Seed of the search's leaf rollouts."),
+        top: str = typer.Option("max-margin", help="The subgame's top, as search-exact's; "
+                                "rows of another than max-margin name the policy "
+                                "search-TOP."),
         out: Path = typer.Option(Path("search_full.csv"), "--out", **options.OUTPUT_FILE,
                                  help="CSV file (and a .json sidecar with provenance); "
                                  "an earlier one's rows for other players, agendas, "
@@ -191,6 +194,10 @@ def register(app: typer.Typer) -> None:
 
         from solver.hint.advice import rollout_default
 
+        from solver.search.subgame import TOPS
+
+        _names(top, TOPS, "--top")
+        searcher = "search" if top == "max-margin" else f"search-{top}"
         if game_name == options.GAMES[0]:
             names = _names(agendas, AGENDAS, "--agendas")
         else:  # refuses --agendas: love_letter has none
@@ -218,8 +225,8 @@ def register(app: typer.Typer) -> None:
                     player = LBRPlayer(game, bank, seed=seed) if opponent == "lbr" else None
                 except ValueError as err:
                     raise typer.BadParameter(str(err), param_hint="--opponents") from None
-                seated = {"search": SearchPolicy(game, policies, SearchLimits(**limits),
-                                                 search_seed)}
+                seated = {searcher: SearchPolicy(game, policies, SearchLimits(**limits),
+                                                 search_seed, top)}
                 if player is not None:  # the table against the same LBR on the same deals
                     seated["table"] = BlueprintPolicy(policies)
                 for name, policy in seated.items():
@@ -246,7 +253,7 @@ def register(app: typer.Typer) -> None:
                                f"({deals} deals, {info['seconds']:.0f} s)")
                 record = header({}, game_name=game_name, seconds=time.perf_counter() - start,
                                 what="the decision-time search head to head, duplicate deals",
-                                algorithm="1-KLSS search with a max-margin gadget, DCFR",
+                                algorithm=f"1-KLSS search, {top} top, DCFR",
                                 search_limits=limits, seed=seed, search_seed=search_seed)
                 _write_merged(out, FULL_COLUMNS, rows, record, _duel_row_id, started,
                               {"deck": "full", "utility": "margin"}, game_name)

@@ -31,29 +31,76 @@ def tiny():
     return game, build_tree(game)
 
 
-def test_search_on_tiny_is_less_exploitable_than_its_blueprint(tiny):
-    # agenda_expert alone is the blueprint (no table for a reduced deck): the search
-    # re-solves every information state of the tree against it.
+@pytest.fixture(scope="module")
+def searched_from_agenda_expert(tiny):
+    """NashConv of agenda_expert alone as the blueprint (no table for a reduced deck),
+    and of the search at every information state of the tree against it, per top."""
     game, tree = tiny
     policies = advice.PolicySet(game, [])
     before = nash_conv(tree, blueprint_strategy(tree, policies))
-    strategy, info = search_strategy(tree, policies, LIMITS, seed=1)
-    after = nash_conv(tree, strategy)
-    assert info["fallbacks_to_blueprint"] == 0
-    assert after < before - 0.02, (before, after)
+    after = {}
+    for top in ("max-margin", "blend"):
+        strategy, info = search_strategy(tree, policies, LIMITS, seed=1, top=top)
+        assert info["fallbacks_to_blueprint"] == 0
+        after[top] = nash_conv(tree, strategy)
+    return before, after
 
 
-def test_search_keeps_an_equilibrium_blueprint_unexploitable(tiny):
+@pytest.mark.parametrize("top", ["max-margin", "blend"])
+def test_search_on_tiny_is_less_exploitable_than_its_blueprint(searched_from_agenda_expert,
+                                                              top):
+    before, after = searched_from_agenda_expert
+    assert after[top] < before - 0.02, (before, after)
+
+
+def test_blend_improves_on_the_max_margin_gadget(searched_from_agenda_expert):
+    # The gadget alone has every strategy that concedes no root information state more
+    # than the blueprint did as a solution; blend's unsafe half makes DCFR improve.
+    _, after = searched_from_agenda_expert
+    assert after["blend"] < 0.75 * after["max-margin"], after
+
+
+@pytest.mark.parametrize("top", ["max-margin", "blend"])
+def test_search_keeps_an_equilibrium_blueprint_unexploitable(tiny, top):
     # Safety: with an (8-bit) equilibrium as the blueprint the gadget keeps the search
-    # at equilibrium; unsafe re-solving does not (measured: 0.025 NashConv).
+    # at equilibrium, and so does blend's resolve half; unsafe re-solving does not
+    # (measured: 0.025 NashConv).
     game, tree = tiny
     cfr = CFRSolver(tree, "dcfr")
     for _ in range(300):
         cfr.iteration()
     blueprint = TreeBlueprint(tree, cfr.average_strategy())
     base = nash_conv(tree, blueprint_strategy(tree, blueprint))
-    strategy, _ = search_strategy(tree, blueprint, LIMITS, seed=1)
+    strategy, _ = search_strategy(tree, blueprint, LIMITS, seed=1, top=top)
     assert nash_conv(tree, strategy) < base + 1e-3
+
+
+def test_blend_copies_of_a_root_are_one_subtree():
+    """Depth-limited on the full deck: a root's unsafe copy and its copy below the
+    resolve gadget have the same shape and the same leaf values (the same rollouts)."""
+    from solver.exact.tree import TERMINAL
+
+    game = load(players=2)
+    policies = advice.load_policies(game)
+    rng = random.Random(6)  # a decision whose subgame is 2 plays deep
+    state = None
+    while state is None:
+        state = random_play_stop(game, rng, seat=1)
+    post = my_posterior(game, state._s, 1, policies)
+    limits = SearchLimits(iterations=2, max_nodes=20_000, rollout_budget=2000)
+    sub = search(game, post.states, post.weights, 1, policies, limits, seed=9,
+                 top="blend").subgame
+    count = len(sub.root_node)
+    assert sub.top == "blend" and sub.leaves > 0
+    first = sub.edge_child[0:2 * count:2]  # the unsafe copies
+    gadget = sub.edge_child[1:2 * count:2]
+    second = sub.edge_child[sub.child_start[gadget] + 1]  # the gadget's enter edge
+    assert np.array_equal(second, sub.root_node)
+    size = gadget - first  # the first copy's subtree ends where its gadget starts
+    for a, b, n in zip(first.tolist(), second.tolist(), size.tolist()):
+        assert np.array_equal(sub.kind[a:a + n], sub.kind[b:b + n])
+        leaves = sub.kind[a:a + n] == TERMINAL
+        assert np.array_equal(sub.utility[a:a + n][leaves], sub.utility[b:b + n][leaves])
 
 
 def test_the_search_policy_is_an_openspiel_policy(tiny):
@@ -216,6 +263,8 @@ def test_search_commands_refuse_bad_names():
     assert result.exit_code == 2 and "allowed are 'all' or a comma list" in result.output
     result = _run("search-exact", "--top", "sometimes")
     assert result.exit_code == 2 and "max-margin" in result.output
+    result = _run("search-duel", "--top", "sometimes", "--deals", 1)
+    assert result.exit_code == 2 and "blend" in result.output
     result = _run("search-duel", "--opponents", "nobody", "--deals", 1)
     assert result.exit_code == 2 and "unknown policy 'nobody'" in result.output
 
