@@ -54,7 +54,9 @@ def _write_merged(out: Path, columns: list[str], rows: list[dict], record: dict,
 
 
 def _started() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    """When this run started: the id that ties its rows to its part of the record (to
+    the microsecond, so that two runs in one second stay apart)."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="microseconds")
 
 
 def _exact_row_id(row: dict) -> tuple:

@@ -224,7 +224,8 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
     group_mass = np.zeros(num_groups)
     for i in range(len(roots)):
         group_mass[group_of[i]] += root_weight[i]
-    if 2 * len(roots) + num_groups > max_edges or 2 * len(roots) + num_groups > _STACK:
+    top_edges = (2 if top == BLEND else 1) * len(roots) + num_groups
+    if top_edges > max_edges or top_edges > _STACK:
         return TOO_MANY_NODES, 0, 0, 0
 
     nodes, edges, leaves, sp = 0, 0, 0, 0
