@@ -62,6 +62,7 @@ from pathlib import Path
 
 import numpy as np
 from _common import (
+    AGENDAS,
     Stopwatch,
     add_output_args,
     load_jabba,
@@ -84,7 +85,6 @@ REQUIRED_NEW_SHARE = 0.01  # < 1% of key visits create a key over the last tenth
 REQUIRED_HIT_RATE = 0.99  # >= 99% of self-play decisions find their key
 REDUCED_DECKS = ("small", "medium")
 REDUCED_AGENDA = "exalted_one"
-AGENDA_ORDER = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
 LEVEL_ORDER = tuple(LEVELS)  # finest first
 LOSS_MAX_NODES = 60_000_000  # the large deck's 44 M nodes and their solvers fit in ~7 GB
 _JIT = {"cache": True, "nogil": True}
@@ -429,11 +429,11 @@ def write_loss_table(stem: str, rows: list[dict], part: dict) -> None:
                                 _row_id, {**part, "started": part["created"]})
     decks = {d: i for i, d in enumerate(("tiny", "small", "medium", "large"))}
     merged.sort(key=lambda r: (decks.get(r["deck"], len(decks)), r["deck"], r["players"],
-                               AGENDA_ORDER.index(r["agenda"]), LEVEL_ORDER.index(r["level"])))
+                               AGENDAS.index(r["agenda"]), LEVEL_ORDER.index(r["level"])))
     record = {**provenance.header(
         {"deck": sorted({r["deck"] for r in merged}, key=lambda d: decks.get(d, 9)),
          "players": sorted({r["players"] for r in merged}),
-         "agenda": [a for a in AGENDA_ORDER if a in {r["agenda"] for r in merged}],
+         "agenda": [a for a in AGENDAS if a in {r["agenda"] for r in merged}],
          "utility": "margin"},
         seconds=sum(p["seconds"] for p in parts), command=part["command"]),
         "kind": "abstraction_loss",
@@ -607,8 +607,8 @@ def main(argv=None) -> None:
     agendas = [x for x in args.agendas.split(",") if x]
     reduced_agendas = [x for x in args.reduced_agendas.split(",") if x]
     for agenda in agendas + reduced_agendas:
-        if agenda not in AGENDA_ORDER:
-            parser.error(f"unknown agenda {agenda!r}; choose from {', '.join(AGENDA_ORDER)}")
+        if agenda not in AGENDAS:
+            parser.error(f"unknown agenda {agenda!r}; choose from {', '.join(AGENDAS)}")
     decks = [x for x in args.decks.split(",") if x]
     clock = Stopwatch()
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from cli import options
+from spiel_game.cards import AGENDAS
 
 
 def register(app: typer.Typer) -> None:
@@ -108,7 +109,6 @@ def match_table(
     typer.echo(f"wrote {out} and {out.with_suffix('.json')}")
 
 
-AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
 DUEL_COLUMNS = ["players", "agenda", "policy", "opponent", "matches", "match_win_rate",
                 "low", "high", "deck", "method", "win_rate_shared_as_win",
                 "exploitability"]

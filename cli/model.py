@@ -9,8 +9,7 @@ from pathlib import Path
 import typer
 
 from cli import options
-
-AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
+from spiel_game.cards import AGENDAS
 
 model_app = typer.Typer(help="Opponent models: fit a mixture of the heuristics and the "
                         "table to play logs, sample logs of a known policy, measure the fit.",

@@ -11,8 +11,8 @@ from pathlib import Path
 import typer
 
 from cli import options
+from spiel_game.cards import AGENDAS
 
-AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
 FULL_COLUMNS = ["players", "agenda", "policy", "opponent", "margin", "low", "high", "deals",
                 "search_seconds", "lbr_lower_bound", "lbr_low", "lbr_high"]
 

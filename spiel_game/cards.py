@@ -206,6 +206,7 @@ AGENDA_NAMES = {
     "jabbas_court": Agenda.JABBAS_COURT,
     "rescue_mission": Agenda.RESCUE_MISSION,
 }
+AGENDAS = tuple(AGENDA_NAMES)  # their names in rulebook order, for listings and tables
 AGENDA_TEXT = {
     Agenda.EXALTED_ONE: "Deck end: the highest-numbered hand card wins; ties all win.",
     Agenda.MY_KIND_OF_SCUM: "Deck end: the highest Rebel card in hand wins and the highest "

@@ -10,7 +10,7 @@ import pytest
 import spiel_game  # noqa: F401  (registers the game)
 from spiel_game import layout as L
 
-AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
+from spiel_game.cards import AGENDAS  # noqa: F401 (the tests' agenda list)
 
 
 def load(**params) -> pyspiel.Game:

@@ -20,7 +20,7 @@ from solver.hint.validate import check
 from solver.search.resolve import SearchLimits
 from spiel_game.events import describe, events
 
-AGENDAS = ("exalted_one", "my_kind_of_scum", "jabbas_court", "rescue_mission")
+from spiel_game.cards import AGENDAS
 
 
 def _random_situation(game, rng: random.Random):
