@@ -47,6 +47,30 @@ def add_output_args(parser: argparse.ArgumentParser, default_seed: int = 1) -> N
                         help="seed for every random choice (default %(default)s)")
     parser.add_argument("--out", metavar="FILE",
                         help="also write the results as JSON to FILE (atomically)")
+    add_allow_dirty(parser)
+
+
+class _AllowDirty(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        provenance.allow_dirty()
+        setattr(namespace, self.dest, True)
+
+
+def add_allow_dirty(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--allow-dirty", action=_AllowDirty, nargs=0, default=False,
+                        help="write into results/ from code with uncommitted changes (the "
+                        "record carries the diff's hash)")
+
+
+def guard_outputs(parser: argparse.ArgumentParser, *paths) -> None:
+    """Refuse, before any work, outputs in results/ of a checkout with uncommitted code
+    (provenance.check_results_write)."""
+    for path in paths:
+        if path is not None:
+            try:
+                provenance.check_results_write(path)
+            except provenance.DirtyCodeError as err:
+                parser.error(str(err))
 
 
 def median(values) -> float:

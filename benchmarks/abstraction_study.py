@@ -65,6 +65,7 @@ from _common import (
     AGENDAS,
     Stopwatch,
     add_output_args,
+    guard_outputs,
     load_jabba,
     machine_info,
     markdown_table,
@@ -600,6 +601,7 @@ def main(argv=None) -> None:
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     add_output_args(parser)
     args = parser.parse_args(argv)
+    guard_outputs(parser, args.out, args.loss_out and f"{args.loss_out}.json")
     levels = [x for x in args.levels.split(",") if x]
     for name in levels:
         if name not in LEVELS:

@@ -43,7 +43,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from _common import Stopwatch, load_jabba
+from _common import Stopwatch, add_allow_dirty, guard_outputs, load_jabba
 
 from solver import provenance
 from solver.evaluation.lbr import run_lbr
@@ -355,7 +355,9 @@ def main() -> None:
                         help="(b): do not measure the shipped table itself")
     parser.add_argument("--out", type=Path, default=Path("results/blueprint_curve"),
                         help="STEM of STEM.json, .csv, .png (default %(default)s)")
+    add_allow_dirty(parser)
     args = parser.parse_args()
+    guard_outputs(parser, args.out.with_suffix(".json"))
     clock = Stopwatch()
     if args.render:
         record = provenance.read_json(args.out.with_suffix(".json"))

@@ -28,9 +28,14 @@ def _print_version(value: bool) -> None:
 @app.callback()
 def _options(_version: bool = typer.Option(
         False, "--version", is_eager=True, callback=_print_version,
-        help="Print the package version and the code version (git commit), then exit.")
+        help="Print the package version and the code version (git commit), then exit."),
+             allow_dirty: bool = typer.Option(
+        False, "--allow-dirty", help="Write into results/ (--ship, --out) from code with "
+        "uncommitted changes; the records then carry the diff's hash (code_diff_sha256).")
              ) -> None:
-    pass
+    from solver import provenance
+
+    provenance.allow_dirty(allow_dirty)
 
 
 def _load_game(players: int, agenda: str, deck: str, utility: str,
@@ -60,7 +65,7 @@ def ship_folder(out: Path | None, option: str) -> Path:
     if out is not None:
         raise typer.BadParameter(f"--ship and {option} both choose where to write; give one")
     try:
-        return shipped.ship_folder()
+        return options.results_guard(shipped.ship_folder())
     except ValueError as err:
         raise typer.BadParameter(str(err)) from None
 

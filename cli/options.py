@@ -75,10 +75,25 @@ def _game(value) -> str:
 GAME = dict(parser=_game, metavar="GAME",
             help="The game: jabbas_palace (Star Wars: Jabba's Palace) or love_letter "
             "(classic Love Letter, 2019 edition; it has no agenda).")
+
+
+def results_guard(value: Path | None) -> Path | None:
+    """An output path, refused before any work if it lies in results/ of a checkout with
+    uncommitted code (provenance.check_results_write; `jabba --allow-dirty` lifts it)."""
+    if value is not None:
+        from solver import provenance
+
+        try:
+            provenance.check_results_write(value)
+        except provenance.DirtyCodeError as err:
+            raise typer.BadParameter(str(err)) from None
+    return value
+
+
 # Files: click checks existence and kind and names the option.
 INPUT_FILE = dict(exists=True, dir_okay=False, metavar="FILE")
-OUTPUT_FILE = dict(dir_okay=False, metavar="FILE")
-OUTPUT_FOLDER = dict(file_okay=False, metavar="FOLDER")
+OUTPUT_FILE = dict(dir_okay=False, metavar="FILE", callback=results_guard)
+OUTPUT_FOLDER = dict(file_okay=False, metavar="FOLDER", callback=results_guard)
 
 
 def read_text(path: Path, option: str) -> str:

@@ -13,6 +13,7 @@ import contextlib
 import datetime
 import glob
 import gzip
+import hashlib
 import json
 import os
 import shlex
@@ -49,6 +50,7 @@ def header(game, *, seconds: float, command: str | Sequence[str] | None = None,
             "seconds": round(float(seconds), 2), "cores": os.cpu_count(),
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(
                 timespec="seconds"),
+            **({"code_diff_sha256": code_diff_sha256()} if code_diff_sha256() else {}),
             **fields}
 
 
@@ -99,24 +101,83 @@ def command_line(command: str | Sequence[str] | None = None) -> str:
 
 
 BUILT_CODE_VERSION = "CODE_VERSION"  # file of the solver package in a wheel (setup.py)
+# What counts as the code of a record: regenerating a file in results/ or editing the docs
+# does not make it dirty.
+CODE_PATHS = ("spiel_game", "solver", "cli", "benchmarks", "pyproject.toml", "setup.py")
+
+
+class DirtyCodeError(ValueError):
+    """A write into results/ of a checkout whose code has uncommitted changes."""
+
+
+def _git(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=_ROOT, capture_output=True, timeout=10,
+                          check=True)
+
+
+def _read_code_version() -> tuple[str, str | None]:
+    """(version, diff hash): the git commit of this checkout, '+dirty' if the code has
+    local changes (then the sha256 of `git diff HEAD` and of the untracked code files);
+    in an installed package, the one recorded when its wheel was built; else 'unknown'."""
+    built = Path(__file__).resolve().parent / BUILT_CODE_VERSION
+    if not (_ROOT / "pyproject.toml").is_file():  # installed: never some other repo's git
+        return (built.read_text().strip() if built.is_file() else "unknown"), None
+    try:
+        commit = _git("rev-parse", "--short=12", "HEAD").stdout.decode().strip()
+        status = _git("status", "--porcelain", "-z", "--", *CODE_PATHS).stdout
+        if not status:
+            return commit, None
+        digest = hashlib.sha256(_git("diff", "--binary", "HEAD", "--", *CODE_PATHS).stdout)
+        for entry in sorted(status.split(b"\0")):
+            if entry.startswith(b"?? "):  # untracked and not ignored: its name and bytes
+                name = entry[3:].decode()
+                digest.update(name.encode() + b"\0" + (_ROOT / name).read_bytes())
+        return commit + "+dirty", digest.hexdigest()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown", None
+
+
+# Read once, when the process starts (every command imports this module first): a commit
+# made during a long run must not tag its record with code the run never ran.
+_CODE_AT_START = _read_code_version()
+_allow_dirty = False
 
 
 def code_version() -> str:
-    """The git commit of this checkout ('+dirty' if the code has local changes); in an
-    installed package, the one recorded when its wheel was built; else 'unknown'."""
-    built = Path(__file__).resolve().parent / BUILT_CODE_VERSION
-    if not (_ROOT / "pyproject.toml").is_file():  # installed: never some other repo's git
-        return built.read_text().strip() if built.is_file() else "unknown"
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=_ROOT,
-                                capture_output=True, text=True, timeout=5, check=True)
-        # Only code counts: regenerating a file in results/ does not make the code dirty.
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
-                                "spiel_game", "solver", "cli", "pyproject.toml"],
-                               cwd=_ROOT, capture_output=True, text=True, timeout=5)
-        return commit.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
+    """The code version this process started with (`_read_code_version`)."""
+    return _CODE_AT_START[0]
+
+
+def code_diff_sha256() -> str | None:
+    """The hash of the uncommitted code changes this process started with, or None."""
+    return _CODE_AT_START[1]
+
+
+def allow_dirty(allowed: bool = True) -> None:
+    """Let this process write into results/ from uncommitted code (`--allow-dirty`); its
+    records then carry `code_diff_sha256`."""
+    global _allow_dirty
+    _allow_dirty = allowed
+
+
+def check_results_write(path: str | os.PathLike) -> None:
+    """Refuse (DirtyCodeError) to write `path` if it is a tracked kind of file in results/
+    of this checkout and the code has uncommitted changes: no commit would remake it."""
+    version = code_version()
+    if _allow_dirty or not version.endswith("+dirty"):
+        return
+    path = Path(path).resolve()
+    results = _ROOT / "results"
+    if not path.is_relative_to(results):
+        return
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(path)], cwd=_ROOT,
+                             capture_output=True, timeout=10).returncode == 0
+    if not ignored:  # checkpoints (results/checkpoints/) are scratch, not results
+        raise DirtyCodeError(
+            f"{path.relative_to(_ROOT)}: results/ holds files a commit remakes, and this "
+            f"code ({version}) has uncommitted changes in {', '.join(CODE_PATHS)} "
+            "(git status); commit them first, write elsewhere, or pass --allow-dirty to "
+            "record the diff's hash (code_diff_sha256) instead")
 
 
 def write_atomic(path: str | os.PathLike, data: bytes) -> None:
@@ -131,6 +192,7 @@ def atomic_file(path: str | os.PathLike):
     (`temporary_files` finds those a killed process left), flushed to disk and renamed
     onto `path` when the block ends; removed if the block raises. Never half a file."""
     path = Path(path)
+    check_results_write(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -251,3 +251,55 @@ def test_a_table_made_in_parts_keeps_each_rows_run(tmp_path):
                                            row_id, third)
     assert {r["id"]: r["v"] for r in rows} == {"b": 4, "c": 5, "a": 6}
     assert [p["command"] for p in parts] == ["jabba second", "jabba third"]  # first: no rows
+
+
+def _code_versions(value) -> list[str]:
+    """Every code_version in a record, its parts' and rows' included."""
+    if isinstance(value, dict):
+        return [v for k, item in value.items()
+                for v in ([item] if k.endswith("code_version") else _code_versions(item))]
+    if isinstance(value, list):
+        return [v for item in value for v in _code_versions(item)]
+    return []
+
+
+def test_no_committed_record_was_made_from_uncommitted_code():
+    """Every record in results/ names a commit that remakes it (no '+dirty')."""
+    dirty = {path.name: versions for path in _files() if path.name.endswith(RECORD_SUFFIXES)
+             if (versions := [v for v in _code_versions(_record(path)) if "dirty" in v])}
+    assert not dirty, f"made from uncommitted code: {dirty}"
+
+
+def test_dirty_code_is_refused_in_results_unless_allowed(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    monkeypatch.setattr(provenance, "_CODE_AT_START", ("0123456789ab+dirty", "d" * 64))
+    monkeypatch.setattr(provenance, "_allow_dirty", False)
+    with pytest.raises(provenance.DirtyCodeError, match="uncommitted changes.*--allow-dirty"):
+        provenance.check_results_write(RESULTS / "exploitability_tiny_2p.json")
+    provenance.check_results_write(tmp_path / "x.json")  # elsewhere: written
+    provenance.check_results_write(RESULTS / "checkpoints" / "x.npz")  # ignored scratch
+    runner = CliRunner()
+    for args in (["exploit", "--deck", "tiny", "--ship"],
+                 ["solve", "--deck", "tiny", "--out", str(RESULTS / "x.json.gz")],
+                 ["evaluate", "--out-dir", str(RESULTS)]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2 and "uncommitted changes" in result.output, (args,
+                                                                                result.output)
+    result = runner.invoke(app, ["--allow-dirty", "solve", "--deck", "tiny", "--iterations",
+                                 "5", "--no-lp", "--out", str(tmp_path / "s.json.gz")])
+    assert result.exit_code == 0, result.output
+    assert provenance._allow_dirty
+    record = provenance.read_json(tmp_path / "s.json.gz")
+    assert record["code_version"] == "0123456789ab+dirty"
+    assert record["code_diff_sha256"] == "d" * 64
+    provenance.check_results_write(RESULTS / "x.json")  # allowed now: no refusal
+
+
+def test_the_code_version_is_read_once_at_start(monkeypatch):
+    """A commit made during a long run does not retag its record."""
+    started = provenance.code_version()
+    monkeypatch.setattr(provenance, "_read_code_version", lambda: pytest.fail("read again"))
+    assert provenance.header({}, seconds=1)["code_version"] == started
