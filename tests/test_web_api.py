@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app as cli_app
-from cli.web.app import MAX_BODY_BYTES, create_app
+from cli.web.app import MAX_BODY_BYTES, MAX_JSON_DEPTH, BadRequest, _situation, create_app
 from solver.play import COACH_SEARCH_ITERATIONS, OPPONENT_SEARCH_ITERATIONS
 from solver.play.log import LogWriter, opponent_fields, replay
 from solver.play.opponents import resolve
@@ -128,6 +128,7 @@ def test_bad_requests_are_4xx_never_500(client, tmp_path):
         client.post("/api/play/new", content=b"[]"),
         client.post("/api/play/nope/act", json={"action": 0}),
         client.get("/api/play/nope"),
+        client.post("/api/hint", json={**README, "out": 1.5}),  # the fuzz's TypeError
     ]
     for response in cases:
         assert 400 <= response.status_code < 500, (response.request.url, response.text)
@@ -141,6 +142,9 @@ def test_bad_requests_are_4xx_never_500(client, tmp_path):
                                           "against search")
     assert cases[13].json()["detail"] == "coach_seconds: applies only with coach true"
     assert "applies only with coach_search true" in cases[14].json()["detail"]
+    assert cases[-1].json()["detail"] == (
+        "impossible situation: a field of a JSON type a situation does not take "
+        "(docs/hint.md, 'The situation'): out: 1.5 (allowed is an array of integers)")
 
 
 def test_request_bodies_are_size_limited(client):
@@ -152,6 +156,39 @@ def test_request_bodies_are_size_limited(client):
             yield b" " * 1000
 
     assert client.post("/api/hint", content=streamed()).status_code == 413
+
+
+def test_deeply_nested_bodies_are_a_400_on_every_route(client):
+    """5,000 levels of arrays (the tracker's RecursionError, a 500) are refused before any
+    JSON parser recurses, on every route that takes a body; MAX_JSON_DEPTH levels and
+    brackets inside strings are not."""
+    key = client.post("/api/play/new", json={"seed": 1}).json()["id"]
+    deep = b'{"a":' + b"[" * 5000 + b"]" * 5000 + b"}"
+    for route in (f"/api/hint?seconds={TINY}", "/api/play/new", f"/api/play/{key}/act",
+                  f"/api/play/{key}/next"):
+        for content_type in ("application/json", None):
+            headers = {"content-type": content_type} if content_type else {}
+            reply = client.post(route, content=deep, headers=headers)
+            assert reply.status_code == 400, (route, reply.text)
+            assert reply.json()["detail"] == (
+                f"JSON nested more than {MAX_JSON_DEPTH} levels deep (byte {4 + MAX_JSON_DEPTH})"
+                f"; allowed are at most {MAX_JSON_DEPTH} levels of arrays and objects inside "
+                "each other (a situation or a game needs at most 3)")
+    within = "[" * (MAX_JSON_DEPTH - 1) + "]" * (MAX_JSON_DEPTH - 1)
+    reply = client.post(f"/api/hint?seconds={TINY}", content=f'{{"a": {within}}}')
+    assert reply.status_code == 422 and "unknown field(s) ['a']" in reply.json()["detail"]
+    quoted = json.dumps({**README, "log": "[{" * 5000 + '\\"'})  # in a string: no depth
+    reply = client.post(f"/api/hint?seconds={TINY}", content=quoted)
+    assert reply.status_code == 422 and "log" in reply.json()["detail"]
+    closed = b'{"log": "\\\\"' + b"[" * (MAX_JSON_DEPTH + 1)  # an escaped \\, then "
+    assert client.post(f"/api/hint?seconds={TINY}", content=closed).json()["detail"].startswith(
+        "JSON nested more than")
+    still_open = b'{"log": "\\"' + b"[" * (MAX_JSON_DEPTH + 1)  # an escaped ": in the string
+    assert client.post(f"/api/hint?seconds={TINY}", content=still_open).json()[
+        "detail"].startswith("not valid JSON: Unterminated string")
+    with pytest.raises(BadRequest, match="nested too deep") as refused:  # the parser's own
+        _situation(b"[" * 100_000)  # RecursionError, had a body got past the check
+    assert refused.value.status == 400
 
 
 def _play_first_choices(client, spec: dict) -> tuple[str, list[dict]]:

@@ -12,11 +12,13 @@ OpenAPI schema at /openapi.json and a browsable form of it at /docs.
   `POST /api/play/{id}/next`, `GET /api/play/{id}/log`: a game of solver/play/.
 
 Robustness: a situation the hint refuses is a 422 with the command's message (a body that
-is not a situation: 400), a body over MAX_BODY_BYTES a 413, any other failure a 500 with a
-one-line message (never a traceback). Hints and coached plays are CPU-bound: they run in
-worker threads (the numba kernels release the GIL), at most `workers` at once. The
-compiled kernels are warmed in a thread at start-up; `GET /api/status` says warming or
-ready, and the pages show it.
+is not a situation: 400), a body over MAX_BODY_BYTES a 413, a body nested deeper than
+MAX_JSON_DEPTH a 400 (every route, before any JSON parser sees it), any other failure a
+500 with a one-line message (never a traceback); tests/test_web_fuzz.py sends random and
+mutated requests to every route. Hints and coached plays are CPU-bound: they run in worker
+threads (the numba kernels release the GIL), at most `workers` at once. The compiled
+kernels are warmed in a thread at start-up; `GET /api/status` says warming or ready, and
+the pages show it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import collections
 import ipaddress
 import json
 import os
+import re
 import socket
 import threading
 import time
@@ -36,6 +39,7 @@ import anyio
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
@@ -43,6 +47,7 @@ from solver.play import COACH_SEARCH_ITERATIONS, OPPONENT_SEARCH_ITERATIONS
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY_BYTES = 64 * 1024
+MAX_JSON_DEPTH = 64  # arrays and objects inside each other; a situation needs 3
 MAX_HINT_SECONDS = 10.0  # a request's rollout and re-solve budgets, each
 MAX_SESSIONS = 64  # games kept; the least recently used goes first
 MAX_PLAY_ITERATIONS = 2000  # a game's search budgets per decision (the search's own cap)
@@ -83,6 +88,14 @@ class BadRequest(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+class _ErrorResponse(JSONResponse):
+    """A refusal's JSON in ASCII (\\u escapes): a message that quotes what was sent renders
+    whatever it holds, a lone surrogate too (UTF-8 cannot encode one)."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, separators=(",", ":")).encode("ascii")
 
 
 class Warmup:
@@ -189,6 +202,7 @@ def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
     app = FastAPI(title="Jabba's Palace solver", lifespan=lifespan,
                   description="Hints and games against the solver (docs/play.md).",
                   max_body_size=MAX_BODY_BYTES)
+    app.router.route_class = _DepthCheckedRoute  # the routes below: bodies of bounded depth
 
     async def in_worker(fn, *args):
         if not limiter:
@@ -199,7 +213,7 @@ def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
 
     @app.exception_handler(BadRequest)
     async def _refused(request: Request, err: BadRequest):
-        return JSONResponse({"detail": err.message}, status_code=err.status)
+        return _ErrorResponse({"detail": err.message}, status_code=err.status)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, err: RequestValidationError):
@@ -207,12 +221,12 @@ def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
         for e in err.errors():
             where = ".".join(str(x) for x in e["loc"] if x not in ("body", "query", "path"))
             parts.append(f"{where}: {e['msg']}" if where else e["msg"])
-        return JSONResponse({"detail": "; ".join(parts)}, status_code=422)
+        return _ErrorResponse({"detail": "; ".join(parts)}, status_code=422)
 
     @app.exception_handler(Exception)
     async def _failed(request: Request, err: Exception):
-        return JSONResponse({"detail": f"internal error: {type(err).__name__}: {err}"},
-                            status_code=500)
+        return _ErrorResponse({"detail": f"internal error: {type(err).__name__}: {err}"},
+                              status_code=500)
 
     # Pages -----------------------------------------------------------------------------
 
@@ -265,7 +279,10 @@ def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
         if "seat" not in data and pasted_seat(data.get("log")) is None:
             data["seat"] = 0  # a pasted information state names its own seat
         try:
-            sit = from_mapping(data)
+            try:
+                sit = from_mapping(data)
+            except TypeError:  # a field of a JSON type the library does not take: say which
+                raise SituationError(_mistyped(data)) from None
             game = hint_lib.check_game(sit)
             match = None
             if score is not None:
@@ -439,14 +456,102 @@ def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
     return app
 
 
+_JSON_STRUCTURE = re.compile(rb'[][{}"\\]')  # the bytes that open, close, quote or escape
+
+
+def _check_depth(body: bytes) -> None:
+    """A 400 if `body` nests arrays and objects deeper than MAX_JSON_DEPTH. Python's json
+    (and so FastAPI's body parsing) recurses once a level: a body of thousands of `[` would
+    be a RecursionError. So this scan counts `[` and `{` outside strings, linearly and
+    without recursion, before any parser sees the body; it refuses nothing a parser would
+    take within the limit (malformed JSON is left to the parser's own message)."""
+    depth = 0
+    in_string = False
+    escaped = -1  # the position of the byte a backslash in a string escapes
+    for match in _JSON_STRUCTURE.finditer(body):
+        at = match.start()
+        byte = body[at]
+        if in_string:
+            if at == escaped:
+                continue
+            if byte == 0x5C:  # \
+                escaped = at + 1
+            elif byte == 0x22:  # "
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in b"[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                raise BadRequest(400, f"JSON nested more than {MAX_JSON_DEPTH} levels deep "
+                                 f"(byte {at}); allowed are at most {MAX_JSON_DEPTH} levels "
+                                 "of arrays and objects inside each other (a situation "
+                                 "or a game needs at most 3)")
+        elif byte in b"]}":
+            depth = max(depth - 1, 0)
+
+
+class _DepthCheckedRoute(APIRoute):
+    """A route whose request body is checked by _check_depth before FastAPI parses it (a
+    pydantic model's body) or the route does (the hint's situation)."""
+
+    def get_route_handler(self):
+        handler = super().get_route_handler()
+
+        async def checked(request: Request):
+            _check_depth(await request.body())  # read once: the handler reuses it
+            return await handler(request)
+
+        return checked
+
+
+def _schema_words(spec: dict, plural: bool = False) -> str:
+    """A SITUATION_SCHEMA type in words: 'an array of strings', 'objects of strings'."""
+    kind = spec["type"]
+    inner = spec.get("items") or spec.get("additionalProperties")
+    head = kind + "s" if plural else ("an " if kind[0] in "aeiou" else "a ") + kind
+    return f"{head} of {_schema_words(inner, plural=True)}" if inner else head
+
+
+def _fits(value: Any, spec: dict) -> bool:
+    """Whether a JSON value is of a SITUATION_SCHEMA type (strictly: the library also
+    takes a few others, e.g. a string of names for an array)."""
+    kind = spec["type"]
+    if kind == "array":
+        return isinstance(value, list) and all(_fits(v, spec["items"]) for v in value)
+    if kind == "object":
+        return isinstance(value, dict) and all(_fits(v, spec["additionalProperties"])
+                                               for v in value.values())
+    return isinstance(value, str) if kind == "string" else (
+        isinstance(value, int) and not isinstance(value, bool))
+
+
+def _mistyped(data: dict) -> str:
+    """What a situation whose parse raised TypeError has wrong: its fields not of their
+    schema type, with the types allowed; or, if none, every field's type."""
+    schema = SITUATION_SCHEMA["properties"]
+    odd = [f for f in schema if f in data and not _fits(data[f], schema[f])] or list(schema)
+    parts = []
+    for field in odd:
+        given = json.dumps(data[field]) if field in data else ""
+        given = given if len(given) <= 40 else given[:37] + "..."
+        parts.append(f"{field}: {given + ' ' if given else ''}(allowed is "
+                     f"{_schema_words(schema[field])})")
+    return ("a field of a JSON type a situation does not take (docs/hint.md, 'The "
+            "situation'): " + "; ".join(parts))
+
+
 def _situation(body: bytes) -> dict[str, Any]:
     """The request body as a situation mapping, or a 400 saying what a situation is."""
     try:
         data = json.loads(body.decode("utf-8"))
     except UnicodeDecodeError as err:
         raise BadRequest(400, f"not UTF-8 text (byte {err.start})") from None
-    except ValueError as err:
+    except ValueError as err:  # also a number of over 4,300 digits
         raise BadRequest(400, f"not valid JSON: {err}") from None
+    except RecursionError:  # the route's _check_depth prevents it; never a 500 if not
+        raise BadRequest(400, f"JSON nested too deep; allowed are at most {MAX_JSON_DEPTH} "
+                         "levels of arrays and objects inside each other") from None
     if not isinstance(data, dict):
         raise BadRequest(400, f"a JSON {type(data).__name__}; a situation is a table of "
                          "fields (docs/hint.md), e.g. {\"seat\": 0, \"hand\": [\"jabba\", "
