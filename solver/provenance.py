@@ -180,6 +180,22 @@ def check_results_write(path: str | os.PathLike) -> None:
             "record the diff's hash (code_diff_sha256) instead")
 
 
+def attested(record, commit: str, basis: str):
+    """`record` with every part made from uncommitted code ('+dirty') re-attested to
+    `commit`: its code_version becomes the commit, and an `attestation` keeps what was
+    recorded and on what basis the commit stands for it (the record was not re-run)."""
+    if isinstance(record, list):
+        return [attested(item, commit, basis) for item in record]
+    if not isinstance(record, dict):
+        return record
+    out = {k: attested(v, commit, basis) for k, v in record.items()}
+    if str(record.get("code_version", "")).endswith("+dirty"):
+        out["code_version"] = commit
+        out["attestation"] = {"recorded": record["code_version"], "basis": basis,
+                              "attested": datetime.date.today().isoformat()}
+    return out
+
+
 def write_atomic(path: str | os.PathLike, data: bytes) -> None:
     """Write to a temporary file in the same folder, then rename: never half a file."""
     with atomic_file(path) as f:

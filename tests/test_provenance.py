@@ -303,3 +303,14 @@ def test_the_code_version_is_read_once_at_start(monkeypatch):
     started = provenance.code_version()
     monkeypatch.setattr(provenance, "_read_code_version", lambda: pytest.fail("read again"))
     assert provenance.header({}, seconds=1)["code_version"] == started
+
+
+def test_a_dirty_record_is_re_attested_part_by_part():
+    record = {"code_version": "aaa+dirty", "rows": [1],
+              "parts": [{"code_version": "bbb"}, {"code_version": "ccc+dirty"}]}
+    out = provenance.attested(record, "ddd", "landed as ddd")
+    assert out["code_version"] == "ddd" and out["attestation"]["recorded"] == "aaa+dirty"
+    assert out["parts"][0] == {"code_version": "bbb"}
+    assert out["parts"][1]["code_version"] == "ddd"
+    assert out["parts"][1]["attestation"]["basis"] == "landed as ddd"
+    assert not [v for v in _code_versions(out) if "dirty" in v] and out["rows"] == [1]
