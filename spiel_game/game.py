@@ -228,13 +228,31 @@ class RoundView:
     end: str | None
 
 
+class _Shared:
+    """A value that the deep copy of a state shares instead of copying (it is immutable)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __deepcopy__(self, memo):
+        return self
+
+
 class EngineState(pyspiel.State):
     """A state: one int32 array (`_s`) that the compiled engine reads and writes."""
 
     def __init__(self, game: EngineGame):
         super().__init__(game)
         self._s = game.initial_array.copy()
-        self._characters = game.characters
+        # Not copied with the state: pyspiel clones a Python state by deep copy, at every
+        # child a tree walk visits, and the cards (a tuple of dataclasses) cost 57x `_s`.
+        self._game_characters = _Shared(game.characters)
+
+    @property
+    def _characters(self) -> tuple:
+        return self._game_characters.value
 
     # OpenSpiel API ----------------------------------------------------------------------
 
