@@ -1,21 +1,29 @@
 """External-sampling MCCFR speed and memory: our compiled solver vs OpenSpiel's, side by side.
 
+(0) Warm-up, untimed and reported: on every deck our configurations run a throwaway solver
+    (numba compiles or loads its cache) and OpenSpiel's solver runs --openspiel-warm-up
+    iterations on a throwaway solver (the Python game's code paths, pybind, the first
+    calls' one-off costs), so no timed window starts cold.
 (1) Our `solver.mccfr.MCCFRSolver` (numba) at the `identity` abstraction (perfect recall:
     OpenSpiel's information states) with one thread: iterations/s and nodes touched/s,
     timed around one `solver.run(k)` call per repeat, k calibrated so that a call takes
-    about --seconds; numba compiles in a warm-up run first. Also, reported apart, the
-    other --threads counts and --levels (other levels are coarser games than OpenSpiel's).
+    about --seconds and at least OURS_MIN_ITERATIONS. Also, reported apart, the other
+    --threads counts and --levels (other levels are coarser games than OpenSpiel's).
 (2) `pyspiel.ExternalSamplingMCCFRSolver` (C++, calling back into our Python game):
-    iterations/s from `run_iteration()` in a loop for --openspiel-seconds per repeat
-    (longer than ours: its few dozen full-deck iterations per window have a heavy-tailed
-    cost). Rates are pooled over the repeats. OpenSpiel counts no nodes, so its
-    nodes/s is an ESTIMATE: its iterations/s times our measured nodes per iteration
-    (same algorithm, same game, same perfect-recall information states: the expected
-    nodes per iteration are equal). As a check of that estimate, an untimed pass counts
-    both solvers' nodes iteration by iteration (OpenSpiel's by wrapping the Python
-    state's `_apply_action`) and compares the means within their sampling error.
-(3) The ratio ours (identity, one thread) / OpenSpiel (target: at least 100x on the same
-    game); the other configurations' ratios in a second table.
+    iterations/s from `run_iteration()` in a loop, the solver built before the clock
+    starts; a repeat lasts at least --openspiel-seconds and then goes on until it has
+    --openspiel-min-iterations (30) or has lasted --openspiel-max-seconds (60). Rates are
+    medians over the repeats (min - max beside them; the JSON adds pooled). OpenSpiel
+    counts no nodes, so its nodes/s is an ESTIMATE: its iterations/s times our measured
+    nodes per iteration (same algorithm, same game, same perfect-recall information
+    states: the expected nodes per iteration are equal). As a check of that estimate, an
+    untimed pass counts both solvers' nodes iteration by iteration (OpenSpiel's by
+    wrapping the Python state's `_apply_action`) and compares the means within their
+    sampling error.
+(3) The ratio of the medians, ours (identity, one thread) / OpenSpiel (target: at least
+    100x on the same game); the other configurations' ratios in a second table. A ratio
+    is printed only when both sides had at least MIN_RATIO_ITERATIONS (10) iterations in
+    every repeat (`too_few_iterations`); otherwise a warning, and no ratio.
 (4) Memory of our tables after a longer run on the full deck: bytes per key as allocated
     and as used, and peak RSS growth (ru_maxrss) per million keys. It runs first, so the
     earlier measurements do not raise the RSS peak it starts from.
@@ -31,6 +39,7 @@ continue theirs); the decks and solvers are interleaved within each repeat, so m
 noise hits them alike.
 
     python benchmarks/mccfr_speed.py [--seconds 3] [--openspiel-seconds 10] [--repeats 5]
+        [--openspiel-min-iterations 30] [--openspiel-max-seconds 60] [--openspiel-warm-up 3]
         [--deck full,small]
         [--players 2] [--threads 1,2] [--levels identity] [--warm-iterations 0]
         [--memory-seconds 30] [--check-seconds 3] [--seed 1] [--out FILE]
@@ -41,6 +50,7 @@ from __future__ import annotations
 import argparse
 import random
 import resource
+import sys
 
 import numpy as np
 import pyspiel
@@ -62,6 +72,29 @@ TARGET_RATIO = 100  # the issue: ours >= 100x OpenSpiel's, same game
 CALIBRATE_FRACTION = 0.1  # calibration runs until a call takes this share of --seconds
 MEMORY_DECK = "full"
 HEADLINE = ("identity", 1)  # (level, threads) compared with OpenSpiel for the target
+MIN_RATIO_ITERATIONS = 10  # a ratio needs this many iterations in every repeat of each side
+OURS_MIN_ITERATIONS = 30  # our timed run() calls are at least this long
+
+
+def too_few_iterations(counts: dict[str, list[int]],
+                       minimum: int = MIN_RATIO_ITERATIONS) -> list[str]:
+    """Why a ratio of these sides' rates would not be a measurement: for each side (name ->
+    its iterations in every repeat) with no repeat or a repeat of fewer than `minimum`
+    iterations, one message. [] means a ratio may be printed."""
+    problems = []
+    for side, per_repeat in counts.items():
+        if not per_repeat:
+            problems.append(f"{side}: no repeat")
+        elif min(per_repeat) < minimum:
+            fewest = min(per_repeat)
+            problems.append(f"{side}: a run of only {fewest} iteration"
+                            f"{'' if fewest == 1 else 's'} (fewer than {minimum})")
+    return problems
+
+
+def guarded_ratio(numerator: float, denominator: float, problems: list[str]) -> float | None:
+    """numerator / denominator, or None when `problems` (too_few_iterations) is not empty."""
+    return None if problems else numerator / denominator
 
 
 def new_solver(game, seed: int, config: tuple[str, int] = HEADLINE):
@@ -83,7 +116,7 @@ def calibrate_ours(game, seconds: float, seed: int, config: tuple[str, int]) -> 
         solver.run(k)
         done += k
         if call.elapsed() >= CALIBRATE_FRACTION * seconds:
-            return max(1, round(done / clock.elapsed() * seconds))
+            return max(OURS_MIN_ITERATIONS, round(done / clock.elapsed() * seconds))
         k *= 2
 
 
@@ -102,32 +135,46 @@ def measure_ours(game, iterations: int, seed: int, config: tuple[str, int],
             "nodes_per_iteration": nodes / done, "keys": solver.tables.num_keys}
 
 
-def measure_openspiel(game, seconds: float, seed: int) -> dict:
-    """run_iteration() on a fresh pyspiel solver for about `seconds`."""
+def window_done(done: int, elapsed: float, seconds: float, min_iterations: int,
+                   max_seconds: float) -> bool:
+    """Whether a timed OpenSpiel window stops: it has lasted `seconds`, and it has
+    `min_iterations` or has lasted `max_seconds` (a window longer than that: `seconds`)."""
+    return elapsed >= seconds and (done >= min_iterations or elapsed >= max_seconds)
+
+
+def measure_openspiel(game, seconds: float, min_iterations: int, max_seconds: float,
+                      seed: int) -> dict:
+    """run_iteration() on a fresh pyspiel solver (built before the clock starts) until
+    `window_done`."""
     solver = pyspiel.ExternalSamplingMCCFRSolver(game, seed=seed)
     done, clock = 0, Stopwatch()
-    while clock.elapsed() < seconds:
+    while not window_done(done, clock.elapsed(), seconds, min_iterations, max_seconds):
         solver.run_iteration()
         done += 1
     elapsed = clock.elapsed()
     return {"iterations": done, "seconds": elapsed, "iterations_per_s": done / elapsed}
 
 
-def per_iteration_nodes_ours(game, seconds: float, seed: int) -> list[int]:
-    """Untimed: our nodes touched by each iteration (run(1) calls on a fresh solver)."""
+def per_iteration_nodes_ours(game, seconds: float, max_seconds: float,
+                             seed: int) -> list[int]:
+    """Untimed: our nodes touched by each iteration (run(1) calls on a fresh solver), for
+    `seconds` and at least MIN_RATIO_ITERATIONS iterations (or `max_seconds`)."""
     solver = new_solver(game, seed)
     counts, clock = [], Stopwatch()
-    while clock.elapsed() < seconds:
+    while not window_done(len(counts), clock.elapsed(), seconds, MIN_RATIO_ITERATIONS,
+                             max_seconds):
         before = solver.nodes_touched
         solver.run(1)
         counts.append(solver.nodes_touched - before)
     return counts
 
 
-def per_iteration_nodes_openspiel(game, seconds: float, seed: int) -> list[int]:
+def per_iteration_nodes_openspiel(game, seconds: float, max_seconds: float,
+                                  seed: int) -> list[int]:
     """Untimed: OpenSpiel's nodes per iteration, counted by wrapping the Python state's
     `_apply_action` (each child it visits is one clone + apply; plus one root per player
-    per iteration). Restores the method afterwards."""
+    per iteration), for `seconds` and at least MIN_RATIO_ITERATIONS iterations (or
+    `max_seconds`). Restores the method afterwards."""
     state_class = type(game.new_initial_state())
     original = state_class._apply_action
     applied = [0]
@@ -140,7 +187,8 @@ def per_iteration_nodes_openspiel(game, seconds: float, seed: int) -> list[int]:
     counts, clock = [], Stopwatch()
     state_class._apply_action = counting_apply
     try:
-        while clock.elapsed() < seconds:
+        while not window_done(len(counts), clock.elapsed(), seconds,
+                                 MIN_RATIO_ITERATIONS, max_seconds):
             before = applied[0]
             solver.run_iteration()
             counts.append(applied[0] - before + game.num_players())
@@ -157,17 +205,19 @@ def mean_and_error(counts: list[int]) -> dict:
             "max": float(values.max())}
 
 
-def node_count_check(game, seconds: float, rng: random.Random) -> dict:
+def node_count_check(game, seconds: float, max_seconds: float, rng: random.Random) -> dict:
     """Nodes per iteration of both solvers, counted iteration by iteration (untimed), and
-    the z-score of their difference."""
-    theirs = mean_and_error(per_iteration_nodes_openspiel(game, seconds,
+    the z-score of their difference (None, with the problems, from too few iterations)."""
+    theirs = mean_and_error(per_iteration_nodes_openspiel(game, seconds, max_seconds,
                                                           rng.randrange(1, 2**31 - 1)))
-    ours = mean_and_error(per_iteration_nodes_ours(game, seconds,
+    ours = mean_and_error(per_iteration_nodes_ours(game, seconds, max_seconds,
                                                    rng.randrange(1, 2**31 - 1)))
-    z = (theirs["mean"] - ours["mean"]) / np.hypot(theirs["standard_error"],
-                                                   ours["standard_error"])
-    return {"openspiel": theirs, "ours": ours, "ratio": theirs["mean"] / ours["mean"],
-            "z": float(z)}
+    problems = too_few_iterations({"OpenSpiel": [theirs["n"]], "ours": [ours["n"]]})
+    z = guarded_ratio(theirs["mean"] - ours["mean"],
+                      np.hypot(theirs["standard_error"], ours["standard_error"]), problems)
+    return {"openspiel": theirs, "ours": ours, "problems": problems,
+            "ratio": guarded_ratio(theirs["mean"], ours["mean"], problems),
+            "z": None if z is None else float(z)}
 
 
 def table_memory(tables) -> dict:
@@ -212,15 +262,21 @@ def measure_memory(game, seconds: float, seed: int) -> dict:
 
 
 def summarize(runs: list[dict], key: str) -> dict:
-    """Median, min and max of a rate over the runs, and the pooled rate: the total count
-    over the total seconds (the estimate of the mean rate that the tables and ratios use:
-    an iteration's cost is heavy-tailed on the full deck, so a few-second window of
-    OpenSpiel's, with a few dozen iterations, is noisy)."""
+    """Median, min and max of a rate over the runs (the median is what the tables and
+    ratios use), and the pooled rate: the total count over the total seconds."""
     values = [run[key] for run in runs]
     count = "iterations" if key == "iterations_per_s" else "nodes"
     pooled = sum(run[count] for run in runs) / sum(run["seconds"] for run in runs)
-    return {"pooled": pooled, "median": median(values), "min": min(values),
-            "max": max(values)}
+    return {"median": median(values), "min": min(values), "max": max(values),
+            "pooled": pooled}
+
+
+def per_repeat(runs: list[dict]) -> dict:
+    """Each repeat's iterations and seconds, and their medians."""
+    iterations = [run["iterations"] for run in runs]
+    seconds = [run["seconds"] for run in runs]
+    return {"iterations": iterations, "seconds": seconds,
+            "median_iterations": median(iterations), "median_seconds": median(seconds)}
 
 
 def spread(summary: dict) -> str:
@@ -228,13 +284,33 @@ def spread(summary: dict) -> str:
     return f"{low:,.0f} – {high:,.0f}" if low >= 100 else f"{low:.3g} – {high:.3g}"
 
 
-def warm_up(games: dict, configs: list[tuple[str, int]], openspiel: bool = True) -> None:
-    """Compile (or load numba's cache) and touch every code path outside the timings."""
-    for game in games.values():
+def count_spread(counts: list[int]) -> str:
+    low, high = min(counts), max(counts)
+    return f"{low:,}" if low == high else f"{low:,} – {high:,}"
+
+
+def ratio_cell(ratio: float | None, digits: int = 1) -> str:
+    return "no ratio" if ratio is None else f"{ratio:,.{digits}f}×"
+
+
+def warm_up(games: dict, configs: list[tuple[str, int]], openspiel_iterations: int,
+            openspiel_decks) -> dict:
+    """Compile (or load numba's cache) and touch every code path outside the timings: on
+    every deck a throwaway solver of each of our configurations, and on `openspiel_decks`
+    `openspiel_iterations` of a throwaway OpenSpiel solver. The seconds they took, per
+    deck."""
+    seconds = {}
+    for deck, game in games.items():
+        clock = Stopwatch()
         for config in configs:
             new_solver(game, 1, config).run(2)
-        if openspiel:
-            pyspiel.ExternalSamplingMCCFRSolver(game, seed=1).run_iteration()
+        seconds[deck] = {"ours": clock.elapsed(), "openspiel_iterations": []}
+        solver = pyspiel.ExternalSamplingMCCFRSolver(game, seed=1)
+        for _ in range(openspiel_iterations if deck in openspiel_decks else 0):
+            clock = Stopwatch()
+            solver.run_iteration()
+            seconds[deck]["openspiel_iterations"].append(clock.elapsed())
+    return seconds
 
 
 def warm_solvers(games: dict, configs: list[tuple[str, int]], iterations: int,
@@ -255,7 +331,7 @@ def calibrate_continued(solver, seconds: float) -> int:
         call = Stopwatch()
         solver.run(k)
         if call.elapsed() >= CALIBRATE_FRACTION * seconds:
-            return max(1, round(k / call.elapsed() * seconds))
+            return max(OURS_MIN_ITERATIONS, round(k / call.elapsed() * seconds))
         k *= 2
 
 
@@ -282,55 +358,68 @@ def speed_section(games: dict, configs: list[tuple[str, int]], args,
                     game, iterations[deck, config], rng.randrange(1, 2**31 - 1), config,
                     solvers.get((deck, config))))
             if openspiel:
-                runs[deck]["openspiel"].append(
-                    measure_openspiel(game, args.openspiel_seconds,
-                                      rng.randrange(1, 2**31 - 1)))
-    checks = {deck: node_count_check(game, args.check_seconds, rng)
+                runs[deck]["openspiel"].append(measure_openspiel(
+                    game, args.openspiel_seconds, args.openspiel_min_iterations,
+                    args.openspiel_max_seconds, rng.randrange(1, 2**31 - 1)))
+    checks = {deck: node_count_check(game, args.check_seconds,
+                                     max(args.check_seconds, args.openspiel_max_seconds), rng)
               for deck, game in games.items()} if args.check_seconds > 0 and openspiel else {}
 
     results = {}
     for deck in games:
         theirs = runs[deck]["openspiel"]
         theirs_it = (summarize(theirs, "iterations_per_s") if openspiel
-                     else {"pooled": float("nan")})
+                     else {"median": float("nan")})
+        theirs_counts = {"OpenSpiel": [r["iterations"] for r in theirs]} if openspiel else {}
         ours_by_config = {}
         for config in configs:
             ours = runs[deck]["ours"][config]
+            problems = too_few_iterations({f"ours ({label(config)})":
+                                           [r["iterations"] for r in ours], **theirs_counts})
             ours_by_config[config] = {
                 "level": config[0], "threads": config[1],
                 "iterations_per_call": iterations[deck, config],
+                **per_repeat(ours),
                 "iterations_per_s": summarize(ours, "iterations_per_s"),
                 "nodes_per_s": summarize(ours, "nodes_per_s"),
                 # Pooled over repeats.
                 "nodes_per_iteration": (sum(r["nodes"] for r in ours)
                                         / sum(r["iterations"] for r in ours)),
-                "ratio_iterations_per_s": (summarize(ours, "iterations_per_s")["pooled"]
-                                           / theirs_it["pooled"]),
+                "ratio_problems": problems if openspiel else None,
+                "ratio_iterations_per_s": (guarded_ratio(
+                    summarize(ours, "iterations_per_s")["median"], theirs_it["median"],
+                    problems) if openspiel else None),
                 "keys_at_end": (solvers[deck, config].tables.num_keys if solvers
                                 else None),
                 "runs": ours}
         for config, r in ours_by_config.items():
-            rate = r["iterations_per_s"]["pooled"]
+            rate = r["iterations_per_s"]["median"]
             for base in ("identity", "fine"):
                 same = ours_by_config.get((base, config[1]))
-                r[f"ratio_to_{base}"] = (rate / same["iterations_per_s"]["pooled"]
-                                         if same else None)
+                problems = same and too_few_iterations({
+                    "ours": r["iterations"], "base": same["iterations"]})
+                r[f"ratio_to_{base}"] = (guarded_ratio(rate, same["iterations_per_s"]["median"],
+                                                       problems) if same else None)
         headline = ours_by_config[HEADLINE]
         # The estimate of OpenSpiel's nodes per iteration: ours at the same information
         # states (identity).
         per_iteration = headline["nodes_per_iteration"]
-        theirs_nodes_estimate = theirs_it["pooled"] * per_iteration
+        theirs_nodes_estimate = theirs_it["median"] * per_iteration
         results[deck] = {
             "spec": parse_deck(deck).to_spec(),
             "ours": headline,
             "ours_other": {label(c): r for c, r in ours_by_config.items() if c != HEADLINE},
-            "openspiel": {"iterations_per_s": theirs_it,
+            "openspiel": {**per_repeat(theirs), "iterations_per_s": theirs_it,
                           "nodes_per_iteration_estimate": per_iteration,
                           "nodes_per_s_estimate": theirs_nodes_estimate,
                           "runs": theirs} if openspiel else None,
             "node_count_check": checks.get(deck),
+            "ratio_problems": headline["ratio_problems"],
             "ratio_iterations_per_s": headline["ratio_iterations_per_s"],
-            "ratio_nodes_per_s": headline["nodes_per_s"]["pooled"] / theirs_nodes_estimate,
+            "ratio_nodes_per_s": (guarded_ratio(headline["nodes_per_s"]["median"],
+                                                theirs_nodes_estimate,
+                                                headline["ratio_problems"])
+                                  if openspiel else None),
         }
     return results
 
@@ -340,7 +429,7 @@ def print_levels(results: dict, args) -> None:
     rows = []
     for deck, r in results.items():
         for name, ours in [(label(HEADLINE), r["ours"]), *r["ours_other"].items()]:
-            rows.append([deck, name, ours["iterations_per_s"]["pooled"],
+            rows.append([deck, name, ours["iterations_per_s"]["median"],
                          spread(ours["iterations_per_s"]), ours["nodes_per_iteration"],
                          "-" if ours["keys_at_end"] is None else ours["keys_at_end"],
                          *(f"{ours[k]:.3f}" if ours[k] is not None else "-"
@@ -349,46 +438,69 @@ def print_levels(results: dict, args) -> None:
             "first" if args.warm_iterations > 0 else "each from empty tables")
     print(f"\n### Our levels side by side ({args.players} players, exalted_one), "
           f"{args.repeats} repeats of ~{args.seconds:g} s, {warm}\n")
+    print("iterations/s: the median over the repeats; min – max the runs'.\n")
     print(markdown_table(["deck", "ours", "iterations/s", "min – max", "nodes/iteration",
                           "keys at the end", "/ identity", "/ fine"], rows))
+
+
+def print_warm_up(seconds: dict) -> None:
+    rows = [[deck, f"{s['ours']:.2f}",
+             ", ".join(f"{t:.3g}" for t in s["openspiel_iterations"]) or "-"]
+            for deck, s in seconds.items()]
+    print("### Warm-up (untimed, before every measurement)\n")
+    print(markdown_table(["deck", "ours: seconds (every configuration)",
+                          "OpenSpiel: seconds per iteration"], rows) + "\n")
 
 
 def print_speed(results: dict, args) -> None:
     if args.openspiel_seconds <= 0:
         return
-    rows, ratio_rows, check_rows, other_rows = [], [], [], []
+    rows, ratio_rows, check_rows, other_rows, warnings = [], [], [], [], []
     for deck, r in results.items():
         theirs = r["openspiel"]
         for name, ours in [(label(HEADLINE), r["ours"]), *r["ours_other"].items()]:
-            rows.append([deck, f"ours (numba, {name})", ours["iterations_per_s"]["pooled"],
+            rows.append([deck, f"ours (numba, {name})", count_spread(ours["iterations"]),
+                         f"{ours['median_seconds']:.2f}", ours["iterations_per_s"]["median"],
                          spread(ours["iterations_per_s"]), ours["nodes_per_iteration"],
-                         ours["nodes_per_s"]["pooled"], spread(ours["nodes_per_s"])])
+                         ours["nodes_per_s"]["median"]])
             if ours is not r["ours"]:
-                other_rows.append([deck, name, f"{ours['ratio_iterations_per_s']:.1f}×"])
+                other_rows.append([deck, name, ratio_cell(ours["ratio_iterations_per_s"])])
+                warnings += [f"{deck}, ours ({name}) / OpenSpiel: {p}"
+                             for p in ours["ratio_problems"]]
         rows.append([deck, "OpenSpiel C++ on the Python game",
-                     theirs["iterations_per_s"]["pooled"], spread(theirs["iterations_per_s"]),
+                     count_spread(theirs["iterations"]), f"{theirs['median_seconds']:.2f}",
+                     theirs["iterations_per_s"]["median"], spread(theirs["iterations_per_s"]),
                      f"≈ {theirs['nodes_per_iteration_estimate']:,.1f} (ours)",
-                     f"≈ {theirs['nodes_per_s_estimate']:,.0f}", "-"])
-        met = min(r["ratio_iterations_per_s"], r["ratio_nodes_per_s"]) >= TARGET_RATIO
-        ratio_rows.append([deck, f"{r['ratio_iterations_per_s']:.1f}×",
-                           f"{r['ratio_nodes_per_s']:.1f}×", f"{TARGET_RATIO}×",
-                           "yes" if met else "no"])
+                     f"≈ {theirs['nodes_per_s_estimate']:,.0f}"])
+        warnings += [f"{deck}, ours ({label(HEADLINE)}) / OpenSpiel: {p}"
+                     for p in r["ratio_problems"]]
+        if r["ratio_problems"]:
+            met = "no ratio"
+        else:
+            met = ("yes" if min(r["ratio_iterations_per_s"], r["ratio_nodes_per_s"])
+                   >= TARGET_RATIO else "no")
+        ratio_rows.append([deck, ratio_cell(r["ratio_iterations_per_s"]),
+                           ratio_cell(r["ratio_nodes_per_s"]), f"{TARGET_RATIO}×", met])
         check = r["node_count_check"]
         if check:
             check_rows.append([deck, *count_cells(check["openspiel"]),
-                               *count_cells(check["ours"]), f"{check['ratio']:.2f}",
-                               f"{check['z']:+.1f}"])
+                               *count_cells(check["ours"]), ratio_cell(check["ratio"], 2),
+                               "-" if check["z"] is None else f"{check['z']:+.1f}"])
+            warnings += [f"{deck}, check of the estimate: {p}" for p in check["problems"]]
     print(f"### MCCFR speed ({args.players} players, exalted_one), {args.repeats} repeats, "
-          f"each from empty tables: ours ~{args.seconds:g} s per run, OpenSpiel "
-          f"{args.openspiel_seconds:g} s\n")
-    print("Rates are pooled over the repeats (total count / total seconds); min – max are "
-          "the runs'.\n")
-    print(markdown_table(["deck", "solver", "iterations/s", "min – max", "nodes/iteration",
-                          "nodes/s", "nodes/s min – max"], rows))
+          f"each from empty tables: ours one run() of ≥ {OURS_MIN_ITERATIONS} iterations, "
+          f"~{args.seconds:g} s; OpenSpiel ≥ {args.openspiel_seconds:g} s, then until "
+          f"{args.openspiel_min_iterations} iterations or {args.openspiel_max_seconds:g} s\n")
+    print("iterations/s and nodes/s: the medians over the repeats; min – max the runs'; "
+          "iterations and\nseconds: per repeat (seconds: the median).\n")
+    print(markdown_table(["deck", "solver", "iterations per repeat", "seconds per repeat",
+                          "iterations/s", "min – max", "nodes/iteration", "nodes/s"], rows))
     print("\nOpenSpiel does not count nodes: its nodes/iteration and nodes/s are ESTIMATES, "
           "ours measured\nnodes/iteration (pooled over the repeats) times its iterations/s. "
           "Same algorithm, game and\nperfect-recall information states, so the expected "
           "nodes per iteration are equal.\n")
+    print(f"Ratios of the medians; none unless both sides had ≥ {MIN_RATIO_ITERATIONS} "
+          "iterations in every repeat.\n")
     print(markdown_table(["deck", f"iterations/s ours ({label(HEADLINE)}) / OpenSpiel",
                           "nodes/s ours / OpenSpiel (estimate)", "target", "target met"],
                          ratio_rows))
@@ -397,16 +509,21 @@ def print_speed(results: dict, args) -> None:
               "comparison:\nanother thread count, or a coarser game than OpenSpiel's "
               "information states):\n")
         print(markdown_table(["deck", "ours", "iterations/s ours / OpenSpiel"], other_rows))
-    if not check_rows:
-        return
-    print(f"\nCheck of the estimate (untimed, {args.check_seconds:g} s per solver and deck, "
-          "fresh solvers): nodes\ncounted iteration by iteration. OpenSpiel's by wrapping "
-          "the Python state's `_apply_action`\n(one root per player + one apply per child "
-          "visited); ours from `nodes_touched` after each run(1).\nz = difference of the "
-          "means / its standard error; |z| < 2 is agreement within sampling noise.\n")
-    print(markdown_table(["deck", "OpenSpiel iterations", "OpenSpiel nodes/iteration",
-                          "max", "our iterations", "our nodes/iteration", "max",
-                          "OpenSpiel / ours", "z"], check_rows))
+    if check_rows:
+        print(f"\nCheck of the estimate (untimed, {args.check_seconds:g} s and at least "
+              f"{MIN_RATIO_ITERATIONS} iterations per solver and deck,\nor "
+              f"{max(args.check_seconds, args.openspiel_max_seconds):g} s; fresh solvers): "
+              "nodes counted iteration by iteration. OpenSpiel's by\nwrapping the Python "
+              "state's `_apply_action` (one root per player + one apply per child\nvisited); "
+              "ours from `nodes_touched` after each run(1). z = difference of the means / "
+              "its\nstandard error; |z| < 2 is agreement within sampling noise.\n")
+        print(markdown_table(["deck", "OpenSpiel iterations", "OpenSpiel nodes/iteration",
+                              "max", "our iterations", "our nodes/iteration", "max",
+                              "OpenSpiel / ours", "z"], check_rows))
+    for warning in warnings:
+        print(f"\n**WARNING: no ratio.** {warning}: a rate from so few iterations is not "
+              "a measurement.")
+        print(f"WARNING: no ratio. {warning}", file=sys.stderr)
 
 
 def count_cells(counts: dict) -> list:
@@ -438,7 +555,16 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seconds", type=float, default=3.0,
                         help="seconds per measurement (default %(default)s)")
     parser.add_argument("--openspiel-seconds", type=float, default=10.0,
-                        help="seconds per OpenSpiel measurement (default %(default)s)")
+                        help="least seconds per OpenSpiel measurement; 0 leaves OpenSpiel "
+                             "out (default %(default)s)")
+    parser.add_argument("--openspiel-min-iterations", type=int, default=30,
+                        help="an OpenSpiel measurement goes on past --openspiel-seconds "
+                             "until it has this many iterations... (default %(default)s)")
+    parser.add_argument("--openspiel-max-seconds", type=float, default=60.0,
+                        help="...or has lasted this long (default %(default)s)")
+    parser.add_argument("--openspiel-warm-up", type=int, default=3,
+                        help="untimed OpenSpiel iterations per deck before any timing "
+                             "(default %(default)s)")
     parser.add_argument("--repeats", type=int, default=5,
                         help="measurements per solver and deck (default %(default)s)")
     parser.add_argument("--deck", default="full,small",
@@ -476,7 +602,9 @@ def main(argv: list[str] | None = None) -> dict:
                                                for k in threads]))
     games = {deck: load_jabba(players=args.players, deck=deck) for deck in decks}
     memory_game = games.get(MEMORY_DECK) or load_jabba(players=args.players, deck=MEMORY_DECK)
-    warm_up({**games, MEMORY_DECK: memory_game}, configs, args.openspiel_seconds > 0)
+    openspiel = args.openspiel_seconds > 0
+    warm = warm_up({**games, MEMORY_DECK: memory_game}, configs,
+                   args.openspiel_warm_up if openspiel else 0, games)
 
     memory = None
     if args.memory_seconds > 0:
@@ -486,6 +614,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"solver: {mccfr.__file__}\n")
     print("### Decks\n")
     print(markdown_table(["deck", "spec"], [[d, r["spec"]] for d, r in speed.items()]) + "\n")
+    print_warm_up(warm)
     print_speed(speed, args)
     if len(configs) > 1:
         print_levels(speed, args)
@@ -494,7 +623,8 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"\nwall time {wall.elapsed():.1f} s")
 
     result = {"args": vars(args), "machine": machine_info(), "solver_file": mccfr.__file__,
-              "target_ratio": TARGET_RATIO, "speed": speed, "memory": memory,
+              "target_ratio": TARGET_RATIO, "min_ratio_iterations": MIN_RATIO_ITERATIONS,
+              "warm_up_seconds": warm, "speed": speed, "memory": memory,
               "wall_seconds": wall.elapsed()}
     if args.out:
         write_json_atomic(args.out, result)
