@@ -37,7 +37,7 @@ from spiel_game import layout as L
 from solver.abstraction.keys import identity_key
 from solver.belief import complete_pattern, posterior
 from solver.exact.tree import CHANCE, DECISION, TERMINAL, FlatTree
-from solver.policies.compiled import TABLE_MISS, policy_probs
+from solver.policies.chain import chain_probs
 from solver.sim.playout import padded_chains, play_out
 from solver.sim.rng import STREAM_SEARCH_LEAF, stream_seed
 from solver.sim.utility import check_table, engine_utility, is_zero_sum, round_utility
@@ -158,16 +158,6 @@ def roots(game, states, weights, me: int, bank, chain, floor: float,
 
 
 # Expansion --------------------------------------------------------------------------------
-
-@njit(**_JIT)
-def _blueprint(s, p, bank, chain, legal, n, probs):
-    """probs[:n]: the first policy of chain that has p's key (uniform if none has)."""
-    for k in range(len(chain)):
-        if policy_probs(s, p, chain[k], bank, legal, n, probs) != TABLE_MISS:
-            return
-    for i in range(n):
-        probs[i] = 1.0 / n
-
 
 @njit(**_JIT)
 def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_player, me, bank,
@@ -402,9 +392,9 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
                              else identity_key(s, p))
                 if modelled:  # the model's own infosets, one set per type
                     key[node] ^= _MODEL_SALT * (kind_of + 1)
-                    _blueprint(s, p, bank, model_chains[kind_of], legal, n, probs)
-                else:
-                    _blueprint(s, p, bank, chain, legal, n, probs)
+                    chain_probs(s, p, bank, model_chains[kind_of], legal, n, probs)
+                else:  # the blueprint (a miss: uniform)
+                    chain_probs(s, p, bank, chain, legal, n, probs)
             if phase == L.PH_PLAY:
                 plays += 1
         if edges + n > max_edges:
