@@ -29,9 +29,9 @@ from _common import add_output_args, load_jabba, machine_info, markdown_table, m
     write_json_atomic
 
 from solver.belief import hidden_state, omissible
-from solver.hint import advice as H
 from solver.hint.log import log_worlds
 from solver.hint.situation import from_mapping
+from solver.policies.chain import load_policies
 from spiel_game import layout as L
 from spiel_game.events import describe, events
 
@@ -93,7 +93,7 @@ def main() -> None:
     args = parser.parse_args()
     old = old_situation_module(args.rev)
     game = load_jabba(2, args.agenda)
-    policies = H.load_policies(game)
+    policies = load_policies(game)
     rng = random.Random(args.seed)
     seat, log = random_log(game, random.Random(0), False)  # warm up: compile or load
     log_worlds(from_mapping({"players": 2, "agenda": args.agenda, "seat": seat,

@@ -23,6 +23,7 @@ from _common import AGENDAS, add_output_args, load_jabba, machine_info, median, 
 
 from solver.hint import advice as H
 from solver.hint.situation import from_mapping
+from solver.policies.chain import load_policies
 from spiel_game import layout as L
 from spiel_game.events import describe, events
 
@@ -53,7 +54,7 @@ def main() -> None:
     stages: dict[str, list[dict]] = {}
     for agenda in AGENDAS:
         game = load_jabba(2, agenda)
-        policies = H.load_policies(game)
+        policies = load_policies(game)
         times, search_times, in_table, searched = [], [], 0, 0
         warm = from_mapping({"players": 2, "agenda": agenda, "seat": 0,
                              "log": random_log(game, random.Random(0))[1]})

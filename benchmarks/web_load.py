@@ -145,10 +145,11 @@ def in_process_warm(calls: int, args) -> list[float]:
     """The hint's own time in a warm process (what one request costs the server)."""
     from solver.hint import advice
     from solver.hint.situation import from_mapping
+    from solver.policies.chain import load_policies
 
     sit = from_mapping(SITUATION)
     game = load_jabba(2)  # the situation's game, recorded in the header
-    policies = advice.load_policies(game)
+    policies = load_policies(game)
     search = dict(search=not args.no_search, search_iterations=args.search_iterations)
     advice.hint(sit, game, policies, **search)  # compile or load the kernels
     times = []

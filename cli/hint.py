@@ -138,6 +138,7 @@ def register(app: typer.Typer) -> None:
         from solver.hint import advice as hint_lib
         from solver.hint.log import pasted_seat
         from solver.hint.situation import SituationError, from_mapping
+        from solver.policies.chain import load_policies
 
         options.exclusive(ctx, "log", "log_file")
         if score is None:
@@ -172,7 +173,7 @@ def register(app: typer.Typer) -> None:
         try:
             sit = from_mapping(data)
             game = hint_lib.check_game(sit)
-            policies = hint_lib.load_policies(game, policy)
+            policies = load_policies(game, policy)
             match = None
             if score is not None:
                 try:

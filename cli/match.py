@@ -328,7 +328,7 @@ def _sampled(game, agenda: str, goal: int, matches: int, seconds: float,
              search_iterations: int, max_nodes: int, seed: int):
     """Sampled full-deck matches of the match-aware search against the margin search."""
     from solver import provenance
-    from solver.hint.advice import load_policies
+    from solver.policies.chain import load_policies
     from solver.match.duel import play_matches, search_policy
     from solver.match.value import read_match_values, shipped_match_values
     from solver.search.resolve import SearchLimits

@@ -185,7 +185,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """The search against the shipped table and heuristics on the full deck, over
         duplicate deals, with a reduced per-decision budget."""
-        from solver.hint.advice import load_policies
+        from solver.policies.chain import default_heuristic, load_policies
         from solver.policies.compiled import build_bank
         from solver.provenance import header
         from solver.search.evaluate import BlueprintPolicy, LBRPlayer, play_deals
@@ -193,8 +193,6 @@ def register(app: typer.Typer) -> None:
         from solver.search.resolve import SearchLimits
 
         from spiel_game.game import variant
-
-        from solver.hint.advice import rollout_default
 
         from solver.search.subgame import TOPS
 
@@ -214,7 +212,7 @@ def register(app: typer.Typer) -> None:
             game = options.load_game(game_name, players, "full",
                                      agenda=agenda if game_name == options.GAMES[0] else None)
             if opponents is None:
-                opponents = f"{rollout_default(game)},table"
+                opponents = f"{default_heuristic(game)},table"
             policies = load_policies(game)
             if not policies.paths:
                 raise typer.BadParameter(f"no shipped table for {players} players, "
@@ -309,7 +307,7 @@ def register(app: typer.Typer) -> None:
                            rollout_budget=4000, max_roots=150)
         for agenda in names:
             if deck == "full":
-                from solver.hint.advice import load_policies
+                from solver.policies.chain import load_policies
                 from solver.search.resolve import SearchLimits
 
                 game = reduced_game(game_name, deck, 2, agenda)

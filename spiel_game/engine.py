@@ -260,9 +260,23 @@ def _take_from_pool(s, c):
     s[S_POOL_SIZE] -= 1
 
 
-@njit(**_JIT)
-def _is_targetable(s, p, t):
-    return t != p and s[S_IN_ROUND + t] == 1 and s[S_PROTECTED + t] == 0
+@njit(inline="always", **_JIT)
+def _choice_action(s, p, effect, i):
+    """Who may be chosen: the target action of p's choice slot i resolving a card of
+    `effect`, or -1 if p may not choose it. Slots 0 .. players - 1 are the seats, slot
+    `players` the face-down set-aside card; their actions come in slot order (the
+    sorted legal actions). R4 (C4): another player still in the round and not protected
+    (R13); C4/C5: the Prince's player may also choose themself; R4: R2-D2 may look at
+    the set-aside card while it is still set aside (R8)."""
+    if i == s[S_NUM_PLAYERS]:
+        if effect == EF_PEEK_OR_SET_ASIDE and s[S_SET_ASIDE_GONE] == 0:
+            return TARGET_SET_ASIDE
+        return -1
+    if i == p:
+        return TARGET + i if effect == EF_DISCARD_REDRAW else -1
+    if s[S_IN_ROUND + i] == 1 and s[S_PROTECTED + i] == 0:
+        return TARGET + i
+    return -1
 
 
 @njit(**_JIT)
@@ -400,15 +414,6 @@ def _finish_round(s, end_kind):
 
 
 @njit(**_JIT)
-def _count_targets(s, p):
-    count = 0
-    for t in range(s[S_NUM_PLAYERS]):
-        if _is_targetable(s, p, t):
-            count += 1
-    return count
-
-
-@njit(**_JIT)
 def _play(s, c):
     p = s[S_TURN_PLAYER]
     _remove_from_hand(s, p, c)
@@ -436,13 +441,12 @@ def _play(s, c):
             s[S_DRAWS_LEFT] = draws
             _continue_leia(s)
     else:
-        options = _count_targets(s, p)
-        if effect == EF_PEEK_OR_SET_ASIDE and s[S_SET_ASIDE_GONE] == 0:
-            options += 1  # R4: R2-D2 can always look at the set-aside card
-        if effect == EF_DISCARD_REDRAW:
-            options += 1  # C5: the Prince's player can always choose themself
+        options = 0
+        for i in range(s[S_NUM_PLAYERS] + 1):
+            if _choice_action(s, p, effect, i) >= 0:
+                options += 1
         if options == 0:
-            log_event(s, E_NO_EFFECT, p, -1, c, -1)  # R4
+            log_event(s, E_NO_EFFECT, p, -1, c, -1)  # R4: nobody may be chosen
             _end_turn(s)
         else:
             _enter_decision(s, PH_TARGET, p)
@@ -753,13 +757,11 @@ def legal_actions(s, out):
     elif phase == PH_TARGET:
         p = s[S_ACTOR]
         effect = _card(s, s[S_PENDING_CARD], COL_EFFECT)
-        for t in range(s[S_NUM_PLAYERS]):
-            if _is_targetable(s, p, t) or (t == p and effect == EF_DISCARD_REDRAW):
-                out[n] = TARGET + t
+        for i in range(s[S_NUM_PLAYERS] + 1):
+            action = _choice_action(s, p, effect, i)
+            if action >= 0:
+                out[n] = action
                 n += 1
-        if effect == EF_PEEK_OR_SET_ASIDE and s[S_SET_ASIDE_GONE] == 0:
-            out[n] = TARGET_SET_ASIDE
-            n += 1
     elif phase == PH_NAME or phase == PH_COUNTER:
         # R5: any number 0-8; numbers no card of this deck has are left out (a sure miss);
         # C2: the classic Guard may not name 1.
@@ -875,13 +877,11 @@ def _only_option(s):
         only = -1
         count = 0
         effect = _card(s, s[S_PENDING_CARD], COL_EFFECT)
-        for t in range(s[S_NUM_PLAYERS]):
-            if _is_targetable(s, p, t) or (t == p and effect == EF_DISCARD_REDRAW):
+        for i in range(s[S_NUM_PLAYERS] + 1):
+            action = _choice_action(s, p, effect, i)
+            if action >= 0:
                 count += 1
-                only = TARGET + t
-        if effect == EF_PEEK_OR_SET_ASIDE and s[S_SET_ASIDE_GONE] == 0:
-            count += 1
-            only = TARGET_SET_ASIDE
+                only = action
         return only if count == 1 else -1
     if phase == PH_NAME or phase == PH_COUNTER:
         nameable = _nameable(s)

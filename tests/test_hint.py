@@ -16,6 +16,7 @@ from solver.hint.export import COLUMNS
 from solver.hint.log import log_worlds
 from solver.hint.situation import SituationError, from_mapping
 from solver.hint.worlds import summary_worlds
+from solver.policies.chain import PolicySet
 from solver.policies.knowledge import knowledge
 from spiel_game import layout as L
 from spiel_game.cards import CHARACTERS
@@ -48,7 +49,7 @@ def test_without_a_table_every_sub_decision_is_chosen_by_value():
     sit = from_mapping({"players": 3, "seat": 0, "hand": ["jabba", "bib"], "saw": {2: "leia"},
                         "areas": {0: ["crumb"], 1: ["han"], 2: ["crumb"]}})
     game = H.check_game(sit)
-    a = H.hint(sit, game, H.PolicySet(game, []), seed=1, rollouts=512, card_counting=True)
+    a = H.hint(sit, game, PolicySet(game, []), seed=1, rollouts=512, card_counting=True)
     assert a["posterior"]["basis"].startswith("card counting")
     jabba = next(p for p in a["plays"] if p["card"] == "Jabba the Hutt")
     step = jabba["steps"][0]
@@ -319,7 +320,7 @@ def test_unknown_key_backs_off_to_a_re_solve_and_says_so():
     sit = from_mapping({"players": 2, "seat": 1, "hand": ["jabba", "bib"],
                         "face_up": ["crumb", "bib", "mercenary"],
                         "areas": {0: ["han", "guard"], 1: ["r2@0"]}, "saw": {0: "luke"}})
-    empty = H.PolicySet(game, [])  # no table at all
+    empty = PolicySet(game, [])  # no table at all
     a = H.hint(sit, game, empty, **FAST)
     assert a["policy"]["source"] == "re-solve"
     assert all(p["probability"] is None for p in a["plays"])

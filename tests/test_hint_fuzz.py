@@ -17,6 +17,7 @@ from solver.hint import advice as H
 from solver.hint.log import SearchLimitError, summary_pattern
 from solver.hint.situation import SituationError, from_mapping
 from solver.hint.validate import check
+from solver.policies.chain import load_policies
 from solver.search.resolve import SearchLimits
 from spiel_game.events import describe, events
 
@@ -71,7 +72,7 @@ def _fuzz(cases: int, seed: int) -> int:
     rng = random.Random(seed)
     games = {(n, agenda): pyspiel.load_game("jabbas_palace", {"players": n, "agenda": agenda})
              for n in (2, 3, 4) for agenda in AGENDAS}
-    policies = {key: H.load_policies(game) for key, game in games.items()}
+    policies = {key: load_policies(game) for key, game in games.items()}
     done = beyond_limit = 0
     while done < cases:
         key = (rng.choice((2, 3, 4)), rng.choice(AGENDAS))

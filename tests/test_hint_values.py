@@ -11,6 +11,7 @@ import spiel_game  # noqa: F401
 from solver.hint import advice as H
 from solver.hint.log import log_worlds, summary_log_worlds
 from solver.hint.situation import from_mapping
+from solver.policies.chain import PolicySet
 from solver.policies.compiled import probabilities
 from spiel_game import engine
 from spiel_game import layout as L
@@ -83,7 +84,7 @@ def test_intervals_count_the_sampling_of_worlds():
 def _check_coverage(data, seeds, rollouts, card_counting=False):
     game = pyspiel.load_game("jabbas_palace", {"players": 2, "deck": "medium"})
     sit = from_mapping(data)
-    policies = H.PolicySet(game, [])  # agenda_expert plays every rollout decision
+    policies = PolicySet(game, [])  # agenda_expert plays every rollout decision
     worlds, _ = (log_worlds if sit.log is not None else summary_log_worlds)(sit, game)
     exact = {}
     inside = checked = 0

@@ -17,6 +17,7 @@ from solver.exact.cfr import CFRSolver
 from solver.exact.tree import build_tree
 from solver.hint import advice
 from solver.hint.situation import from_mapping
+from solver.policies.chain import PolicySet, load_policies
 from solver.search.exact import TreeBlueprint, blueprint_strategy, search_strategy
 from solver.search.policy import SearchPolicy
 from solver.search.resolve import SearchLimits, my_posterior, search
@@ -36,7 +37,7 @@ def searched_from_agenda_expert(tiny):
     """NashConv of agenda_expert alone as the blueprint (no table for a reduced deck),
     and of the search at every information state of the tree against it, per top."""
     game, tree = tiny
-    policies = advice.PolicySet(game, [])
+    policies = PolicySet(game, [])
     before = nash_conv(tree, blueprint_strategy(tree, policies))
     after = {}
     for top in ("max-margin", "blend"):
@@ -81,7 +82,7 @@ def test_blend_copies_of_a_root_are_one_subtree():
     from solver.exact.tree import TERMINAL
 
     game = load(players=2)
-    policies = advice.load_policies(game)
+    policies = load_policies(game)
     rng = random.Random(6)  # a decision whose subgame is 2 plays deep
     state = None
     while state is None:
@@ -106,7 +107,7 @@ def test_blend_copies_of_a_root_are_one_subtree():
 def test_the_search_policy_is_an_openspiel_policy(tiny):
     # OpenSpiel's own exploitability of the search policy equals ours on its tree.
     game, tree = tiny
-    policies = advice.PolicySet(game, [])
+    policies = PolicySet(game, [])
     ours = nash_conv(tree, search_strategy(tree, policies, LIMITS, seed=1)[0])
     theirs = os_exploitability.nash_conv(game, SearchPolicy(game, policies, LIMITS, seed=1))
     assert theirs == pytest.approx(ours, abs=1e-9)
@@ -114,7 +115,7 @@ def test_the_search_policy_is_an_openspiel_policy(tiny):
 
 def test_search_is_deterministic_for_a_seed_and_budget():
     game = load(players=2)
-    policies = advice.load_policies(game)
+    policies = load_policies(game)
     rng = random.Random(4)
     state = None
     while state is None:
@@ -133,7 +134,7 @@ def test_order2_roots_hold_my_other_hands(tiny):
     # At my decision the opponent's information states also hold the worlds where I
     # hold other cards (else the opponent would be modelled as knowing my hand).
     game, _ = tiny
-    policies = advice.PolicySet(game, [])
+    policies = PolicySet(game, [])
     rng = random.Random(2)
     state = random_play_stop(game, rng, seat=1)
     post = my_posterior(game, state._s, 1, policies)
@@ -175,7 +176,7 @@ QUICK = {"players": 2, "seat": 1, "hand": "jabba,bib", "face_up": "crumb,bib,mer
 def _hint(data, **kw):
     sit = from_mapping(data)
     game = advice.check_game(sit)
-    return advice.hint(sit, game, advice.load_policies(game), rollouts=256, **kw)
+    return advice.hint(sit, game, load_policies(game), rollouts=256, **kw)
 
 
 def test_hint_answers_by_search_with_schema_3():

@@ -12,7 +12,7 @@ import pytest
 import spiel_game  # noqa: F401
 from conftest import random_play_stop
 from describing import annotated_summary
-from solver.hint.advice import load_policies
+from solver.policies.chain import load_policies
 from solver.hint.log import SearchLimitError, log_worlds, summary_log_worlds
 from solver.hint.situation import SituationError, from_mapping
 from spiel_game import layout as L

@@ -31,7 +31,7 @@ from spiel_game.events import HIDDEN
 
 from solver.abstraction.hashing import FNV_OFFSET, mix
 from solver.abstraction.keys import T_SIZE, redacted_event, identity_key, track
-from solver.policies.compiled import TABLE_MISS, policy_probs
+from solver.policies.chain import chain_probs
 
 _JIT = dict(cache=True, nogil=True)
 
@@ -310,18 +310,13 @@ def _insert(child, weight, checked, ptr, buffers, target, weights, progress, cou
 def _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_policy, legal,
                     n, probs, stats):
     """probs[:n]: the likelihood of each legal action at s: the first policy of chain
-    that has the key (on a miss everywhere: the last one's fallback, or 1 for every
-    action if miss_unknown), at least floor; 1 for the viewer's own or without policy."""
+    that has the key (on a miss everywhere: uniform, or 1 for every action if
+    miss_unknown), at least floor; 1 for the viewer's own or without policy."""
     if actor == viewer or not use_policy or len(chain) == 0:
         for i in range(n):
             probs[i] = 1.0
         return
-    found = False
-    for j in range(len(chain)):
-        if policy_probs(s, actor, chain[j], bank, legal, n, probs) != TABLE_MISS:
-            found = True
-            break
-    if not found:
+    if chain_probs(s, actor, bank, chain, legal, n, probs) == len(chain):
         stats[B_POLICY_MISSES] += 1
         if miss_unknown:
             for i in range(n):

@@ -39,8 +39,7 @@ from spiel_game import layout as L
 from spiel_game.actions import decision_to_string
 
 from solver.belief import hand_probabilities
-from solver.policies.compiled import FROM_TABLE, build_bank, probabilities
-from solver.policies.table import shipped_policies
+from solver.policies.chain import PolicySet, display_path, load_policies
 from solver.hint.log import SearchLimitError, log_worlds, summary_log_worlds
 from solver.hint.situation import Situation, SituationError
 from solver.hint.worlds import summary_worlds
@@ -110,74 +109,6 @@ def rollout_values(worlds, picks, paths, me, seed, first, bank, chain, counts, t
                 round_utility(s, tables[k], out)
                 values[1 + k, a, r] = out[me]
     return values
-
-
-# Policies -------------------------------------------------------------------------------
-
-ROLLOUT_DEFAULT = "agenda_expert"  # plays the rollout decisions no table has
-# ... in classic Love Letter, its best heuristic (docs/love-letter.md "Heuristics").
-ROLLOUT_DEFAULTS = {"jabbas_palace": ROLLOUT_DEFAULT, "love_letter": "classic_expert"}
-
-
-def rollout_default(game) -> str:
-    """The heuristic behind the tables of `game` (ROLLOUT_DEFAULTS)."""
-    return ROLLOUT_DEFAULTS[game.get_type().short_name]
-
-
-class PolicySet:
-    """The table(s) for one game, finest level first (maybe none), in one compiled bank
-    with the game's rollout default (`rollout_default`) after them: rollouts try them in
-    that order."""
-
-    def __init__(self, game, paths: list[Path], extra: tuple = ()):
-        self.paths = list(paths)
-        self.default = rollout_default(game)
-        self.characters = game.characters  # the game's cards, to name actions with
-        self.bank = build_bank([str(p) for p in self.paths] + [self.default] + list(extra),
-                               game)
-        self.chain = np.arange(len(self.paths) + 1, dtype=np.int64)
-
-    def with_model(self, game, model) -> tuple[PolicySet, tuple]:
-        """These tables with an opponent model's policies after them in the bank
-        (solver/opponent_model), and the model's chains as indices of that bank."""
-        both = PolicySet(game, self.paths, model.bank_specs)
-        offset = len(self.paths) + 1
-        return both, tuple(tuple(offset + j for j in chain) for chain in model.chains)
-
-    @property
-    def levels(self) -> list[str]:
-        return [self.bank.headers[i]["abstraction"]["level"] for i in range(len(self.paths))]
-
-    def lookup(self, s, player: int, n: int):
-        """(probabilities, level name) from the finest table that has the key, or None."""
-        for i, level in enumerate(self.levels):
-            _, probs, source = probabilities(self.bank, i, s, player)
-            if source == FROM_TABLE:
-                return probs[:n], level
-        return None
-
-    def describe(self) -> list[dict]:
-        return [{"file": _display_path(path), "level": level,
-                 "iterations": self.bank.headers[i]["iterations"],
-                 "keys": self.bank.headers[i]["keys"]}
-                for i, (path, level) in enumerate(zip(self.paths, self.levels))]
-
-
-def _display_path(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
-
-
-def load_policies(game, paths: list[Path] | None = None) -> PolicySet:
-    """The tables to use (the shipped ones by default), checked against the game."""
-    if paths is None:
-        from spiel_game.game import variant
-
-        params = game.get_parameters()
-        paths = shipped_policies(params["deck"], variant(game), params["players"])
-    return PolicySet(game, [Path(p) for p in paths])
 
 
 # The hint -------------------------------------------------------------------------------
@@ -744,7 +675,7 @@ def match_context(game, scores, goal: int | None = None, values_path: Path | Non
                          "): make them with `jabba match-table --out FILE` and give "
                          "--match-values FILE")
     values = read_match_values(path, game)
-    source = _display_path(Path(path))
+    source = display_path(Path(path))
     if values.goal != goal:
         record = provenance.read_json(path)
         values = solve_match_values(RoundOutcomes.from_dict(record["outcomes"]), goal,

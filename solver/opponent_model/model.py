@@ -2,11 +2,11 @@
 one game.
 
 A candidate is a heuristic (solver/policies/heuristics.py), `table` (the game's shipped
-tables, finest first, then the game's strongest heuristic where none has the key: the
+tables, finest first, then the game's default heuristic where none has the key: the
 chain `jabba play --against table` plays, solver/play/opponents.py) or a policy file
-(.npz, then that heuristic where it lacks the key). Each candidate is a chain of policies of one
-bank (`bank_specs`, built by solver/policies/compiled.py `build_bank`); the first policy
-of the chain with the key decides.
+(.npz, then that heuristic where it lacks the key). Each candidate is a chain of policies
+of one bank (`bank_specs`, built by solver/policies/compiled.py `build_bank`); the first
+policy of the chain with the key decides (solver/policies/chain.py `chain_probs`).
 
 The model plays pi(a|s) = sum_k w_k pi_k(a|s) (`locked_probabilities`). Those fixed
 weights describe one decision. Over a round, the mixture of whole policies (the
@@ -33,9 +33,8 @@ from numba import njit
 from spiel_game import layout as L
 
 from solver import provenance
-from solver.policies.compiled import (HEURISTIC_KINDS, TABLE_MISS, build_bank, is_policy_file,
-                                      policy_probs)
-from solver.policies.heuristics import GAME_HEURISTICS
+from solver.policies.chain import chain_probs, default_heuristic, shipped_files
+from solver.policies.compiled import HEURISTIC_KINDS, build_bank, is_policy_file
 
 MODEL_FORMAT = "jabbas-palace-opponent-model"
 MODEL_FORMAT_VERSION = 1
@@ -139,16 +138,6 @@ def _bank(specs: tuple[str, ...], key: tuple, game):
 # The mixture's probabilities --------------------------------------------------------------
 
 @njit(**_JIT)
-def chain_probs(s, player, bank, chain_policies, lo, hi, legal, n, out):
-    """The chain's probabilities: its first policy with the key decides (its last, a
-    heuristic, has every key)."""
-    for j in range(lo, hi):
-        source = policy_probs(s, player, chain_policies[j], bank, legal, n, out)
-        if source != TABLE_MISS:
-            return
-
-
-@njit(**_JIT)
 def mixture_probs(s, player, bank, chain_policies, chain_start, weights, legal, n, out):
     """out[:n] = sum_k weights[k] * pi_k(legal[i] | s), pi_k candidate k's chain; for
     compiled callers (the search's locked nodes). `bank` is `PolicyBank.arrays()`."""
@@ -158,7 +147,8 @@ def mixture_probs(s, player, bank, chain_policies, chain_start, weights, legal, 
     for k in range(len(weights)):
         if weights[k] == 0.0:
             continue
-        chain_probs(s, player, bank, chain_policies, chain_start[k], chain_start[k + 1],
+        # candidate k's chain; its last policy, a heuristic, has every key
+        chain_probs(s, player, bank, chain_policies[chain_start[k]:chain_start[k + 1]],
                     legal, n, part)
         for i in range(n):
             out[i] += weights[k] * part[i]
@@ -189,7 +179,7 @@ def candidate_probabilities(model: OpponentModel, bank, s: np.ndarray, player: i
     out = np.empty((len(model.candidates), n))
     arrays = bank.arrays()
     for k in range(len(model.candidates)):
-        chain_probs(s, player, arrays, policies, start[k], start[k + 1], legal, n, out[k])
+        chain_probs(s, player, arrays, policies[start[k]:start[k + 1]], legal, n, out[k])
     return legal, out
 
 
@@ -230,29 +220,21 @@ def observe(model: OpponentModel, bank, s: np.ndarray, player: int, action: int,
 # Resolving a MODEL ---------------------------------------------------------------------------
 
 def _table_files(game) -> list[str]:
-    from solver.play.opponents import shipped_files
-
     try:
         return [str(p) for p in shipped_files(game, ", which the model 'table' needs")]
     except ValueError as err:
         raise ModelError(str(err)) from None
 
 
-def fallback(game) -> str:
-    """The heuristic behind a table where it lacks the key: the game's strongest
-    (GAME_HEURISTICS: agenda_expert, classic_expert in love_letter), as `jabba play`'s."""
-    return GAME_HEURISTICS[game.get_type().short_name][0]
-
-
 def _chain_specs(candidate: str, game) -> list[str]:
     if candidate == TABLE:
-        return [*_table_files(game), fallback(game)]
+        return [*_table_files(game), default_heuristic(game)]
     if candidate in HEURISTIC_KINDS:
         return [candidate]
     if is_policy_file(candidate):
         if not Path(candidate).is_file():
             raise ModelError(f"policy file {candidate!r} does not exist")
-        return [candidate, fallback(game)]
+        return [candidate, default_heuristic(game)]
     raise ModelError(f"unknown model {candidate!r}; allowed: {allowed_models()}")
 
 

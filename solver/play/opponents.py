@@ -4,11 +4,13 @@ resolved from a name by `resolve`.
 Names (`OPPONENTS`, then the heuristics, then a policy file):
 
 - `table`: the shipped tables of the game (solver/policies/shipped.py), finest level
-  first, then `agenda_expert` where none has the key: the chain the hint's rollouts play
-  (solver/hint/advice.py), so the coach's values assume the opponents you meet;
+  first, then the game's default heuristic (`agenda_expert`, `classic_expert` in
+  love_letter: solver/policies/chain.py `default_heuristic`) where none has the key: the
+  chain the hint's rollouts play (solver/hint/advice.py), so the coach's values assume
+  the opponents you meet;
 - a heuristic (`agenda_expert`, `card_counter`, ...: solver/policies/compiled.py);
-- a policy file (`.npz`, solver/policies/table.py), then `agenda_expert` where it lacks
-  the key;
+- a policy file (`.npz`, solver/policies/table.py), then the game's default heuristic
+  where it lacks the key;
 - `search`: decision-time search at every decision (solver/search/policy.py
   `SearchPolicy`: re-solves the rest of the round from the seat's beliefs, the shipped
   tables as blueprint; the blueprint answers where it cannot search), within a fixed
@@ -28,21 +30,12 @@ from typing import Protocol
 import numpy as np
 
 from solver.play import OPPONENT_SEARCH_ITERATIONS
-from solver.policies.compiled import HEURISTIC_KINDS, TABLE_MISS, build_bank, is_policy_file, \
-    probabilities
-from solver.policies.shipped import policy_files
+from solver.policies.chain import (chain_probabilities, default_heuristic, load_policies,
+                                   shipped_files)
+from solver.policies.compiled import HEURISTIC_KINDS, build_bank, is_policy_file
 from solver.sim.rng import STREAM_MATCH_DECISIONS, check_seed, stream_seed
 from solver.sim.sampler import sample
 
-FALLBACK = "agenda_expert"  # decides where a table lacks the key (as in the hint's rollouts)
-
-
-def fallback(game) -> str:
-    """The heuristic behind a table of `game`: FALLBACK, classic_expert in love_letter
-    (the hint's rollout default, solver/hint/advice.py ROLLOUT_DEFAULTS)."""
-    from solver.hint.advice import rollout_default
-
-    return rollout_default(game)
 # The search opponent's subgames and leaf rollouts, kept small beside its iterations
 # (OPPONENT_SEARCH_ITERATIONS): about 0.3 s a decision on one core (solver/search/resolve.py).
 SEARCH_LIMITS = dict(max_nodes=30_000, rollout_budget=4000, max_roots=150)
@@ -62,21 +55,18 @@ def _decisions_stream(seed: int) -> np.ndarray:
 
 
 class ChainOpponent:
-    """Policies of one compiled bank tried in order; the first with the key decides,
-    its action drawn from the seeded stream."""
+    """Every policy of one compiled bank, in order, as a chain (solver/policies/chain.py):
+    the first with the key decides, its action drawn from the seeded stream."""
 
     def __init__(self, name: str, bank, seed: int):
         self.name = name
         self.bank = bank
+        self.chain = np.arange(len(bank.names), dtype=np.int64)
         self.rng = _decisions_stream(seed)
 
     def decide(self, state, player: int) -> int:
-        s = state._s  # the engine state behind the pyspiel state
-        for policy in range(len(self.bank.names)):
-            legal, probs, source = probabilities(self.bank, policy, s, player)
-            if source != TABLE_MISS:
-                break
         # The chain ends in a heuristic, which has every key: never a miss.
+        legal, probs, _ = chain_probabilities(self.bank, self.chain, state._s, player)
         return int(legal[sample(probs, len(legal), self.rng)])
 
 
@@ -108,29 +98,13 @@ def _bank(specs: tuple[str, ...], game):
         return _BANKS[key]
 
 
-def shipped_files(game, needed_by: str = "") -> list:
-    """The game's shipped tables, finest first; ValueError when none ships."""
-    from spiel_game.game import variant
-
-    params = game.get_parameters()
-    files = policy_files(params["deck"], variant(game), params["players"])
-    if not files:
-        raise ValueError(f"no shipped table for {params['players']} players, "
-                         f"{variant(game)}, deck {params['deck']!r} (docs/solving.md "
-                         f"lists the shipped ones){needed_by}; choose a heuristic "
-                         f"({', '.join(HEURISTIC_KINDS)}) or a policy file")
-    return files
-
-
 _POLICIES: dict[tuple, object] = {}
 _POLICIES_LOCK = threading.Lock()
 
 
 def hint_policies(game):
-    """The hint's tables for `game` (solver/hint/advice.py `load_policies`), loaded once:
-    read-only, so the coach and the search opponents of every session share them."""
-    from solver.hint.advice import load_policies
-
+    """The hint's tables for `game` (solver/policies/chain.py `load_policies`), loaded
+    once: read-only, so the coach and the search opponents of every session share them."""
     key = tuple(sorted(game.get_parameters().items()))
     with _POLICIES_LOCK:
         if key not in _POLICIES:
@@ -139,7 +113,7 @@ def hint_policies(game):
 
 
 def _table(game, seed: int, search_iterations: int) -> Opponent:
-    specs = tuple(str(p) for p in shipped_files(game)) + (fallback(game),)
+    specs = tuple(str(p) for p in shipped_files(game)) + (default_heuristic(game),)
     return ChainOpponent("table", _bank(specs, game), seed)
 
 
@@ -177,5 +151,5 @@ def resolve(name: str, game, seed: int,
     if name in HEURISTIC_KINDS:
         return ChainOpponent(name, _bank((name,), game), seed)
     if is_policy_file(name):
-        return ChainOpponent(name, _bank((name, fallback(game)), game), seed)
+        return ChainOpponent(name, _bank((name, default_heuristic(game)), game), seed)
     raise ValueError(f"unknown opponent {name!r}; allowed: {', '.join(allowed())}")

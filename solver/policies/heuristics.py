@@ -403,7 +403,8 @@ HEURISTICS: dict[str, type[Heuristic]] = {
     "classic_expert": ClassicExpert,
 }
 # The heuristics of each game's studies and reports, strongest first (the agenda-aware
-# one plays classic Love Letter, which has no agenda, as card_counter does).
+# one plays classic Love Letter, which has no agenda, as card_counter does). The first is
+# the game's default heuristic, which ends its chain of tables (solver/policies/chain.py).
 GAME_HEURISTICS: dict[str, tuple[str, ...]] = {
     "jabbas_palace": ("agenda_expert", "card_counter", "keep_higher", "keep_lower",
                       "uniform"),

@@ -20,6 +20,7 @@ import io
 import json
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyspiel
@@ -30,11 +31,12 @@ from spiel_game import engine
 from spiel_game import layout as L
 
 from solver.abstraction import keys as abstraction
-from solver.mccfr.solver import MCCFRSolver
-from solver.mccfr.table import META_SLOTS_USED
 from solver.policies import shipped
 from solver import provenance
 from solver.provenance import write_atomic
+
+if TYPE_CHECKING:  # reading a table needs no MCCFR: only export_policy takes a solver
+    from solver.mccfr.solver import MCCFRSolver
 
 FORMAT = "jabbas-palace-table-policy"
 FORMAT_VERSION = 2
@@ -80,6 +82,8 @@ def average_strategy_rows(solver: MCCFRSolver, max_keys: int | None = None
     Under external sampling a key's strategy sum grows by 1 per visit (its player not
     traversing), so its row total is its visit count; a dropped key is a table miss and
     plays uniformly, which self-play coverage then measures."""
+    from solver.mccfr.table import META_SLOTS_USED
+
     if max_keys is not None and max_keys < 1:
         raise ValueError(f"max_keys {max_keys}: must be at least 1")
     t = solver.tables

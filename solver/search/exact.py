@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from solver.exact.tree import GameTree, infoset_states
-from solver.policies.compiled import TABLE_MISS, policy_probs
+from solver.policies.chain import chain_probs
 from solver.search.policy import SearchPolicy
 from solver.search.resolve import SearchLimits
 
@@ -29,17 +29,16 @@ def _place(tree: GameTree, strategy, index: int, legal, probs) -> None:
 
 
 def blueprint_strategy(tree: GameTree, policies) -> np.ndarray:
-    """The blueprint chain's probabilities at every infoset (first policy with the key)."""
+    """The blueprint chain's probabilities at every infoset (first policy with the key;
+    a miss: uniform)."""
     strategy = np.zeros(int(tree.action_offsets()[-1]))
     bank = policies.bank.arrays()
+    chain = np.asarray(policies.chain, dtype=np.int64)
     for index, state in infoset_states(tree):
-        s = state._s
-        p = int(tree.infoset_player[index])
         legal = tree.infoset_actions[index].astype(np.int32)
         probs = np.empty(len(legal))
-        for k in policies.chain:
-            if policy_probs(s, p, int(k), bank, legal, len(legal), probs) != TABLE_MISS:
-                break
+        chain_probs(state._s, int(tree.infoset_player[index]), bank, chain, legal,
+                    len(legal), probs)
         _place(tree, strategy, index, legal, probs)
     return strategy
 

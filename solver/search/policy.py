@@ -16,11 +16,10 @@ import numpy as np
 from open_spiel.python import policy as policy_lib
 
 from spiel_game import engine
-from spiel_game import layout as L
 
 from solver.abstraction.keys import identity_key
 from solver.exact.tree import DECISION
-from solver.policies.compiled import TABLE_MISS, policy_probs
+from solver.policies.chain import chain_probabilities
 from solver.search.resolve import (DEFAULT_LIMITS, ModelCannotExplain, SearchLimits,
                                    SearchResult, my_posterior, search)
 from solver.search.subgame import SubgameTooLarge
@@ -28,15 +27,9 @@ from solver.search.subgame import SubgameTooLarge
 
 def blueprint_probabilities(policies, s, player: int) -> tuple[np.ndarray, np.ndarray]:
     """(legal actions, probabilities) of the first policy of policies.chain that has the
-    key at engine state s."""
-    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    n = engine.legal_actions(s, legal)
-    probs = np.empty(n)
-    bank = policies.bank.arrays()
-    for k in policies.chain:
-        if policy_probs(s, player, int(k), bank, legal[:n], n, probs) != TABLE_MISS:
-            break
-    return legal[:n].copy(), probs
+    key at engine state s (a miss: uniform)."""
+    legal, probs, _ = chain_probabilities(policies.bank, policies.chain, s, player)
+    return legal, probs
 
 
 class SearchPolicy(policy_lib.Policy):

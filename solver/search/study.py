@@ -73,7 +73,7 @@ def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations
         log: Callable[[str], None] = lambda text: None,
         game_name: str = "jabbas_palace") -> list[dict]:
     """The rows (module docstring); `agendas`: reduced_game's variants."""
-    from solver.hint.advice import PolicySet
+    from solver.policies.chain import PolicySet
 
     rows = []
     limits = SearchLimits(iterations=search_iterations)

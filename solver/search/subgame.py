@@ -26,6 +26,7 @@ below the root, where the value is the mean of `leaf_rollouts` blueprint rollout
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 import numpy as np
@@ -37,7 +38,7 @@ from spiel_game import layout as L
 from solver.abstraction.keys import identity_key
 from solver.belief import complete_pattern, posterior
 from solver.exact.tree import CHANCE, DECISION, TERMINAL, FlatTree
-from solver.policies.compiled import TABLE_MISS, policy_probs
+from solver.policies.chain import chain_probs
 from solver.sim.playout import padded_chains, play_out
 from solver.sim.rng import STREAM_SEARCH_LEAF, stream_seed
 from solver.sim.utility import check_table, engine_utility, is_zero_sum, round_utility
@@ -159,26 +160,32 @@ def roots(game, states, weights, me: int, bank, chain, floor: float,
 
 # Expansion --------------------------------------------------------------------------------
 
-@njit(**_JIT)
-def _blueprint(s, p, bank, chain, legal, n, probs):
-    """probs[:n]: the first policy of chain that has p's key (uniform if none has)."""
-    for k in range(len(chain)):
-        if policy_probs(s, p, chain[k], bank, legal, n, probs) != TABLE_MISS:
-            return
-    for i in range(n):
-        probs[i] = 1.0 / n
+# What `expand` takes, as passed to the compiled code (named, as solver/mccfr/kernel.py's).
+# The roots (weights: the top's odds; types: the opponent model's type per root, -1 none)
+# and the gadget's groups: root i is in group group_of[i], an infoset group_key[g].
+RootArrays = collections.namedtuple("RootArrays",
+                                    "states weights free types group_of group_key")
+# The blueprint chain (bank: PolicyBank.arrays()) and the opponent model's chains.
+Blueprint = collections.namedtuple("Blueprint", "bank chain model_seat model_chains")
+ExpandLimits = collections.namedtuple(
+    "ExpandLimits", "max_nodes max_edges max_plays cut_chance leaf_rollouts count_only seed")
+# How a finished round is scored, and a second table only reported (solver/sim/utility.py).
+Scoring = collections.namedtuple("Scoring", "round_table report_table")
+# The subgame's arrays, filled by `expand`: per node, per edge, per root (its node).
+SubgameArrays = collections.namedtuple(
+    "SubgameArrays", "kind player key locked child_start num_children edge_child edge_action "
+    "edge_prob edge_blueprint utility reported root_node")
 
 
 @njit(**_JIT)
-def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_player, me, bank,
-           chain, max_nodes, max_edges, max_plays, cut_chance, leaf_rollouts, count_only,
-           seed, round_table, report_table, root_type, model_seat, model_chains, kind,
-           player, key, locked, child_start, num_children, edge_child, edge_action,
-           edge_prob, edge_blueprint, utility, reported, root_node):
-    """Fill the arrays depth first (children after parents); returns (status, nodes,
-    edges, leaves); root_node[i]: root i's node. max_plays < 0: no depth limit; else a
+def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arrays):
+    """Fill `arrays` (SubgameArrays) depth first (children after parents) from
+    `root_arrays` (RootArrays); returns (status, nodes, edges, leaves); root_node[i]: root
+    i's node. `limits` (ExpandLimits): max_plays < 0: no depth limit; else a
     leaf at the first play decision max_plays plays below the root, or with cut_chance
     already at the first chance node or other player's decision after that many plays.
+    Below, each field goes by its name, except root_arrays' (states, weights, types):
+    roots, root_weight, root_type.
     The order-1 roots are one information state of mine (MY_ROOT_KEY): they differ only
     in what a hint's situation does not say. count_only: the shape alone (no keys,
     blueprint probabilities or rollouts), to choose the depth before paying for them.
@@ -196,6 +203,20 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
     over its roots by root_weight within the group; BLEND, a chance node over each root
     twice, edge 2i as UNSAFE (odds root_weight[i]) and 2i + 1 as RESOLVE (odds
     root_weight[count + i]): one subtree, expanded twice with the same leaf values."""
+    roots, root_weight, root_free = root_arrays.states, root_arrays.weights, root_arrays.free
+    root_type, group_of, group_key = (root_arrays.types, root_arrays.group_of,
+                                      root_arrays.group_key)
+    bank, chain = blueprint.bank, blueprint.chain
+    model_seat, model_chains = blueprint.model_seat, blueprint.model_chains
+    max_nodes, max_edges, max_plays = limits.max_nodes, limits.max_edges, limits.max_plays
+    cut_chance, leaf_rollouts = limits.cut_chance, limits.leaf_rollouts
+    count_only, seed = limits.count_only, limits.seed
+    round_table, report_table = scoring.round_table, scoring.report_table
+    kind, player, key, locked = arrays.kind, arrays.player, arrays.key, arrays.locked
+    child_start, num_children = arrays.child_start, arrays.num_children
+    edge_child, edge_action = arrays.edge_child, arrays.edge_action
+    edge_prob, edge_blueprint = arrays.edge_prob, arrays.edge_blueprint
+    utility, reported, root_node = arrays.utility, arrays.reported, arrays.root_node
     num_players = roots[0, L.S_NUM_PLAYERS]
     width = roots.shape[1]
     stack = np.empty((_STACK, width), dtype=roots.dtype)
@@ -402,9 +423,9 @@ def expand(roots, root_weight, root_free, top, group_of, group_key, gadget_playe
                              else identity_key(s, p))
                 if modelled:  # the model's own infosets, one set per type
                     key[node] ^= _MODEL_SALT * (kind_of + 1)
-                    _blueprint(s, p, bank, model_chains[kind_of], legal, n, probs)
-                else:
-                    _blueprint(s, p, bank, chain, legal, n, probs)
+                    chain_probs(s, p, bank, model_chains[kind_of], legal, n, probs)
+                else:  # the blueprint (a miss: uniform)
+                    chain_probs(s, p, bank, chain, legal, n, probs)
             if phase == L.PH_PLAY:
                 plays += 1
         if edges + n > max_edges:
@@ -565,16 +586,17 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
     utility = np.zeros((max_nodes, num_players), dtype=np.float64)
     reported = np.zeros((max_nodes if len(report_table) else 1, num_players))
     root_node = np.full(count, -1, dtype=np.int64)
-    status, n, e, leaves = expand(roots_.states, weights, roots_.free, mode, group_of,
-                                  group_key, opponent, me, bank.arrays(),
-                                  padded[0], max_nodes, max_edges,
-                                  max_plays, cut_chance, leaf_rollouts, count_only, seed,
-                                  table, report_table, types.astype(np.int32),
-                                  int(model_seat),
-                                  padded[1:] if len(padded) > 1 else padded[:0],
-                                  kind, player, key, locked,
-                                  child_start, num_children, edge_child, edge_action,
-                                  edge_prob, edge_blueprint, utility, reported, root_node)
+    status, n, e, leaves = expand(
+        RootArrays(roots_.states, weights, roots_.free, types.astype(np.int32), group_of,
+                   group_key),
+        mode, opponent, me,
+        Blueprint(bank.arrays(), padded[0], int(model_seat),
+                  padded[1:] if len(padded) > 1 else padded[:0]),
+        ExpandLimits(max_nodes, max_edges, max_plays, cut_chance, leaf_rollouts, count_only,
+                     seed),
+        Scoring(table, report_table),
+        SubgameArrays(kind, player, key, locked, child_start, num_children, edge_child,
+                      edge_action, edge_prob, edge_blueprint, utility, reported, root_node))
     if status != OK:
         raise SubgameTooLarge(f"more than {max_nodes - extra:,} nodes at depth "
                               f"{'unlimited' if max_plays < 0 else max_plays}")

@@ -6,7 +6,7 @@ plays engine state s on, compiled:
 - chance: the next card of a deal `order` (below), or, with `order` empty, a card drawn
   from the stream `rng` with the engine's odds (solver/sim/sampler.py `chance_card`);
 - a decision of seat p: the first policy of p's chain, seat_chain[p] (PolicyBank indices,
-  solver/policies/compiled.py `policy_probs`), that has p's key decides, and its action is
+  solver/policies/chain.py `chain_probs`), that has p's key decides, and its action is
   drawn from `rng` (solver/sim/sampler.py `sample`). A heuristic has every key, so a
   chain that ends in one never misses: that heuristic is the chain's fallback. When no
   policy of the chain has the key (a chain of tables only), p plays uniformly at random
@@ -49,7 +49,7 @@ from numba import njit
 from spiel_game import engine
 from spiel_game import layout as L
 
-from solver.policies.compiled import TABLE_MISS, policy_probs
+from solver.policies.chain import chain_probs
 from solver.sim.rng import STREAM_RANDOM_PLAYOUT, next_below, stream_seed
 from solver.sim.sampler import chance_card, sample
 
@@ -111,7 +111,6 @@ def play_out(s, order, seat_chain, bank, rng, legal, probs, counts, seat_row, st
     """Play s on to the end of the round, or to a decision of `stop_seat` (-1: none):
     chance from the deal `order` (or from `rng` with order empty), seat p's decisions
     by its chain seat_chain[p] (module docstring), counted in counts[seat_row[p]]."""
-    chain_length = seat_chain.shape[1]
     while not engine.is_terminal(s):
         if engine.is_chance(s):
             if len(order) > 0:
@@ -123,12 +122,8 @@ def play_out(s, order, seat_chain, bank, rng, legal, probs, counts, seat_row, st
         if p == stop_seat:
             return
         n = engine.legal_actions(s, legal)
-        decided = chain_length  # a miss: the last table left probs uniform
-        for k in range(chain_length):
-            if policy_probs(s, p, seat_chain[p, k], bank, legal, n, probs) != TABLE_MISS:
-                decided = k
-                break
-        counts[seat_row[p], decided] += 1
+        # the chain position that decided, or the chain's length for a miss (uniform)
+        counts[seat_row[p], chain_probs(s, p, bank, seat_chain[p], legal, n, probs)] += 1
         engine.apply_action(s, legal[sample(probs, n, rng)])
 
 
