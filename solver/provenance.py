@@ -180,18 +180,21 @@ def check_results_write(path: str | os.PathLike) -> None:
             "record the diff's hash (code_diff_sha256) instead")
 
 
-def attested(record, commit: str, basis: str):
-    """`record` with every part made from uncommitted code ('+dirty') re-attested to
-    `commit`: its code_version becomes the commit, and an `attestation` keeps what was
-    recorded and on what basis the commit stands for it (the record was not re-run)."""
+def attested(record, landed: dict[str, tuple[str, str]]):
+    """`record` with every part made from uncommitted code re-attested: `landed` maps a
+    recorded '<commit>+dirty' to (the commit that holds that code, the basis for saying
+    so). The part's code_version becomes the commit, and its `attestation` keeps what was
+    recorded and the basis (the part was not re-run)."""
     if isinstance(record, list):
-        return [attested(item, commit, basis) for item in record]
+        return [attested(item, landed) for item in record]
     if not isinstance(record, dict):
         return record
-    out = {k: attested(v, commit, basis) for k, v in record.items()}
-    if str(record.get("code_version", "")).endswith("+dirty"):
+    out = {k: attested(v, landed) for k, v in record.items()}
+    recorded = record.get("code_version")
+    if recorded in landed:
+        commit, basis = landed[recorded]
         out["code_version"] = commit
-        out["attestation"] = {"recorded": record["code_version"], "basis": basis,
+        out["attestation"] = {"recorded": recorded, "basis": basis,
                               "attested": datetime.date.today().isoformat()}
     return out
 
