@@ -354,7 +354,7 @@ def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
         log = io.StringIO()
         writer = LogWriter(log)
         iterations = spec.opponent_search_iterations
-        writer.header(game, command=game_command(game.get_parameters(), spec.seat,
+        writer.header(game, command=game_command(game, spec.seat,
                                                  spec.against, spec.seed, spec.match,
                                                  iterations),
                       seat=spec.seat, against=spec.against, seed=spec.seed, match=spec.match,
