@@ -115,26 +115,6 @@ def write_table(out: Path, record: dict) -> None:
     provenance.write_atomic(out, table_files(record, out.stem)[f"{out.stem}.csv"])
 
 
-def merged_rows(path: Path, rows: list[dict], row_id, part: dict
-                ) -> tuple[list[dict], list[dict]]:
-    """A table made in parts: the rows of the earlier record at `path` whose `row_id`
-    is not among `rows`', then `rows`; and the runs behind them, the earlier record's
-    `parts` (or its own header, for a record made in one run) then `part`. A row names
-    its part by the part's "started" (none: the earlier record's own run); parts left
-    without rows, such as this run's earlier write, are dropped."""
-    path = Path(path)
-    old = provenance.read_json(path) if path.exists() else {"rows": []}
-    new_ids = {row_id(r) for r in rows}
-    merged = [r for r in old["rows"] if row_id(r) not in new_ids] + rows
-    parts = old.get("parts") or [{k: v for k, v in old.items()
-                                  if k in ("command", "code_version", "seconds", "created")
-                                  or k.endswith("_command")}]
-    named = {r.get("run") for r in merged}
-    parts = [q for q in parts if q.get("started") in named
-             and q.get("started") != part.get("started")]
-    return merged, parts + [part]
-
-
 def table_files(record: dict, stem: str) -> dict[str, bytes]:
     """<stem>.csv of a record whose `columns` and `rows` are the table (the search's
     results/search_exact and search_full)."""
