@@ -136,7 +136,7 @@ def accuracy_command(
                              "the provenance)."),
 ) -> None:
     """How often the fit finds a known policy: its posterior weight, 2 players."""
-    from solver.opponent_model.study import COLUMNS, SUMMARY_COLUMNS, run
+    from solver.studies.model_accuracy import COLUMNS, SUMMARY_COLUMNS, run
     from solver.provenance import header
     from solver.reports.files import write_table
 

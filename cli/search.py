@@ -98,7 +98,7 @@ def register(app: typer.Typer) -> None:
 
         from solver.provenance import header
         from solver.reports.records import write_merged
-        from solver.search.study import COLUMNS, reduced_game, run
+        from solver.studies.search_exact import COLUMNS, reduced_game, run
 
         from solver.search.subgame import TOPS
 
@@ -126,7 +126,8 @@ def register(app: typer.Typer) -> None:
                                 "the decision-time search, its blueprint and DCFR",
                                 algorithm=f"1-KLSS search, {top} top with 2 players (unsafe "
                                 "with 3), DCFR",
-                                blueprint="external-sampling MCCFR, study level (search/study.py)",
+                                blueprint="external-sampling MCCFR, study level "
+                                "(solver/studies/search_exact.py)",
                                 blueprint_iterations=blueprint_iterations,
                                 search_iterations=search_iterations,
                                 dcfr_iterations=dcfr_iterations, seed=seed, rows=rows)
@@ -266,8 +267,8 @@ def register(app: typer.Typer) -> None:
         import pyspiel
 
         from solver.provenance import header
-        from solver.search.exploit_study import COLUMNS, heuristics_of, run, run_full
-        from solver.search.study import reduced_game
+        from solver.studies.exploit_known import COLUMNS, heuristics_of, run, run_full
+        from solver.studies.search_exact import reduced_game
 
         names = _variants(ctx, game_name, agendas)
         known = _names(opponents, heuristics_of(game_name), "--opponents")
@@ -302,7 +303,8 @@ def register(app: typer.Typer) -> None:
                             what="exploiting a known opponent: node-locked search, exact",
                             algorithm="1-KLSS search with the opponent locked to its model: "
                             "exact best response, or a restricted Nash response by DCFR",
-                            blueprint="external-sampling MCCFR, study level (search/study.py)",
+                            blueprint="external-sampling MCCFR, study level "
+                            "(solver/studies/search_exact.py)",
                             blueprint_iterations=blueprint_iterations,
                             search_iterations=search_iterations, confidence=confidence,
                             seed=seed, rows=rows,

@@ -295,7 +295,7 @@ def exploit(
 ) -> None:
     """Exact exploitability of every heuristic and of CFR-solved policies, per agenda."""
     from spiel_game.cards import AGENDA_NAMES
-    from solver.exact.study import run_study, write_study
+    from solver.studies.exploitability import run_study, write_study
 
     chosen = list(AGENDA_NAMES) if agendas == "all" else [a.strip() for a in
                                                           agendas.split(",")]
