@@ -14,10 +14,16 @@ from solver.reports import csv, markdown, plots
 EVALUATION = "evaluation"  # results/evaluation_<part>.{json,csv,md}, figures, the report
 
 
+def game_infix(game: str) -> str:
+    """What a game adds to its result files' names: nothing for the first game, whose
+    files were named before there were others (provenance.GAME_NAME), '_<game>' else."""
+    return "" if game == provenance.GAME_NAME else f"_{game}"
+
+
 def evaluation_prefix(game: str) -> str:
     """The stem of a game's evaluation files: evaluation (jabbas_palace),
     evaluation_love_letter."""
-    return EVALUATION if game == provenance.GAME_NAME else f"{EVALUATION}_{game}"
+    return f"{EVALUATION}{game_infix(game)}"
 
 
 def write(out_dir: Path, files: dict[str, bytes]) -> list[Path]:
@@ -71,9 +77,8 @@ def exploitability_stem(record: dict) -> str:
     """exploitability_<deck>_<n>p, with the game's name for a game other than
     jabbas_palace: exploitability_love_letter_small_2p."""
     game = record["game"]["parameters"]
-    name = provenance.game_name(record)
-    prefix = "" if name == provenance.GAME_NAME else f"{name}_"
-    return f"exploitability_{prefix}{game['deck']}_{game['players']}p"
+    infix = game_infix(provenance.game_name(record))
+    return f"exploitability{infix}_{game['deck']}_{game['players']}p"
 
 
 def exploitability_files(record: dict, figures: bool = True) -> dict[str, bytes]:
