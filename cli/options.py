@@ -85,8 +85,8 @@ AGENDA_LIST = f"{', '.join(AGENDAS[:-1])} or {AGENDAS[-1]}"  # for help texts
 DECK_HELP = "full, a reduced preset or a spec."
 
 
-# The game's options, the same for every command (a command's help may say more). Their
-# parameters are named game_name, players, agenda and deck.
+# The game's options, the same for every command (a command's help may say more; `jabba
+# hint` defaults them to None, so that its situation file's fields stand).
 def game_option(default: str | None = GAMES[0]):
     return typer.Option(default, "--game", **GAME)
 
