@@ -16,16 +16,15 @@ from pathlib import Path
 # imports this module (directly or through _tree) before the project's packages.
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 
-import pyspiel  # noqa: E402
 
-import spiel_game  # noqa: E402,F401  (registers "jabbas_palace")
+import spiel_game  # noqa: E402  (registers the games)
 from solver import provenance  # noqa: E402
 from solver.reports import markdown  # noqa: E402
 from solver.sim import playout  # noqa: E402
 from spiel_game.cards import AGENDAS  # noqa: E402,F401 (the benchmarks' agenda list)
 
 _STARTED = time.perf_counter()  # this run's wall time goes into the JSON's header
-_GAMES: list[dict] = []  # the parameters of every game `load_jabba` made, for the header
+_GAMES: list[dict] = []  # the parameters of every game `load_game` made, for the header
 
 
 def run_playouts(initial, num_rounds: int, seed: int):
@@ -34,12 +33,17 @@ def run_playouts(initial, num_rounds: int, seed: int):
     return playout.run_playouts(initial, num_rounds, seed)
 
 
+def load_game(game: str = spiel_game.GAMES[0], players: int = 2, agenda: str | None = None,
+              deck: str = "full"):
+    """The engine game with these parameters (spiel_game.load), recorded for the header."""
+    loaded = spiel_game.load(game, players=players, agenda=agenda, deck=deck)
+    _GAMES.append(dict(loaded.get_parameters()))
+    return loaded
+
+
 def load_jabba(players: int = 2, agenda: str = "exalted_one", deck: str = "full"):
     """The `jabbas_palace` game with these parameters."""
-    game = pyspiel.load_game("jabbas_palace", {"players": players, "agenda": agenda,
-                                               "deck": deck})
-    _GAMES.append(dict(game.get_parameters()))
-    return game
+    return load_game("jabbas_palace", players, agenda, deck)
 
 
 def add_output_args(parser: argparse.ArgumentParser, default_seed: int = 1) -> None:

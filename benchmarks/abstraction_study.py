@@ -423,7 +423,7 @@ def write_loss_table(stem: str, rows: list[dict], part: dict) -> None:
     an earlier stem.json for other (deck, players, agenda, level) are kept, so the table
     can be made in parts (e.g. the large deck in a run of its own)."""
     from solver import provenance
-    from solver.reports.files import merged_rows
+    from solver.reports.records import merged_rows
 
     path = Path(f"{stem}.json")
     merged, parts = merged_rows(path, [{**r, "run": part["created"]} for r in rows],

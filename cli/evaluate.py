@@ -22,15 +22,6 @@ def register(app: typer.Typer) -> None:
     app.command()(evaluate)
 
 
-def _game(ctx: typer.Context, game: str, players: int, agenda: str, deck: str):
-    """The game of the options (options.load_game) and its variant: the agenda, or
-    love_letter, which names its shipped table and its rows."""
-    from spiel_game.game import variant
-
-    loaded = options.load_game(game, players, deck, "margin", agenda, ctx)
-    return loaded, variant(loaded)
-
-
 def _bank(policies: list[str], game, deck: str, agenda: str, players: int):
     from solver.policies.compiled import build_bank
     from solver.evaluation.report import resolve_policies
@@ -44,10 +35,10 @@ def _bank(policies: list[str], game, deck: str, agenda: str, players: int):
 
 def tournament(
     ctx: typer.Context,
-    game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
-    players: int = typer.Option(2, help="Number of players, 2 to 6."),
-    agenda: str = typer.Option("exalted_one", help="Agenda (jabbas_palace)."),
-    deck: str = typer.Option("full", help="full, a reduced preset or a spec."),
+    game_name: str = options.game_option(),
+    players: int = options.players_option("Number of players, 2 to 6."),
+    agenda: str = options.agenda_option(),
+    deck: str = options.deck_option(),
     policies: str = typer.Option(DEFAULT_POLICIES, show_default=False,
                                  help="Comma-separated: 'table' (the "
                                  "shipped table policy of this game), heuristics, or "
@@ -71,11 +62,13 @@ def tournament(
     from solver.evaluation.tournament import play_cross_table
     from solver.reports import csv as report_csv
     from solver.reports import markdown as report_markdown
+    from spiel_game.game import variant
 
     if deals + matches == 0:
         raise typer.BadParameter("--deals and --matches are both 0; give at least one "
                                  "of them above 0", param_hint="--deals")
-    game, agenda = _game(ctx, game_name, players, agenda, deck)
+    game = options.load_game(game_name, players, deck, "margin", agenda, ctx)
+    agenda = variant(game)  # what names its shipped table and its rows
     names = [p.strip() for p in policies.split(",") if p.strip()]
     if policies == DEFAULT_POLICIES:
         names = [evaluation.TABLE, *evaluation.GAME_HEURISTICS[game_name]]
@@ -99,8 +92,7 @@ def tournament(
             typer.echo(f"{name} ({spec}): {100 * miss:.2f}% of its decisions missing from "
                        "the table (played uniformly)")
     if out:
-        which = (f"--agenda {agenda}" if game_name == options.GAMES[0]
-                 else f"--game {game_name}")
+        which = " ".join(provenance.game_flags(game_name, agenda))
         command = (f"jabba tournament --players {players} {which} --deck {deck} "
                    f"--policies {policies} --deals {deals} --matches {matches} --seed {seed}")
         record = {**provenance.header(game, seconds=seconds, command=command),
@@ -141,10 +133,10 @@ def lbr(
     ctx: typer.Context,
     policy: str = typer.Option(..., help="'table' (the shipped table policy of this game), "
                                "a heuristic, or a policy file (.npz)."),
-    game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
-    players: int = typer.Option(2, help="Number of players."),
-    agenda: str = typer.Option("exalted_one", help="Agenda (jabbas_palace)."),
-    deck: str = typer.Option("full", help="full, a reduced preset or a spec."),
+    game_name: str = options.game_option(),
+    players: int = options.players_option(),
+    agenda: str = options.agenda_option(),
+    deck: str = options.deck_option(),
     deals: int = typer.Option(2_000, **options.POSITIVE, help="Duplicate deals (LBR plays "
                               "each in every seat)."),
     rollouts: int = typer.Option(64, **options.POSITIVE, help="Rollouts per action at each "
@@ -164,11 +156,13 @@ def lbr(
     from solver import provenance
     from solver.evaluation.lbr import exact_lbr_value, run_lbr
     from solver.evaluation.report import recorded_spec
+    from spiel_game.game import variant
 
     if exact and deck == "full":
         raise typer.BadParameter("--exact needs a reduced deck: the full game's tree is far "
                                  "too large")
-    game, agenda = _game(ctx, game_name, players, agenda, deck)
+    game = options.load_game(game_name, players, deck, "margin", agenda, ctx)
+    agenda = variant(game)
     names = [policy] + ([continuation] if continuation and continuation != policy else [])
     bank = _bank(names, game, deck, agenda, players)
     cont = 1 if len(names) > 1 else 0  # the continuation's index in the bank
@@ -215,7 +209,7 @@ def lbr(
 
 def evaluate(
     ctx: typer.Context,
-    game: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
+    game_name: str = options.game_option(),
     parts: str = typer.Option("all", help="Comma-separated: crosstable, lbr, validation, "
                               "or 'all'."),
     agendas: str = typer.Option("all", help="Comma-separated agendas, or 'all' "
@@ -237,7 +231,6 @@ def evaluate(
     validation on reduced decks (results/evaluation_report.md)."""
     import shlex
 
-    from cli.main import ship_folder
     from solver.evaluation import report as evaluation
     from solver.reports import files as report_files
 
@@ -250,24 +243,22 @@ def evaluate(
     decks = tuple(d.strip() for d in validation_decks.split(",") if d.strip())
     if not decks or "full" in decks:
         raise typer.BadParameter("validation decks must be reduced decks, e.g. small,medium")
-    if game != options.GAMES[0] and options.given(ctx, "agendas"):
-        raise typer.BadParameter(f"applies only to --game {options.GAMES[0]}: {game} has "
-                                 "no agendas (docs/RULES.md C8)", param_hint="--agendas")
+    options.refuse_agendas(ctx, game_name, "agendas")
     try:
-        settings = evaluation.parse_settings(agendas, players, game=game, seed=seed,
+        settings = evaluation.parse_settings(agendas, players, game=game_name, seed=seed,
                                              validation_decks=decks)
         for deck in decks:
-            evaluation.load_game(2, settings.agendas[0], deck, game)
+            evaluation.load_game(2, settings.agendas[0], deck, game_name)
     except ValueError as err:
         raise typer.BadParameter(str(err)) from None
     if scale != 1:
         settings = settings.scaled(scale)
     flags = [f"--{name} {shlex.quote(str(value))}" for name, value, default in (
-        ("game", game, "jabbas_palace"),
+        ("game", game_name, options.GAMES[0]),
         ("agendas", agendas, "all"), ("players", players, "2,3"), ("scale", scale, 1.0),
         ("seed", seed, 1), ("validation-decks", validation_decks, "small,medium"),
         ("out-dir", out_dir, None)) if value != default] + (["--ship"] if ship else [])
-    out_dir = ship_folder(out_dir, "--out-dir") if ship else out_dir or Path(".")
+    out_dir = options.ship_folder(out_dir, "--out-dir") if ship else out_dir or Path(".")
     for part in chosen:
         command = " ".join(["jabba evaluate --parts", part, *flags])
         with options.progress_bars() as progress:

@@ -56,12 +56,12 @@ def register(app: typer.Typer) -> None:
             None, "--situation", "-s", **options.INPUT_FILE, help="A TOML or JSON "
             "situation file (docs/hint.md); the flags below override its fields."),
         # No defaults here: a flag given overrides the situation file's field.
-        game: str | None = typer.Option(None, "--game", **options.GAME),
-        players: int | None = typer.Option(None, help="Players in the round, 2 to 6 "
-                                           "(default: 2)."),
-        agenda: str | None = typer.Option(None, help="exalted_one, my_kind_of_scum, "
-                                          "jabbas_court or rescue_mission (default: "
-                                          "exalted_one; --game jabbas_palace only)."),
+        game: str | None = options.game_option(None),
+        players: int | None = options.players_option("Players in the round, 2 to 6 "
+                                                     "(default: 2).", None),
+        agenda: str | None = options.agenda_option(
+            f"{options.AGENDA_LIST} (default: {options.AGENDAS[0]}; --game "
+            f"{' or '.join(options.AGENDA_GAMES)} only).", None),
         seat: int | None = typer.Option(None, help="Your seat, in turn order from the "
                                         "round's first player, 0 (default: 0)."),
         hand: str | None = typer.Option(None, help="Your 2 cards, e.g. 'jabba,guard'."),
@@ -147,9 +147,9 @@ def register(app: typer.Typer) -> None:
         if not opponent:
             options.applies_only(ctx, ("exploit", "confidence"), "with --opponent")
         data = _read_situation_file(situation) if situation else {}
-        if (game or data.get("game")) == options.GAMES[1] and agenda is not None:
-            options.applies_only(ctx, ("agenda",), f"to --game {options.GAMES[0]}: "
-                                 f"{options.GAMES[1]} has no agendas (docs/RULES.md C8)")
+        chosen = game or data.get("game") or options.GAMES[0]
+        if agenda is not None and chosen in options.GAMES:  # another game: refused below
+            options.refuse_agendas(ctx, chosen, "agenda")
         flags = {"game": game, "players": players, "agenda": agenda, "seat": seat, "hand": hand,
                  "face_up": face_up, "out": out, "protected": protected,
                  "set_aside": set_aside, "bottom": bottom, "deck": deck}
@@ -202,10 +202,10 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def export(
         ctx: typer.Context,
-        game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
-        players: int = typer.Option(2, help="Players, for the shipped policy."),
-        agenda: str = typer.Option("exalted_one", help="Agenda, for the shipped policy "
-                                   "(--game jabbas_palace only)."),
+        game_name: str = options.game_option(),
+        players: int = options.players_option("Players, for the shipped policy."),
+        agenda: str = options.agenda_option("Agenda, for the shipped policy (--game "
+                                            f"{' or '.join(options.AGENDA_GAMES)} only)."),
         policy: Path | None = typer.Option(None, **options.INPUT_FILE, help="A policy "
                                            "file instead of the shipped one."),
         fmt: str = typer.Option("csv", "--format", help="csv (plain; the header in "

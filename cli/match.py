@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from cli import options
-from spiel_game.cards import AGENDAS
+from spiel_game.cards import AGENDA_GAMES, AGENDAS
 
 
 def register(app: typer.Typer) -> None:
@@ -31,10 +31,10 @@ def _grid(values, starter: int) -> str:
 
 def match_table(
     ctx: typer.Context,
-    game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
-    players: int = typer.Option(2, help="Number of players, 2 to 6."),
-    agenda: str = typer.Option("exalted_one", help="Agenda (jabbas_palace)."),
-    deck: str = typer.Option("full", help="full, a reduced preset or a spec."),
+    game_name: str = options.game_option(),
+    players: int = options.players_option("Number of players, 2 to 6."),
+    agenda: str = options.agenda_option(),
+    deck: str = options.deck_option(),
     goal: int | None = typer.Option(None, **options.POSITIVE, help="Token goal of the "
                                     "match. Default: R14's, 6/5/4/3/3 for 2/3/4/5/6 "
                                     "players."),
@@ -57,6 +57,7 @@ def match_table(
     from solver.match.standings import default_goal
     from solver.match.value import solve_match_values
     from solver.reports.files import write_table
+    from spiel_game.game import variant
 
     game = options.load_game(game_name, players, deck, "margin", agenda, ctx)
     goal = default_goal(players) if goal is None else goal
@@ -73,7 +74,7 @@ def match_table(
         typer.echo(f"interrupted: {outcomes.rounds:,} rounds counted", err=True)
     values = solve_match_values(outcomes, goal, draws, seed)
     seconds = time.perf_counter() - start
-    typer.echo(f"{players} players, {game.get_parameters().get('agenda', game_name)}, "
+    typer.echo(f"{players} players, {variant(game)}, "
                f"goal {goal}: {outcomes.rounds:,} rounds of {', '.join(outcomes.lineup)} "
                f"({seconds:.1f} s)")
     if players == 2:
@@ -89,8 +90,7 @@ def match_table(
                    "points wide (in the JSON and CSV)")
     if out is None:
         return
-    which = (f"--agenda {agenda}" if game_name == options.GAMES[0]
-             else f"--game {game_name}")
+    which = " ".join(provenance.game_flags(game_name, agenda))
     command = (f"jabba match-table --players {players} {which} --deck {deck} --goal {goal} "
                f"--rounds {rounds} --draws {draws} --seed {seed} --policy {policy} "
                f"--out {provenance.portable_path(out)}")
@@ -119,24 +119,14 @@ _ROW_KEY = ("players", "agenda", "deck", "policy", "opponent")
 
 
 def _merged(path: Path, rows: list[dict], run: dict, key=_ROW_KEY) -> tuple[list, list]:
-    """(rows, runs): the rows of an earlier `jabba match-duel` record at path that these
-    rows do not replace (same players, agenda, deck, policy and opponent), then these;
-    the runs that made the rows kept, then this one."""
-    from solver import provenance
+    """records.merged_runs for a `jabba match-duel` record at path (another kind of
+    record there is refused)."""
+    from solver.reports.records import merged_runs
 
-    old_rows, old_runs = [], []
-    if path.exists():
-        record = provenance.read_json(path)
-        if not str(record.get("what", "")).startswith("match duel"):
-            raise typer.BadParameter(f"{path} is not a jabba match-duel record; give "
-                                     "another --out", param_hint="--out")
-        new_keys = {tuple(r[k] for k in key) for r in rows}
-        old_rows = [r for r in record["rows"] if tuple(r[k] for k in key) not in new_keys]
-        kept = {r["run"] for r in old_rows}
-        old_runs = [r for r in record.get("runs", []) if r["run"] in kept]
-    number = max([r["run"] for r in old_runs], default=0) + 1
-    run = {**run, "run": number}
-    return old_rows + [{**r, "run": number} for r in rows], old_runs + [run]
+    try:
+        return merged_runs(path, rows, run, key, "match duel", "match-duel")
+    except ValueError as err:
+        raise typer.BadParameter(str(err), param_hint="--out") from None
 
 
 def _write_duel(out: Path, game_params: dict, rows: list[dict], positions: list[dict],
@@ -265,7 +255,8 @@ def match_duel(
     rows, positions, details = [], [], {}
     start = time.perf_counter()
     for agenda in names:
-        game = options.load_game(options.GAMES[0], 2, deck, "margin", agenda)
+        # The duel is per agenda (R12): of the game with agendas.
+        game = options.load_game(AGENDA_GAMES[0], 2, deck, "margin", agenda)
         if full:
             row, detail = _sampled(game, agenda, goal, matches, seconds, search_iterations,
                                    max_nodes, seed)

@@ -17,6 +17,10 @@ model_app = typer.Typer(help="Opponent models: fit a mixture of the heuristics a
                         context_settings={"help_option_names": options.HELP_OPTION_NAMES})
 
 
+def register(app: typer.Typer) -> None:
+    app.add_typer(model_app, name="model")
+
+
 def _comma_list(value: str, option: str) -> list[str]:
     items = [v.strip() for v in value.split(",") if v.strip()]
     if not items:
@@ -91,10 +95,10 @@ def sample_command(
     rounds: int = typer.Option(20, **options.POSITIVE, help="Rounds to log in all."),
     seed: int = typer.Option(1, **options.SEED, help="Seed of the deals and choices."),
     others: str = typer.Option("agenda_expert", help="The other seats' policy."),
-    game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
-    players: int = typer.Option(2, help="Number of players, 2 to 6."),
-    agenda: str = typer.Option("exalted_one", help="Agenda (jabbas_palace)."),
-    deck: str = typer.Option("full", help="full, a reduced preset or a spec."),
+    game_name: str = options.game_option(),
+    players: int = options.players_option("Number of players, 2 to 6."),
+    agenda: str = options.agenda_option(),
+    deck: str = options.deck_option(),
     out: Path = typer.Option(..., "--out", **options.OUTPUT_FILE,
                              help="The log file (.jsonl); matches past the first go to "
                              "FILE-2.jsonl, FILE-3.jsonl, ..."),
@@ -132,7 +136,7 @@ def accuracy_command(
                              "the provenance)."),
 ) -> None:
     """How often the fit finds a known policy: its posterior weight, 2 players."""
-    from solver.opponent_model.study import COLUMNS, SUMMARY_COLUMNS, run
+    from solver.studies.model_accuracy import COLUMNS, SUMMARY_COLUMNS, run
     from solver.provenance import header
     from solver.reports.files import write_table
 

@@ -1,6 +1,7 @@
 """Validation shared by every `jabba` command: typed option parsers (budgets, seeds,
-counts), the game (`--game`, `load_game`), input files, SEAT=CARDS pairs, options that
-conflict, clean help, a quiet broken pipe.
+counts), the game's options (`game_option`, `players_option`, `agenda_option`,
+`deck_option`) and the one way to load it (`load_game`), input files, SEAT=CARDS pairs,
+options that conflict, clean help, a quiet broken pipe.
 
 Every refusal is a `typer.BadParameter` naming the option, the value given and what is
 allowed; typer prints it without a traceback and exits with code 2 (docs/bad-input.md).
@@ -15,6 +16,8 @@ from pathlib import Path
 
 import typer
 from typer.core import TyperGroup
+
+from spiel_game.cards import AGENDA_GAMES, AGENDAS, GAMES, RULESET_OF_GAME, RULESETS
 
 HELP_OPTION_NAMES = ["-h", "--help"]
 MAX_SECONDS = 1e9  # about 31 years: finite, and every deadline computed from it stays finite
@@ -61,9 +64,6 @@ COUNT = dict(parser=_integer(0, INT64_LIMIT, "an integer from 0 to 2**63 - 1"), 
 THREADS = dict(parser=_integer(1, 1025, "an integer from 1 to 1024"), metavar="N")
 PORT = dict(parser=_integer(0, 65536, "an integer from 0 (any free port) to 65535"),
             metavar="PORT")
-# The game every command plays (spiel_game.game.GAMES; not imported here, so that help
-# and refusals load no engine).
-GAMES = ("jabbas_palace", "love_letter")
 
 
 def _game(value) -> str:
@@ -72,9 +72,35 @@ def _game(value) -> str:
     return value
 
 
+def _described(rules) -> str:
+    return (f"{rules.game} ({rules.description}"
+            f"{'' if rules.has_agendas else '; it has no agenda'})")
+
+
+_GAMES_TEXT = [_described(r) for r in RULESETS]
 GAME = dict(parser=_game, metavar="GAME",
-            help="The game: jabbas_palace (Star Wars: Jabba's Palace) or love_letter "
-            "(classic Love Letter, 2019 edition; it has no agenda).")
+            help=f"The game: {', '.join(_GAMES_TEXT[:-1])} or {_GAMES_TEXT[-1]}.")
+AGENDA_HELP = f"Agenda ({', '.join(AGENDA_GAMES)})."
+AGENDA_LIST = f"{', '.join(AGENDAS[:-1])} or {AGENDAS[-1]}"  # for help texts
+DECK_HELP = "full, a reduced preset or a spec."
+
+
+# The game's options, the same for every command (a command's help may say more; `jabba
+# hint` defaults them to None, so that its situation file's fields stand).
+def game_option(default: str | None = GAMES[0]):
+    return typer.Option(default, "--game", **GAME)
+
+
+def players_option(help: str = "Number of players.", default: int | None = 2):
+    return typer.Option(default, "--players", help=help)
+
+
+def agenda_option(help: str = AGENDA_HELP, default: str | None = AGENDAS[0]):
+    return typer.Option(default, "--agenda", help=help)
+
+
+def deck_option(default: str = "full", help: str = DECK_HELP):
+    return typer.Option(default, "--deck", help=help)
 
 
 def results_guard(value: Path | None) -> Path | None:
@@ -177,23 +203,40 @@ def exclusive(ctx: typer.Context, *names: str) -> None:
 def load_game(game: str, players: int, deck: str, utility: str = "margin",
               agenda: str | None = None, ctx: typer.Context | None = None,
               agenda_option: str = "agenda"):
-    """The pyspiel game the options describe; a refusal names what was wrong. `agenda` is
-    jabbas_palace's; for love_letter (no agendas, docs/RULES.md C8) an agenda the user
-    gave (ctx: option `agenda_option`) is refused."""
+    """The game the options describe (spiel_game.load); a refusal names what was wrong.
+    `agenda` (None: the default) is for a game with agendas; for one without, an agenda
+    the user gave (ctx: option `agenda_option`) is refused, and the default ignored."""
     import pyspiel
 
-    import spiel_game  # noqa: F401  (registers the games)
+    import spiel_game
 
-    params = {"players": players, "deck": deck, "utility": utility}
-    if game == GAMES[0]:
-        params["agenda"] = agenda or "exalted_one"
-    elif ctx is not None and given(ctx, agenda_option):
-        raise typer.BadParameter(f"applies only to --game {GAMES[0]}: {game} has no "
-                                 "agendas (docs/RULES.md C8)",
-                                 param_hint=_flag(ctx, agenda_option))
+    if not RULESET_OF_GAME[_game(game)].has_agendas:
+        if ctx is not None:
+            refuse_agendas(ctx, game, agenda_option)
+        agenda = None
     try:
-        return pyspiel.load_game(_game(game), params)
+        return spiel_game.load(game, players=players, agenda=agenda, deck=deck,
+                               utility=utility)
     except (ValueError, pyspiel.SpielError) as err:
+        raise typer.BadParameter(str(err)) from None
+
+
+def refuse_agendas(ctx: typer.Context, game: str, *names: str) -> None:
+    """Refuse these options (an agenda, agendas) given for a game without agendas."""
+    rules = RULESET_OF_GAME[game]
+    if not rules.has_agendas:
+        applies_only(ctx, names, f"to --game {' or '.join(AGENDA_GAMES)}: {game} has no "
+                     f"agendas ({rules.deck_end_ruling})")
+
+
+def ship_folder(out: Path | None, option: str) -> Path:
+    """--ship's folder (solver.policies.shipped.ship_folder), or a refusal saying why
+    not (`option`, where to write, given too; an installed package; uncommitted code)."""
+    from solver.policies import shipped
+
+    try:
+        return shipped.ship_folder(out, option)
+    except ValueError as err:
         raise typer.BadParameter(str(err)) from None
 
 

@@ -25,7 +25,7 @@ INTERACTIVE_OPTIONS = ("against", "opponent_search_iterations", "match", "coach"
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
 
 
-def register(app: typer.Typer, load_game) -> None:
+def register(app: typer.Typer) -> None:
     @app.command()
     def play(
         ctx: typer.Context,
@@ -41,12 +41,11 @@ def register(app: typer.Typer, load_game) -> None:
         opponent_search_iterations: int = typer.Option(
             OPPONENT_SEARCH_ITERATIONS, "--opponent-search-iterations", **options.POSITIVE,
             help="--against search: its iterations per decision (repeatable games)."),
-        game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
-        players: int = typer.Option(2, help="Number of players, 2 to 6."),
-        agenda: str = typer.Option("exalted_one", help="exalted_one, my_kind_of_scum, "
-                                   "jabbas_court or rescue_mission."),
-        deck: str = typer.Option("full", help="full, tiny, small, medium or a spec such as "
-                                 "'guard:2+jabba+han+faceup:0'."),
+        game_name: str = options.game_option(),
+        players: int = options.players_option("Number of players, 2 to 6."),
+        agenda: str = options.agenda_option(f"{options.AGENDA_LIST}."),
+        deck: str = options.deck_option("full", "full, tiny, small, medium or a spec such "
+                                        "as 'guard:2+jabba+han+faceup:0'."),
         utility: str = typer.Option("margin", help="margin (zero-sum) or tokens."),
         seed: int = typer.Option(0, **options.SEED, help="Seed for the deals and the "
                                  "other seats' choices."),
@@ -81,8 +80,8 @@ def register(app: typer.Typer, load_game) -> None:
         round."""
         if seat is None and replay is None:
             options.applies_only(ctx, INTERACTIVE_OPTIONS, "with --seat (or --replay)")
-            _random_round(load_game(players, agenda, deck, utility, game_name, ctx), utility,
-                          seed, viewer)
+            _random_round(options.load_game(game_name, players, deck, utility, agenda, ctx),
+                          utility, seed, viewer)
             return
         judge = _coach_settings(ctx, coach, coach_threshold, coach_seconds, coach_search,
                                 coach_search_iterations)
@@ -94,7 +93,7 @@ def register(app: typer.Typer, load_game) -> None:
         options.applies_only(ctx, ("viewer",), "to the random round (without --seat)")
         if against != "search":
             options.applies_only(ctx, ("opponent_search_iterations",), "with --against search")
-        game = load_game(players, agenda, deck, utility, game_name, ctx)
+        game = options.load_game(game_name, players, deck, utility, agenda, ctx)
         _interactive(game, seat, against, opponent_search_iterations, seed, match, judge, log)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import typer
 
 from cli import options
-from spiel_game.cards import AGENDAS
+from spiel_game.cards import RULESET_OF_GAME
 
 FULL_COLUMNS = ["players", "agenda", "policy", "opponent", "margin", "low", "high", "deals",
                 "search_seconds", "lbr_lower_bound", "lbr_low", "lbr_high"]
@@ -33,26 +33,6 @@ def _write(out: Path, columns: list[str], rows: list[dict], record: dict) -> Non
     write_table(out, {**record, "columns": columns, "rows": rows})
 
 
-def _write_merged(out: Path, columns: list[str], rows: list[dict], record: dict,
-                  row_id, started: str, params: dict, game_name: str) -> None:
-    """This run's rows merged into an earlier file's (reports.files.merged_rows): the
-    earlier rows for other `row_id`s stay, with the run behind each in `parts`; the
-    header's game parameters cover every row."""
-    from solver.reports.files import merged_rows
-
-    part = {k: record[k] for k in ("command", "code_version", "seconds")}
-    merged, parts = merged_rows(out.with_suffix(".json"),
-                                [{**r, "run": started} for r in rows], row_id,
-                                {**part, "started": started})
-    params = {**params, "players": sorted({r["players"] for r in merged})}
-    if "deck" in merged[0]:  # the exact study's rows: their decks, in order
-        params["deck"] = list(dict.fromkeys(r["deck"] for r in merged))
-    if game_name == options.GAMES[0]:
-        params["agenda"] = [a for a in AGENDAS if a in {r["agenda"] for r in merged}]
-    record["game"]["parameters"] = params
-    _write(out, columns, merged, {**record, "parts": parts})
-
-
 def _started() -> str:
     """When this run started: the id that ties its rows to its part of the record (to
     the microsecond, so that two runs in one second stay apart)."""
@@ -68,20 +48,19 @@ def _duel_row_id(row: dict) -> tuple:
 
 
 def _variants(ctx: typer.Context, game_name: str, agendas: str) -> list[str]:
-    """The study's variants: agendas of jabbas_palace, or the game itself for one without
+    """The study's variants: the game's agendas, or the game itself for one without
     agendas (an --agendas given then is refused)."""
-    if game_name == options.GAMES[0]:
-        return _names(agendas, AGENDAS, "--agendas")
-    if options.given(ctx, "agendas"):
-        raise typer.BadParameter(f"applies only to --game {options.GAMES[0]}: {game_name} "
-                                 "has no agendas (docs/RULES.md C8)", param_hint="--agendas")
-    return [game_name]
+    rules = RULESET_OF_GAME[game_name]
+    if rules.has_agendas:
+        return _names(agendas, rules.agendas, "--agendas")
+    options.refuse_agendas(ctx, game_name, "agendas")
+    return list(rules.variants)
 
 
 def _params(game_name: str, deck: str, players: int, names: list[str]) -> dict:
     """The provenance header's game parameters of a study over `names`."""
     params = {"deck": deck, "players": players, "utility": "margin"}
-    if game_name == options.GAMES[0]:
+    if RULESET_OF_GAME[game_name].has_agendas:
         params["agenda"] = names
     return params
 
@@ -90,9 +69,9 @@ def register(app: typer.Typer) -> None:
     @app.command("search-exact")
     def search_exact(
         ctx: typer.Context,
-        game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
+        game_name: str = options.game_option(),
         decks: str = typer.Option("small,medium", help="Reduced presets, comma list."),
-        players: int = typer.Option(2, help="Players."),
+        players: int = options.players_option("Players."),
         agendas: str = typer.Option("all", help="'all' or a comma list of agendas."),
         blueprint_iterations: int = typer.Option(400_000, **options.POSITIVE,
                                                  help="MCCFR iterations of each blueprint."),
@@ -118,7 +97,8 @@ def register(app: typer.Typer) -> None:
         import pyspiel
 
         from solver.provenance import header
-        from solver.search.study import COLUMNS, reduced_game, run
+        from solver.reports.records import write_merged
+        from solver.studies.search_exact import COLUMNS, reduced_game, run
 
         from solver.search.subgame import TOPS
 
@@ -146,20 +126,21 @@ def register(app: typer.Typer) -> None:
                                 "the decision-time search, its blueprint and DCFR",
                                 algorithm=f"1-KLSS search, {top} top with 2 players (unsafe "
                                 "with 3), DCFR",
-                                blueprint="external-sampling MCCFR, study level (search/study.py)",
+                                blueprint="external-sampling MCCFR, study level "
+                                "(solver/studies/search_exact.py)",
                                 blueprint_iterations=blueprint_iterations,
                                 search_iterations=search_iterations,
                                 dcfr_iterations=dcfr_iterations, seed=seed, rows=rows)
                 # after every row: Ctrl-C keeps them
-                _write_merged(out, COLUMNS, rows, record, _exact_row_id, started,
-                              {"utility": "margin"}, game_name)
+                write_merged(out, COLUMNS, rows, record, _exact_row_id, started,
+                             {"utility": "margin"}, game_name)
         typer.echo(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
 
     @app.command("search-duel")
     def search_duel(
         ctx: typer.Context,
-        game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
-        players: int = typer.Option(2, help="Players."),
+        game_name: str = options.game_option(),
+        players: int = options.players_option("Players."),
         agendas: str = typer.Option("all", help="'all' or a comma list of agendas "
                                     "(--game jabbas_palace only)."),
         opponents: str | None = typer.Option(
@@ -188,21 +169,17 @@ def register(app: typer.Typer) -> None:
         from solver.policies.chain import default_heuristic, load_policies
         from solver.policies.compiled import build_bank
         from solver.provenance import header
+        from solver.reports.records import write_merged
         from solver.search.evaluate import BlueprintPolicy, LBRPlayer, play_deals
         from solver.search.policy import SearchPolicy
         from solver.search.resolve import SearchLimits
 
-        from spiel_game.game import variant
 
         from solver.search.subgame import TOPS
 
         _names(top, TOPS, "--top")
         searcher = "search" if top == "max-margin" else f"search-{top}"
-        if game_name == options.GAMES[0]:
-            names = _names(agendas, AGENDAS, "--agendas")
-        else:  # refuses --agendas: love_letter has none
-            names = [variant(options.load_game(game_name, players, "full", ctx=ctx,
-                                               agenda_option="agendas"))]
+        names = _variants(ctx, game_name, agendas)
         limits = dict(iterations=search_iterations, max_nodes=max_nodes,
                       rollout_budget=4000, max_roots=150)
         start = time.perf_counter()
@@ -210,7 +187,7 @@ def register(app: typer.Typer) -> None:
         rows = []
         for agenda in names:
             game = options.load_game(game_name, players, "full",
-                                     agenda=agenda if game_name == options.GAMES[0] else None)
+                                     agenda=RULESET_OF_GAME[game_name].agenda_of(agenda))
             if opponents is None:
                 opponents = f"{default_heuristic(game)},table"
             policies = load_policies(game)
@@ -255,14 +232,14 @@ def register(app: typer.Typer) -> None:
                                 what="the decision-time search head to head, duplicate deals",
                                 algorithm=f"1-KLSS search, {top} top, DCFR",
                                 search_limits=limits, seed=seed, search_seed=search_seed)
-                _write_merged(out, FULL_COLUMNS, rows, record, _duel_row_id, started,
-                              {"deck": "full", "utility": "margin"}, game_name)
+                write_merged(out, FULL_COLUMNS, rows, record, _duel_row_id, started,
+                             {"deck": "full", "utility": "margin"}, game_name)
         typer.echo(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
 
     @app.command("exploit-known")
     def exploit_known(
         ctx: typer.Context,
-        game_name: str = typer.Option(options.GAMES[0], "--game", **options.GAME),
+        game_name: str = options.game_option(),
         deck: str = typer.Option("small", help="A reduced preset (exact values), or full "
                                  "(duplicate deals against the shipped table)."),
         agendas: str = typer.Option("exalted_one", help="'all' or a comma list of agendas."),
@@ -289,8 +266,8 @@ def register(app: typer.Typer) -> None:
         import pyspiel
 
         from solver.provenance import header
-        from solver.search.exploit_study import COLUMNS, heuristics_of, run, run_full
-        from solver.search.study import reduced_game
+        from solver.studies.exploit_known import COLUMNS, heuristics_of, run, run_full
+        from solver.studies.search_exact import reduced_game
 
         names = _variants(ctx, game_name, agendas)
         known = _names(opponents, heuristics_of(game_name), "--opponents")
@@ -325,7 +302,8 @@ def register(app: typer.Typer) -> None:
                             what="exploiting a known opponent: node-locked search, exact",
                             algorithm="1-KLSS search with the opponent locked to its model: "
                             "exact best response, or a restricted Nash response by DCFR",
-                            blueprint="external-sampling MCCFR, study level (search/study.py)",
+                            blueprint="external-sampling MCCFR, study level "
+                            "(solver/studies/search_exact.py)",
                             blueprint_iterations=blueprint_iterations,
                             search_iterations=search_iterations, confidence=confidence,
                             seed=seed, rows=rows,

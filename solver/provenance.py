@@ -68,6 +68,18 @@ def game_name(record: dict) -> str:
     return game.get("name", GAME_NAME) if "parameters" in game else GAME_NAME
 
 
+def game_flags(game: str, agenda: str | None = None) -> list[str]:
+    """The `jabba` flags that name a game and its variant in a recorded command: --agenda
+    in a game with agendas (None: the default one), --game for any game but the
+    default."""
+    from spiel_game.cards import GAMES, ruleset
+
+    rules = ruleset(game)
+    # The default game is the --game option's default: a recorded command omits it.
+    flags = [] if game == GAMES[0] else ["--game", game]
+    return flags + (["--agenda", rules.variant(agenda)] if rules.has_agendas else [])
+
+
 def portable_path(path: str | os.PathLike, root: str | os.PathLike | None = None) -> str:
     """A path as a result file may record it: a relative one as given; an absolute one
     relative to `root` (default: the working directory) if inside it, else its name."""

@@ -1,9 +1,13 @@
 """The compiled rules engine and its OpenSpiel games: `jabbas_palace` (Star Wars: Jabba's
 Palace) and `love_letter` (classic Love Letter, 2019 edition).
 
-Importing this package registers both games with pyspiel.
+Importing this package registers both games with pyspiel. `GAMES` is the one list of the
+games, `load` the one loader, `ruleset(game).has_agendas` / `.variants` what a game's
+variants are.
 """
 
 from . import game  # noqa: F401  (registers "jabbas_palace" and "love_letter")
-from .cards import CHARACTERS, CLASSIC, JABBAS_PALACE, Agenda, character_id, parse_deck  # noqa: F401
-from .game import EngineGame, EngineState, JabbaPalaceGame, LoveLetterGame, RoundView  # noqa: F401
+from .cards import (CHARACTERS, CLASSIC, GAMES, JABBAS_PALACE, RULESETS, Agenda,  # noqa: F401
+                    RuleSet, character_id, parse_deck, ruleset)
+from .game import (EngineGame, EngineState, JabbaPalaceGame, LoveLetterGame,  # noqa: F401
+                   RoundView, load, load_parameters, variant)

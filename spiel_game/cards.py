@@ -267,8 +267,12 @@ CLASSIC_DECK_PRESETS: dict[str, str] = {
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class RuleSet:
-    """A rule set: its cards (ids 0..n-1), deck presets and game name; `id` is what the
-    engine's state holds (layout.S_RULES) to pick its card table."""
+    """A rule set: its cards (ids 0..n-1), deck presets, game name and variants; `id` is
+    what the engine's state holds (layout.S_RULES) to pick its card table.
+
+    A game's variants are what its files and result rows are named by besides deck and
+    players: its agendas (R12) if it has them, else its own name (policy_full_love_letter_2p_
+    fine.npz). Callers ask `has_agendas` and `variants`, never the game's name."""
 
     id: int
     game: str  # the OpenSpiel game's short name
@@ -276,6 +280,45 @@ class RuleSet:
     characters: tuple[Character, ...]
     presets: dict[str, str]
     example: str  # a deck spec, for messages
+    long_name: str  # OpenSpiel's long name of the game (one round)
+    description: str  # what the game is, for help texts
+    agendas: tuple[str, ...] = ()  # its agendas' names (AGENDA_NAMES), the default first
+    # Without agendas: who wins at the deck end, where the rules say so, and the engine's
+    # scoring of it (an Agenda: classic Love Letter's highest card is Exalted One's rule).
+    deck_end: str = ""
+    deck_end_ruling: str = ""
+    deck_end_scoring: Agenda = Agenda.EXALTED_ONE
+
+    @property
+    def has_agendas(self) -> bool:
+        return bool(self.agendas)
+
+    @property
+    def default_agenda(self) -> str | None:
+        return self.agendas[0] if self.agendas else None
+
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """Its agendas, or its one variant, the game's name."""
+        return self.agendas or (self.game,)
+
+    def variant(self, agenda: str | None) -> str:
+        """The variant a game of this rule set with `agenda` is (None: the default)."""
+        return (agenda or self.default_agenda) if self.has_agendas else self.game
+
+    def agenda_of(self, variant: str) -> str | None:
+        """The agenda a variant names: the variant itself in a game with agendas, None in
+        one without (ValueError for a variant it does not have)."""
+        if variant not in self.variants:
+            raise ValueError(f"{variant!r}: {self.game}'s variants are "
+                             f"{', '.join(self.variants)}")
+        return variant if self.has_agendas else None
+
+    @property
+    def no_agendas(self) -> str:
+        """Why an agenda is refused for this game ('' if it has agendas)."""
+        return "" if self.has_agendas else (
+            f"{self.game} has no agendas ({self.deck_end}, {self.deck_end_ruling})")
 
     @functools.cached_property
     def _aliases(self) -> dict[str, int]:
@@ -313,12 +356,27 @@ class RuleSet:
         return parse_deck(spec, self)
 
 
-JABBAS_PALACE = RuleSet(0, "jabbas_palace", "Jabba's Palace", CHARACTERS, DECK_PRESETS,
-                        "guard:2+jabba+han")
-CLASSIC = RuleSet(1, "love_letter", "classic Love Letter", CLASSIC_CHARACTERS,
-                  CLASSIC_DECK_PRESETS, "guard:2+prince+princess")
+JABBAS_PALACE = RuleSet(
+    0, "jabbas_palace", "Jabba's Palace", CHARACTERS, DECK_PRESETS, "guard:2+jabba+han",
+    long_name="Star Wars: Jabba's Palace - A Love Letter Game (one round)",
+    description="Star Wars: Jabba's Palace", agendas=AGENDAS)
+CLASSIC = RuleSet(
+    1, "love_letter", "classic Love Letter", CLASSIC_CHARACTERS, CLASSIC_DECK_PRESETS,
+    "guard:2+prince+princess", long_name="Love Letter, 2019 edition (one round)",
+    description="classic Love Letter, 2019 edition",
+    deck_end="the highest card wins at the deck's end", deck_end_ruling="docs/RULES.md C8")
 RULESETS: tuple[RuleSet, ...] = (JABBAS_PALACE, CLASSIC)  # by id
+# The one list of the games, by their OpenSpiel short names; the first is the default.
+GAMES: tuple[str, ...] = tuple(r.game for r in RULESETS)
 RULESET_OF_GAME = {r.game: r for r in RULESETS}
+AGENDA_GAMES = tuple(r.game for r in RULESETS if r.has_agendas)  # the games with agendas
+
+
+def ruleset(game: str) -> RuleSet:
+    """The rule set of a game by its short name; ValueError naming the games there are."""
+    if game not in RULESET_OF_GAME:
+        raise ValueError(f"game={game!r}: allowed are {', '.join(GAMES)}")
+    return RULESET_OF_GAME[game]
 
 
 def card_tables() -> np.ndarray:

@@ -11,8 +11,9 @@ A thin wrapper: every rule is in engine.py, every card in cards.py. Parameters:
 | utility | margin (zero-sum: t_i - mean of others), tokens          | margin        |
 | deck    | full, tiny, small, medium, or a spec like "guard:2+jabba+han+faceup:0" | full |
 
-Chance outcomes are character ids (cards.py). States serialize as their action history,
-one id per line.
+Load a game with `load(game, players=..., agenda=..., deck=..., utility=...)`, the one
+loader every caller uses (or `pyspiel.load_game`). Chance outcomes are character ids
+(cards.py). States serialize as their action history, one id per line.
 """
 
 from __future__ import annotations
@@ -26,35 +27,55 @@ from . import engine
 from . import events as ev
 from . import layout as L
 from .actions import chance_to_string, decision_to_string, num_actions
-from .cards import (AGENDA_NAMES, CLASSIC, JABBAS_PALACE, RULESET_OF_GAME, Agenda, DeckSpec,
-                    RuleSet, parse_deck)
+from .cards import (AGENDA_NAMES, CLASSIC, GAMES, JABBAS_PALACE, Agenda, DeckSpec, RuleSet,
+                    parse_deck, ruleset)
 
-SHORT_NAME = JABBAS_PALACE.game  # "jabbas_palace"
-CLASSIC_SHORT_NAME = CLASSIC.game  # "love_letter"
-GAMES = tuple(RULESET_OF_GAME)  # the engine's games, by short name
 UTILITIES = {"margin": L.UTIL_MARGIN, "tokens": L.UTIL_TOKENS}
-DEFAULT_PARAMS = {"players": 2, "agenda": "exalted_one", "utility": "margin",
-                  "deck": "full"}
-CLASSIC_DEFAULT_PARAMS = {"players": 2, "utility": "margin", "deck": "full"}
-_LONG_NAMES = {SHORT_NAME: "Star Wars: Jabba's Palace - A Love Letter Game (one round)",
-               CLASSIC_SHORT_NAME: "Love Letter, 2019 edition (one round)"}
 
 
 def default_params(rules: RuleSet) -> dict:
-    return DEFAULT_PARAMS if rules is JABBAS_PALACE else CLASSIC_DEFAULT_PARAMS
+    """The game's parameters and their defaults: an agenda only for a game with them."""
+    agenda = {"agenda": rules.default_agenda} if rules.has_agendas else {}
+    return {"players": 2, **agenda, "utility": "margin", "deck": "full"}
 
 
 def variant(game) -> str:
-    """What names a game's files besides deck and players: its agenda for jabbas_palace,
-    the game's name for love_letter (policy_full_love_letter_2p_fine.npz)."""
+    """What names a game's files besides deck and players (RuleSet.variants): its agenda
+    in a game with agendas, else the game's name (policy_full_love_letter_2p_fine.npz)."""
     config = game.config
-    return config.agenda_name if config.rules is JABBAS_PALACE else config.rules.game
+    return config.rules.variant(config.agenda_name)
+
+
+def check_agenda(params: dict, rules: RuleSet) -> None:
+    """Refuse an agenda for a game without agendas, saying why and what is allowed."""
+    if not rules.has_agendas and "agenda" in params:
+        raise ValueError(f"agenda={params['agenda']!r}: {rules.no_agendas}; allowed "
+                         f"parameters: {', '.join(sorted(default_params(rules)))}")
+
+
+def load_parameters(game: str, params: dict) -> EngineGame:
+    """The engine game `game` with OpenSpiel parameters `params`; ValueError naming what
+    is wrong and what is allowed. The agenda is checked here, before pyspiel, whose
+    refusal of it would not say that the game has none."""
+    check_agenda(params, ruleset(game))
+    return pyspiel.load_game(game, dict(params))
+
+
+def load(game: str = GAMES[0], *, players: int = 2, agenda: str | None = None,
+         deck: str = "full", utility: str = "margin") -> EngineGame:
+    """The one loader of the engine's games. `agenda`: None for the game's default (a
+    game without agendas takes none; one given is refused, saying so). ValueError (or
+    pyspiel.SpielError) names what is wrong and what is allowed."""
+    params = {"players": players, "deck": deck, "utility": utility}
+    if agenda is not None:
+        params["agenda"] = agenda
+    return load_parameters(game, params)
 
 
 def _game_type(utility: str, rules: RuleSet = JABBAS_PALACE) -> pyspiel.GameType:
     return pyspiel.GameType(
         short_name=rules.game,
-        long_name=_LONG_NAMES[rules.game],
+        long_name=rules.long_name,
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
@@ -70,16 +91,12 @@ def _game_type(utility: str, rules: RuleSet = JABBAS_PALACE) -> pyspiel.GameType
         parameter_specification=default_params(rules))
 
 
-GAME_TYPE = _game_type("margin")
-CLASSIC_GAME_TYPE = _game_type("margin", CLASSIC)
-
-
 @dataclasses.dataclass(frozen=True)
 class GameConfig:
     """Validated game parameters."""
 
     num_players: int
-    agenda: Agenda  # classic Love Letter: EXALTED_ONE, its deck-end rule (C8)
+    agenda: Agenda  # without agendas: the rule set's deck_end_scoring (classic: C8)
     utility: str
     deck: DeckSpec
     rules: RuleSet = JABBAS_PALACE
@@ -90,25 +107,25 @@ class GameConfig:
 
     @classmethod
     def from_params(cls, params: dict, rules: RuleSet = JABBAS_PALACE) -> GameConfig:
+        check_agenda(params, rules)
         defaults = default_params(rules)
-        if rules is not JABBAS_PALACE and "agenda" in params:
-            raise ValueError(
-                f"agenda={params['agenda']!r}: {rules.game} has no agendas (the highest "
-                f"card wins at the deck end, docs/RULES.md C8); allowed parameters: "
-                f"{', '.join(sorted(defaults))}")
         unknown = set(params) - set(defaults)
         if unknown:
             raise ValueError(f"unknown parameter(s) {sorted(unknown)}; allowed: "
                              f"{sorted(defaults)}")
-        merged = {**DEFAULT_PARAMS, **defaults, **params}
+        merged = {**defaults, **params}
         players = merged["players"]
         if not isinstance(players, int) or not 2 <= players <= L.MAX_PLAYERS:
             raise ValueError(f"players={players!r}: must be a whole number from 2 to "
                              f"{L.MAX_PLAYERS}")
-        agenda = merged["agenda"]
-        if agenda not in AGENDA_NAMES:
-            raise ValueError(f"agenda={agenda!r}: allowed agendas are "
-                             f"{', '.join(AGENDA_NAMES)}")
+        if rules.has_agendas:
+            agenda = merged["agenda"]
+            if agenda not in rules.agendas:
+                raise ValueError(f"agenda={agenda!r}: allowed agendas are "
+                                 f"{', '.join(rules.agendas)}")
+            scoring = AGENDA_NAMES[agenda]
+        else:
+            scoring = rules.deck_end_scoring
         utility = merged["utility"]
         if utility not in UTILITIES:
             raise ValueError(f"utility={utility!r}: allowed are {', '.join(UTILITIES)}")
@@ -118,7 +135,7 @@ class GameConfig:
                              f"({', '.join(rules.presets)}) or a spec string")
         deck = parse_deck(deck_text, rules)
         deck.check_playable(players)
-        return cls(players, AGENDA_NAMES[agenda], utility, deck, rules)
+        return cls(players, scoring, utility, deck, rules)
 
     @property
     def face_up(self) -> int:
@@ -206,6 +223,12 @@ class LoveLetterGame(EngineGame):
     Letter", C1-C11)."""
 
     RULES = CLASSIC
+
+
+# The game class of each rule set, in the order of GAMES, registered with pyspiel below.
+GAME_CLASSES: dict[str, type[EngineGame]] = {
+    cls.RULES.game: cls for cls in (JabbaPalaceGame, LoveLetterGame)}
+assert tuple(GAME_CLASSES) == GAMES, "a game class per rule set (cards.RULESETS)"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -484,5 +507,5 @@ class EngineObserver:
         return " ".join(parts)
 
 
-pyspiel.register_game(GAME_TYPE, JabbaPalaceGame)
-pyspiel.register_game(CLASSIC_GAME_TYPE, LoveLetterGame)
+for _cls in GAME_CLASSES.values():
+    pyspiel.register_game(_game_type("margin", _cls.RULES), _cls)

@@ -16,6 +16,7 @@ import pytest
 from conftest import load
 from solver import provenance
 from solver.reports import files as report_files
+from solver.reports import records
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "results"
@@ -235,20 +236,20 @@ def test_a_table_made_in_parts_keeps_each_rows_run(tmp_path):
                                  "rows": [{"id": "a", "v": 1}, {"id": "b", "v": 2}]})
     row_id = lambda r: r["id"]  # noqa: E731
     second = {"command": "jabba second", "started": "t2"}
-    rows, parts = report_files.merged_rows(path, [{"id": "b", "v": 3, "run": "t2"}],
-                                           row_id, second)
+    rows, parts = records.merged_rows(path, [{"id": "b", "v": 3, "run": "t2"}],
+                                      row_id, second)
     assert rows == [{"id": "a", "v": 1}, {"id": "b", "v": 3, "run": "t2"}]
     assert [p["command"] for p in parts] == ["jabba first", "jabba second"]
     provenance.write_json(path, {"rows": rows, "parts": parts})
-    again, parts = report_files.merged_rows(  # the same run writing again
+    again, parts = records.merged_rows(  # the same run writing again
         path, [{"id": "b", "v": 4, "run": "t2"}, {"id": "c", "v": 5, "run": "t2"}],
         row_id, {**second, "seconds": 9.0})
     assert [r["v"] for r in again] == [1, 4, 5] and len(parts) == 2
     assert parts[-1]["seconds"] == 9.0
     provenance.write_json(path, {"rows": again, "parts": parts})
     third = {"command": "jabba third", "started": "t3"}
-    rows, parts = report_files.merged_rows(path, [{"id": "a", "v": 6, "run": "t3"}],
-                                           row_id, third)
+    rows, parts = records.merged_rows(path, [{"id": "a", "v": 6, "run": "t3"}],
+                                      row_id, third)
     assert {r["id"]: r["v"] for r in rows} == {"b": 4, "c": 5, "a": 6}
     assert [p["command"] for p in parts] == ["jabba second", "jabba third"]  # first: no rows
 

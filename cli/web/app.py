@@ -19,11 +19,15 @@ mutated requests to every route. Hints and coached plays are CPU-bound: they run
 threads (the numba kernels release the GIL), at most `workers` at once. The compiled
 kernels are warmed in a thread at start-up; `GET /api/status` says warming or ready, and
 the pages show it.
+
+The routes are module functions on `router`; what they share (the warm-up, the games, the
+worker limit) is one `AppState` per app (`create_app`), which each route takes as `State`.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import ipaddress
 import json
 import os
@@ -33,10 +37,10 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
-from fastapi import FastAPI, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.routing import APIRoute
@@ -44,6 +48,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from solver.play import COACH_SEARCH_ITERATIONS, OPPONENT_SEARCH_ITERATIONS
+from spiel_game.cards import GAMES
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY_BYTES = 64 * 1024
@@ -59,9 +64,8 @@ SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the field
     "type": "object", "description": "A situation: the fields of a situation file "
     "(docs/hint.md, 'The situation'), e.g. the README's worked hint.",
     "properties": {
-        "game": {"type": "string", "enum": ["jabbas_palace", "love_letter"],
-                 "default": "jabbas_palace", "description": "love_letter: classic cards, "
-                 "no agenda"},
+        "game": {"type": "string", "enum": list(GAMES), "default": GAMES[0],
+                 "description": "love_letter: classic cards, no agenda"},
         "players": {"type": "integer", "minimum": 2, "maximum": 6, "default": 2},
         "agenda": {"type": "string", "default": "exalted_one"},
         "seat": {"type": "integer", "default": 0},
@@ -178,282 +182,94 @@ class _Game:
         self.lock = threading.Lock()
 
 
+class AppState:
+    """What the routes share: the warm-up, the games kept (the least recently used goes
+    first past MAX_SESSIONS), and the worker threads' limit."""
+
+    def __init__(self, warm: bool, workers: int):
+        self.warm = warm
+        self.workers = workers
+        self.warmup = Warmup()
+        self.games: collections.OrderedDict[str, _Game] = collections.OrderedDict()
+        self.games_lock = threading.Lock()
+        self.limiter: anyio.CapacityLimiter | None = None  # made in the event loop, on use
+
+    async def in_worker(self, fn, *args):
+        if self.limiter is None:
+            self.limiter = anyio.CapacityLimiter(self.workers)
+        return await anyio.to_thread.run_sync(fn, *args, limiter=self.limiter)
+
+    def new_session(self, spec: NewGame) -> tuple[str, _Game]:
+        entry = make_game(spec)
+        key = uuid.uuid4().hex
+        with self.games_lock:
+            self.games[key] = entry
+            while len(self.games) > MAX_SESSIONS:
+                self.games.popitem(last=False)
+        return key, entry
+
+    def game(self, key: str) -> _Game:
+        with self.games_lock:
+            if key not in self.games:
+                raise BadRequest(404, f"no game {key!r} (the server keeps the last "
+                                 f"{MAX_SESSIONS} games); start a new one")
+            self.games.move_to_end(key)
+            return self.games[key]
+
+
+def app_state(request: Request) -> AppState:
+    return request.app.state.app
+
+
+State = Annotated[AppState, Depends(app_state)]
+
+
 def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
     """The app; `warm` compiles the kernels in a thread at start-up; `workers`: hints
     and coached plays computed at once (default: the machine's cores)."""
-    from contextlib import asynccontextmanager
-
-    workers = workers or os.cpu_count() or 1
-    warmup = Warmup()
-    games: collections.OrderedDict[str, _Game] = collections.OrderedDict()
-    games_lock = threading.Lock()
-    limiter: list[anyio.CapacityLimiter] = []  # made in the event loop, on first use
-
-    @asynccontextmanager
-    async def lifespan(app):
-        if warm:
-            threading.Thread(target=warmup.run, args=(compute_hint, make_game),
-                             name="warm-up", daemon=True).start()
-        else:
-            warmup.state, warmup.detail = "ready", "ready (not warmed)"
-        yield
-
+    state = AppState(warm, workers or os.cpu_count() or 1)
     # max_body_size: the framework answers a longer body (announced or streamed) with 413.
-    app = FastAPI(title="Jabba's Palace solver", lifespan=lifespan,
+    app = FastAPI(title="Jabba's Palace solver", lifespan=_lifespan,
                   description="Hints and games against the solver (docs/play.md).",
                   max_body_size=MAX_BODY_BYTES)
-    app.router.route_class = _DepthCheckedRoute  # the routes below: bodies of bounded depth
-
-    async def in_worker(fn, *args):
-        if not limiter:
-            limiter.append(anyio.CapacityLimiter(workers))
-        return await anyio.to_thread.run_sync(fn, *args, limiter=limiter[0])
-
-    # Errors ----------------------------------------------------------------------------
-
-    @app.exception_handler(BadRequest)
-    async def _refused(request: Request, err: BadRequest):
-        return _ErrorResponse({"detail": err.message}, status_code=err.status)
-
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(request: Request, err: RequestValidationError):
-        parts = []
-        for e in err.errors():
-            where = ".".join(str(x) for x in e["loc"] if x not in ("body", "query", "path"))
-            parts.append(f"{where}: {e['msg']}" if where else e["msg"])
-        return _ErrorResponse({"detail": "; ".join(parts)}, status_code=422)
-
-    @app.exception_handler(Exception)
-    async def _failed(request: Request, err: Exception):
-        return _ErrorResponse({"detail": f"internal error: {type(err).__name__}: {err}"},
-                              status_code=500)
-
-    # Pages -----------------------------------------------------------------------------
-
+    app.state.app = state
+    app.state.warmup = state.warmup
+    app.add_exception_handler(BadRequest, _refused)
+    app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(Exception, _failed)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-
-    @app.get("/", include_in_schema=False)
-    def advice_page():
-        return FileResponse(STATIC / "index.html")
-
-    @app.get("/play", include_in_schema=False)
-    def play_page():
-        return FileResponse(STATIC / "play.html")
-
-    @app.get("/api/status", summary="Warming up or ready")
-    def status() -> dict:
-        return warmup.to_json()
-
-    @app.get("/api/meta", summary="Cards, agendas and opponents, for the pages")
-    def meta() -> dict:
-        from spiel_game.cards import AGENDA_NAMES, CHARACTERS
-
-        from solver.evaluation.tournament import TOKEN_GOAL
-        from solver.play.opponents import HEURISTIC_KINDS, OPPONENTS
-
-        return {"cards": [{"id": c.id, "name": c.name, "short": c.aliases[0],
-                           "number": c.number, "side": c.side.name.lower(),
-                           "copies": c.copies, "effect": c.effect.name.lower(), "text": c.text}
-                          for c in CHARACTERS],
-                "agendas": list(AGENDA_NAMES), "token_goal": TOKEN_GOAL,
-                "opponents": [*OPPONENTS, *HEURISTIC_KINDS],
-                "defaults": {"opponent_search_iterations": OPPONENT_SEARCH_ITERATIONS,
-                             "coach_search_iterations": COACH_SEARCH_ITERATIONS},
-                "max_hint_seconds": MAX_HINT_SECONDS, "max_body_bytes": MAX_BODY_BYTES}
-
-    # The hint --------------------------------------------------------------------------
-
-    def compute_hint(data: dict, seconds: float, resolve_seconds: float, seed: int,
-                     search: bool = True, search_seconds: float = 1.0,
-                     search_iterations: int | None = None, score: str | None = None,
-                     match_goal: int | None = None, rounds_played: int | None = None,
-                     opponent: list[str] | None = None, exploit: str = "safe",
-                     confidence: float = 0.5) -> dict:
-        """`jabba hint --json` for the situation `data` (cli/hint.py's calls)."""
-        from solver.hint import advice as hint_lib
-        from solver.hint.log import pasted_seat
-        from solver.hint.situation import SituationError, from_mapping
-        from solver.play.opponents import hint_policies
-
-        data.setdefault("players", 2)
-        if "seat" not in data and pasted_seat(data.get("log")) is None:
-            data["seat"] = 0  # a pasted information state names its own seat
-        try:
-            try:
-                sit = from_mapping(data)
-            except TypeError:  # a field of a JSON type the library does not take: say which
-                raise SituationError(_mistyped(data)) from None
-            game = hint_lib.check_game(sit)
-            match = None
-            if score is not None:
-                scores = [int(x) for x in score.split(",")] if all(
-                    x.strip().isdigit() for x in score.split(",")) else None
-                if scores is None:
-                    raise ValueError(f"score {score!r}: expected whole numbers separated by "
-                                     "commas, one per seat, e.g. '3,5'")
-                match = hint_lib.match_context(game, scores, match_goal,
-                                               rounds_played=rounds_played)
-            elif match_goal is not None or rounds_played is not None:
-                raise ValueError("match_goal and rounds_played apply only with score")
-            modelled = None
-            if opponent:
-                from solver.opponent_model.model import parse_opponents
-
-                if game.num_players() != 2:
-                    raise ValueError("opponent models take 2 players")
-                (seat, model), = parse_opponents(list(opponent), game, sit.seat).items()
-                modelled = hint_lib.OpponentModelUse(seat, model, exploit, confidence)
-            return hint_lib.hint(sit, game, hint_policies(game), seconds=seconds,
-                                 resolve_seconds=resolve_seconds, seed=seed, search=search,
-                                 search_seconds=search_seconds,
-                                 search_iterations=search_iterations, match=match,
-                                 opponent=modelled)
-        except SituationError as err:
-            raise BadRequest(422, f"impossible situation: {err}") from None
-        except ValueError as err:  # a refused policy file, a bad seed
-            raise BadRequest(400, str(err)) from None
-
-    @app.post("/api/hint", summary="Which card should I play? (jabba hint --json)",
-              openapi_extra={"requestBody": {"required": True, "content": {
-                  "application/json": {"schema": SITUATION_SCHEMA}}}})
-    async def api_hint(request: Request,
-                       seconds: float = Query(0.25, gt=0, le=MAX_HINT_SECONDS),
-                       resolve_seconds: float = Query(2.0, gt=0, le=MAX_HINT_SECONDS),
-                       seed: int = Query(0, ge=0, lt=1 << 63),
-                       search: bool = Query(True),
-                       search_seconds: float = Query(1.0, gt=0, le=MAX_HINT_SECONDS),
-                       search_iterations: int | None = Query(None, ge=1, le=100_000),
-                       score: str | None = Query(None, max_length=64),
-                       match_goal: int | None = Query(None, ge=1, le=50),
-                       rounds_played: int | None = Query(None, ge=0, le=1000),
-                       opponent: list[str] | None = _OPPONENT_QUERY,
-                       exploit: str = Query("safe"),
-                       confidence: float = Query(0.5, gt=0, le=1)
-                       ) -> dict:
-        data = _situation(await request.body())
-        return await in_worker(compute_hint, data, seconds, resolve_seconds, seed, search,
-                               search_seconds, search_iterations, score, match_goal,
-                               rounds_played, opponent, exploit, confidence)
-
-    # Games -----------------------------------------------------------------------------
-
-    def make_game(spec: NewGame) -> _Game:
-        """A new game of `spec`, played to the human's first decision."""
-        import io
-
-        import pyspiel
-
-        import spiel_game  # noqa: F401
-        from solver.play.coach import Coach
-        from solver.play.log import LogWriter, game_command, opponent_fields
-        from solver.play.opponents import resolve
-        from solver.play.session import Session, SessionError
-
-        if spec.misplaced():
-            raise BadRequest(422, spec.misplaced())
-        try:
-            game = pyspiel.load_game("jabbas_palace", {"players": spec.players,
-                                                       "agenda": spec.agenda})
-            if spec.seat >= spec.players:
-                raise SessionError(f"seat {spec.seat}: allowed is a seat from 0 to "
-                                   f"{spec.players - 1}")
-            if spec.against.endswith(".npz"):
-                raise ValueError("a policy file is the command line's (jabba play "
-                                 "--against FILE); the web app plays the named opponents")
-            opponent = resolve(spec.against, game, spec.seed,
-                               search_iterations=spec.opponent_search_iterations)
-            coach = (Coach(game, threshold=spec.coach_threshold, seconds=spec.coach_seconds,
-                           seed=spec.seed, search=spec.coach_search,
-                           search_iterations=spec.coach_search_iterations)
-                     if spec.coach else None)
-        except (ValueError, pyspiel.SpielError) as err:
-            raise BadRequest(422, str(err)) from None
-        log = io.StringIO()
-        writer = LogWriter(log)
-        iterations = spec.opponent_search_iterations
-        writer.header(game, command=game_command(game.get_parameters(), spec.seat,
-                                                 spec.against, spec.seed, spec.match,
-                                                 iterations),
-                      seat=spec.seat, against=spec.against, seed=spec.seed, match=spec.match,
-                      **opponent_fields(spec.against, iterations))
-        session = Session(game, spec.seat, opponent, seed=spec.seed, match=spec.match,
-                          record=writer.write, coach=coach)
-        session.advance()
-        return _Game(session, log)
-
-    def new_session(spec: NewGame) -> tuple[str, _Game]:
-        entry = make_game(spec)
-        key = uuid.uuid4().hex
-        with games_lock:
-            games[key] = entry
-            while len(games) > MAX_SESSIONS:
-                games.popitem(last=False)
-        return key, entry
-
-    def game(key: str) -> _Game:
-        with games_lock:
-            if key not in games:
-                raise BadRequest(404, f"no game {key!r} (the server keeps the last "
-                                 f"{MAX_SESSIONS} games); start a new one")
-            games.move_to_end(key)
-            return games[key]
-
-    def answer(entry: _Game, verdict=None) -> dict:
-        return {"view": entry.session.view(), "verdict": verdict,
-                "coach": None if entry.session.coach is None
-                else entry.session.coach.summary()}
-
-    @app.post("/api/play/new", summary="Start a game (jabba play --seat)")
-    async def play_new(spec: NewGame) -> dict:
-        key, entry = await in_worker(new_session, spec)
-        return {"id": key, **answer(entry)}
-
-    @app.get("/api/play/{key}", summary="A game as your seat sees it")
-    def play_view(key: str) -> dict:
-        entry = game(key)
-        with entry.lock:
-            return {"id": key, **answer(entry)}
-
-    def act(entry: _Game, action: int) -> dict:
-        from solver.play.session import SessionError
-
-        with entry.lock:
-            try:
-                verdict = entry.session.act(action)
-            except SessionError as err:
-                raise BadRequest(422, str(err)) from None
-            return answer(entry, verdict)
-
-    @app.post("/api/play/{key}/act", summary="Your choice: an action id of the view's legal")
-    async def play_act(key: str, body: Act) -> dict:
-        return {"id": key, **await in_worker(act, game(key), body.action)}
-
-    def next_round(entry: _Game) -> dict:
-        from solver.play.session import SessionError
-
-        with entry.lock:
-            try:
-                entry.session.next_round()
-            except SessionError as err:
-                raise BadRequest(422, str(err)) from None
-            entry.session.advance()
-            return answer(entry)
-
-    @app.post("/api/play/{key}/next", summary="A match's next round")
-    async def play_next(key: str) -> dict:
-        return {"id": key, **await in_worker(next_round, game(key))}
-
-    @app.get("/api/play/{key}/log", summary="The game's log (JSON lines; jabba play --replay)",
-             response_class=PlainTextResponse)
-    def play_log(key: str):
-        entry = game(key)
-        with entry.lock:
-            return PlainTextResponse(entry.log.getvalue(), media_type="application/x-ndjson",
-                                     headers={"Content-Disposition":
-                                              f'attachment; filename="jabba-play-{key[:8]}.jsonl"'})
-
-    app.state.warmup = warmup
+    app.include_router(router)
     return app
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app: FastAPI):
+    state: AppState = app.state.app
+    if state.warm:
+        threading.Thread(target=state.warmup.run, args=(compute_hint, make_game),
+                         name="warm-up", daemon=True).start()
+    else:
+        state.warmup.state, state.warmup.detail = "ready", "ready (not warmed)"
+    yield
+
+
+# Errors --------------------------------------------------------------------------------
+
+async def _refused(request: Request, err: BadRequest):
+    return _ErrorResponse({"detail": err.message}, status_code=err.status)
+
+
+async def _invalid(request: Request, err: RequestValidationError):
+    parts = []
+    for e in err.errors():
+        where = ".".join(str(x) for x in e["loc"] if x not in ("body", "query", "path"))
+        parts.append(f"{where}: {e['msg']}" if where else e["msg"])
+    return _ErrorResponse({"detail": "; ".join(parts)}, status_code=422)
+
+
+async def _failed(request: Request, err: Exception):
+    return _ErrorResponse({"detail": f"internal error: {type(err).__name__}: {err}"},
+                          status_code=500)
 
 
 _JSON_STRUCTURE = re.compile(rb'[][{}"\\]')  # the bytes that open, close, quote or escape
@@ -503,6 +319,228 @@ class _DepthCheckedRoute(APIRoute):
             return await handler(request)
 
         return checked
+
+
+# Pages ---------------------------------------------------------------------------------
+
+router = APIRouter(route_class=_DepthCheckedRoute)  # bodies of bounded depth
+
+
+@router.get("/", include_in_schema=False)
+def advice_page():
+    return FileResponse(STATIC / "index.html")
+
+
+@router.get("/play", include_in_schema=False)
+def play_page():
+    return FileResponse(STATIC / "play.html")
+
+
+@router.get("/api/status", summary="Warming up or ready")
+def status(state: State) -> dict:
+    return state.warmup.to_json()
+
+
+@router.get("/api/meta", summary="Cards, agendas and opponents, for the pages")
+def meta() -> dict:
+    from spiel_game.cards import AGENDA_NAMES, CHARACTERS
+
+    from solver.evaluation.tournament import TOKEN_GOAL
+    from solver.play.opponents import HEURISTIC_KINDS, OPPONENTS
+
+    return {"cards": [{"id": c.id, "name": c.name, "short": c.aliases[0],
+                       "number": c.number, "side": c.side.name.lower(),
+                       "copies": c.copies, "effect": c.effect.name.lower(), "text": c.text}
+                      for c in CHARACTERS],
+            "agendas": list(AGENDA_NAMES), "token_goal": TOKEN_GOAL,
+            "opponents": [*OPPONENTS, *HEURISTIC_KINDS],
+            "defaults": {"opponent_search_iterations": OPPONENT_SEARCH_ITERATIONS,
+                         "coach_search_iterations": COACH_SEARCH_ITERATIONS},
+            "max_hint_seconds": MAX_HINT_SECONDS, "max_body_bytes": MAX_BODY_BYTES}
+
+
+# The hint ------------------------------------------------------------------------------
+
+def compute_hint(data: dict, seconds: float, resolve_seconds: float, seed: int,
+                 search: bool = True, search_seconds: float = 1.0,
+                 search_iterations: int | None = None, score: str | None = None,
+                 match_goal: int | None = None, rounds_played: int | None = None,
+                 opponent: list[str] | None = None, exploit: str = "safe",
+                 confidence: float = 0.5) -> dict:
+    """`jabba hint --json` for the situation `data` (cli/hint.py's calls)."""
+    from solver.hint import advice as hint_lib
+    from solver.hint.log import pasted_seat
+    from solver.hint.situation import SituationError, from_mapping
+    from solver.play.opponents import hint_policies
+
+    data.setdefault("players", 2)
+    if "seat" not in data and pasted_seat(data.get("log")) is None:
+        data["seat"] = 0  # a pasted information state names its own seat
+    try:
+        try:
+            sit = from_mapping(data)
+        except TypeError:  # a field of a JSON type the library does not take: say which
+            raise SituationError(_mistyped(data)) from None
+        game = hint_lib.check_game(sit)
+        match = None
+        if score is not None:
+            scores = [int(x) for x in score.split(",")] if all(
+                x.strip().isdigit() for x in score.split(",")) else None
+            if scores is None:
+                raise ValueError(f"score {score!r}: expected whole numbers separated by "
+                                 "commas, one per seat, e.g. '3,5'")
+            match = hint_lib.match_context(game, scores, match_goal,
+                                           rounds_played=rounds_played)
+        elif match_goal is not None or rounds_played is not None:
+            raise ValueError("match_goal and rounds_played apply only with score")
+        modelled = None
+        if opponent:
+            from solver.opponent_model.model import parse_opponents
+
+            if game.num_players() != 2:
+                raise ValueError("opponent models take 2 players")
+            (seat, model), = parse_opponents(list(opponent), game, sit.seat).items()
+            modelled = hint_lib.OpponentModelUse(seat, model, exploit, confidence)
+        return hint_lib.hint(sit, game, hint_policies(game), seconds=seconds,
+                             resolve_seconds=resolve_seconds, seed=seed, search=search,
+                             search_seconds=search_seconds,
+                             search_iterations=search_iterations, match=match,
+                             opponent=modelled)
+    except SituationError as err:
+        raise BadRequest(422, f"impossible situation: {err}") from None
+    except ValueError as err:  # a refused policy file, a bad seed
+        raise BadRequest(400, str(err)) from None
+
+
+@router.post("/api/hint", summary="Which card should I play? (jabba hint --json)",
+             openapi_extra={"requestBody": {"required": True, "content": {
+                 "application/json": {"schema": SITUATION_SCHEMA}}}})
+async def api_hint(request: Request, state: State,
+                   seconds: float = Query(0.25, gt=0, le=MAX_HINT_SECONDS),
+                   resolve_seconds: float = Query(2.0, gt=0, le=MAX_HINT_SECONDS),
+                   seed: int = Query(0, ge=0, lt=1 << 63),
+                   search: bool = Query(True),
+                   search_seconds: float = Query(1.0, gt=0, le=MAX_HINT_SECONDS),
+                   search_iterations: int | None = Query(None, ge=1, le=100_000),
+                   score: str | None = Query(None, max_length=64),
+                   match_goal: int | None = Query(None, ge=1, le=50),
+                   rounds_played: int | None = Query(None, ge=0, le=1000),
+                   opponent: list[str] | None = _OPPONENT_QUERY,
+                   exploit: str = Query("safe"),
+                   confidence: float = Query(0.5, gt=0, le=1)
+                   ) -> dict:
+    data = _situation(await request.body())
+    return await state.in_worker(compute_hint, data, seconds, resolve_seconds, seed, search,
+                                 search_seconds, search_iterations, score, match_goal,
+                                 rounds_played, opponent, exploit, confidence)
+
+
+# Games ---------------------------------------------------------------------------------
+
+def make_game(spec: NewGame) -> _Game:
+    """A new game of `spec`, played to the human's first decision."""
+    import io
+
+    import pyspiel
+
+    import spiel_game
+    from solver.play.coach import Coach
+    from solver.play.log import LogWriter, game_command, opponent_fields
+    from solver.play.opponents import resolve
+    from solver.play.session import Session, SessionError
+
+    if spec.misplaced():
+        raise BadRequest(422, spec.misplaced())
+    try:
+        game = spiel_game.load(spec.game, players=spec.players, agenda=spec.agenda)
+        if spec.seat >= spec.players:
+            raise SessionError(f"seat {spec.seat}: allowed is a seat from 0 to "
+                               f"{spec.players - 1}")
+        if spec.against.endswith(".npz"):
+            raise ValueError("a policy file is the command line's (jabba play "
+                             "--against FILE); the web app plays the named opponents")
+        opponent = resolve(spec.against, game, spec.seed,
+                           search_iterations=spec.opponent_search_iterations)
+        coach = (Coach(game, threshold=spec.coach_threshold, seconds=spec.coach_seconds,
+                       seed=spec.seed, search=spec.coach_search,
+                       search_iterations=spec.coach_search_iterations)
+                 if spec.coach else None)
+    except (ValueError, pyspiel.SpielError) as err:
+        raise BadRequest(422, str(err)) from None
+    log = io.StringIO()
+    writer = LogWriter(log)
+    iterations = spec.opponent_search_iterations
+    writer.header(game, command=game_command(game, spec.seat,
+                                             spec.against, spec.seed, spec.match,
+                                             iterations),
+                  seat=spec.seat, against=spec.against, seed=spec.seed, match=spec.match,
+                  **opponent_fields(spec.against, iterations))
+    session = Session(game, spec.seat, opponent, seed=spec.seed, match=spec.match,
+                      record=writer.write, coach=coach)
+    session.advance()
+    return _Game(session, log)
+
+
+def answer(entry: _Game, verdict=None) -> dict:
+    return {"view": entry.session.view(), "verdict": verdict,
+            "coach": None if entry.session.coach is None
+            else entry.session.coach.summary()}
+
+
+@router.post("/api/play/new", summary="Start a game (jabba play --seat)")
+async def play_new(spec: NewGame, state: State) -> dict:
+    key, entry = await state.in_worker(state.new_session, spec)
+    return {"id": key, **answer(entry)}
+
+
+@router.get("/api/play/{key}", summary="A game as your seat sees it")
+def play_view(key: str, state: State) -> dict:
+    entry = state.game(key)
+    with entry.lock:
+        return {"id": key, **answer(entry)}
+
+
+def act(entry: _Game, action: int) -> dict:
+    from solver.play.session import SessionError
+
+    with entry.lock:
+        try:
+            verdict = entry.session.act(action)
+        except SessionError as err:
+            raise BadRequest(422, str(err)) from None
+        return answer(entry, verdict)
+
+
+@router.post("/api/play/{key}/act", summary="Your choice: an action id of the view's legal")
+async def play_act(key: str, body: Act, state: State) -> dict:
+    return {"id": key, **await state.in_worker(act, state.game(key), body.action)}
+
+
+def next_round(entry: _Game) -> dict:
+    from solver.play.session import SessionError
+
+    with entry.lock:
+        try:
+            entry.session.next_round()
+        except SessionError as err:
+            raise BadRequest(422, str(err)) from None
+        entry.session.advance()
+        return answer(entry)
+
+
+@router.post("/api/play/{key}/next", summary="A match's next round")
+async def play_next(key: str, state: State) -> dict:
+    return {"id": key, **await state.in_worker(next_round, state.game(key))}
+
+
+@router.get("/api/play/{key}/log", summary="The game's log (JSON lines; jabba play --replay)",
+            response_class=PlainTextResponse)
+def play_log(key: str, state: State):
+    entry = state.game(key)
+    with entry.lock:
+        return PlainTextResponse(entry.log.getvalue(), media_type="application/x-ndjson",
+                                 headers={"Content-Disposition":
+                                          f'attachment; filename="jabba-play-{key[:8]}.jsonl"'})
 
 
 def _schema_words(spec: dict, plural: bool = False) -> str:

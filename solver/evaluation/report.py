@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from collections.abc import Callable
 
-from spiel_game.cards import AGENDA_NAMES
+from spiel_game.cards import AGENDA_NAMES, GAMES, ruleset
 
 from solver import provenance
 from solver.policies.compiled import HEURISTIC_KINDS, build_bank
@@ -33,9 +33,8 @@ from solver.policies.heuristics import GAME_HEURISTICS
 from solver.policies.shipped import policy_files, shipped_folder
 from solver.reports import files as report_files
 
-JABBAS_PALACE, LOVE_LETTER = "jabbas_palace", "love_letter"
 # The heuristics of each game's report, strongest first.
-HEURISTIC_ORDER = list(GAME_HEURISTICS[JABBAS_PALACE])
+HEURISTIC_ORDER = list(GAME_HEURISTICS[GAMES[0]])
 assert set().union(*GAME_HEURISTICS.values()) == set(HEURISTIC_KINDS)
 TABLE = "table"  # the shipped table policy of the game, if there is one
 PARTS = ("crosstable", "lbr", "validation")
@@ -77,16 +76,13 @@ def resolve_policies(names: list[str], deck: str, agenda: str, players: int
     return labels, specs
 
 
-def load_game(players: int, agenda: str, deck: str = "full", game: str = JABBAS_PALACE):
-    """The game of a report's cell: `agenda` is jabbas_palace's (love_letter has none)."""
-    import pyspiel
+def load_game(players: int, variant: str, deck: str = "full", game: str = GAMES[0]):
+    """The game of a report's cell: `variant` is one of the game's variants (its agenda,
+    or the game's name for one without agendas)."""
+    import spiel_game
 
-    import spiel_game  # noqa: F401  (registers the games)
-
-    params = {"players": players, "deck": deck}
-    if game == JABBAS_PALACE:
-        params["agenda"] = agenda
-    return pyspiel.load_game(game, params)
+    return spiel_game.load(game, players=players, deck=deck,
+                           agenda=ruleset(game).agenda_of(variant))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,7 +101,7 @@ class Settings:
     validation_decks: tuple[str, ...] = ("small", "medium")
     validation_deals: int = 1_000  # LBR by play on the reduced decks
     mccfr_iterations: int = 200_000  # the reduced-deck table policy
-    game: str = JABBAS_PALACE  # love_letter: agendas == ("love_letter",), its one variant
+    game: str = GAMES[0]  # without agendas: agendas == (the game's name,), its one variant
 
     @property
     def heuristics(self) -> list[str]:
@@ -133,7 +129,7 @@ class Settings:
 
 
 def _policy_names(agenda: str, players: int, deck: str = "full",
-                  game: str = JABBAS_PALACE) -> list[str]:
+                  game: str = GAMES[0]) -> list[str]:
     has_table = shipped_table(deck, agenda, players) is not None
     return ([TABLE] if has_table else []) + list(GAME_HEURISTICS[game])
 
@@ -143,7 +139,7 @@ def _record(part: str, settings: Settings, command: str, seconds: float, rows: l
     decks = list(settings.validation_decks) if part == "validation" else "full"
     game = {"agenda": list(settings.agendas), "deck": decks,
             "players": list(settings.players), "utility": "margin"}
-    if settings.game != JABBAS_PALACE:  # no agendas: rows name the game as their variant
+    if not ruleset(settings.game).has_agendas:  # rows name the game as their variant
         del game["agenda"]
     return {**provenance.header(game, seconds=seconds, command=command,
                                 game_name=settings.game),
@@ -355,11 +351,11 @@ def run_part(part: str, settings: Settings, out_dir: Path, command: str, log: Lo
     return report_files.write_evaluation_part(record, out_dir, settings.prefix)
 
 
-def parse_settings(agendas: str, players: str, game: str = JABBAS_PALACE,
+def parse_settings(agendas: str, players: str, game: str = GAMES[0],
                    **overrides) -> Settings:
-    """Settings from command-line text: comma lists of agendas ('all'; love_letter has
-    only its own variant) and players."""
-    allowed = list(AGENDA_NAMES) if game == JABBAS_PALACE else [game]
+    """Settings from command-line text: comma lists of agendas ('all'; a game without
+    agendas has only its own variant) and players."""
+    allowed = list(ruleset(game).variants)
     chosen = allowed if agendas == "all" else [a.strip() for a in agendas.split(",")]
     unknown = [a for a in chosen if a not in allowed]
     if unknown:

@@ -26,7 +26,7 @@ from numba import njit
 from spiel_game import engine
 from spiel_game import events as ev
 from spiel_game import layout as L
-from spiel_game.game import GAMES as ENGINE_GAMES
+from spiel_game.cards import GAMES as ENGINE_GAMES
 
 from solver.abstraction.hashing import FNV_OFFSET, mix
 from solver.abstraction.keys import redacted_event
@@ -78,7 +78,7 @@ class GameTree(FlatTree):
 
 
 class _EngineWalk:
-    """Tree walk over the compiled engine's state arrays (jabbas_palace games)."""
+    """Tree walk over the compiled engine's state arrays (the engine's games)."""
 
     def __init__(self, game: pyspiel.Game):
         self.root = game.initial_array
@@ -136,15 +136,15 @@ class _SpielWalk:
 
 def build_tree(game: pyspiel.Game, max_nodes: int = 20_000_000,
                through_pyspiel: bool = False, python_walk: bool = False) -> GameTree:
-    """Walk the whole tree of `game`: compiled over the engine for jabbas_palace (unless
+    """Walk the whole tree of `game`: compiled over the engine for its games (unless
     `through_pyspiel`, or `python_walk`: the engine walked from Python, the compiled
     walk's reference), else through the pyspiel API. ValueError past `max_nodes` nodes."""
     start = time.perf_counter()
-    # Every game of the engine (jabbas_palace, love_letter) walks compiled.
-    is_jabba = game.get_type().short_name in ENGINE_GAMES and not through_pyspiel
-    if is_jabba and not python_walk:
+    # Every game of the engine (GAMES) walks compiled; another pyspiel game through its API.
+    on_engine = game.get_type().short_name in ENGINE_GAMES and not through_pyspiel
+    if on_engine and not python_walk:
         return _build_compiled(game, max_nodes, start)
-    walk = _EngineWalk(game) if is_jabba else _SpielWalk(game)
+    walk = _EngineWalk(game) if on_engine else _SpielWalk(game)
     n_players = game.num_players()
     kind, player, infoset, child_start, num_children = [], [], [], [], []
     edge_child, edge_action, edge_prob = [], [], []

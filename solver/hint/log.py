@@ -360,11 +360,14 @@ def _knockouts(sit: Situation, turns) -> dict[int, list[int]]:
         if len(candidates) != 1:
             when = (f"between their last turn and {'now' if end == len(turns) else 'their next'}"
                     if own else "before their first turn")
+            # The summary's words for a knock-out differ per rule set: what could do it,
+            # and a play to mark (a classic Prince or Princess needs the round's log).
+            could, example = (
+                ("a Guard, C-3PO, Mercenary, Chewbacca, Luke Skywalker, Jabba the Hutt "
+                 "choosing them, or a Rancor", "luke") if sit.rules is JABBAS_PALACE else
+                ("a Guard or a Baron choosing them; for a Prince or the Princess give the "
+                 "round's log", "guard"))
             if not candidates:
-                could = ("a Guard, C-3PO, Mercenary, Chewbacca, Luke Skywalker, Jabba the "
-                         "Hutt choosing them, or a Rancor" if sit.rules is JABBAS_PALACE else
-                         "a Guard or a Baron choosing them; for a Prince or the Princess "
-                         "give the round's log")
                 raise SituationError(
                     f"seat {q} is out, but no play {when} could have knocked them out "
                     f"({could})")
@@ -374,7 +377,7 @@ def _knockouts(sit: Situation, turns) -> dict[int, list[int]]:
             raise SituationError(
                 f"seat {q} is out and {len(candidates)} plays {when} could have done it "
                 f"({plays_text}): mark the one that did with '@{q}:hit', e.g. "
-                f"'{'luke' if sit.rules is JABBAS_PALACE else 'guard'}@{q}:hit'")
+                f"'{example}@{q}:hit'")
         outs.setdefault(candidates[0], []).append(q)
     return outs
 

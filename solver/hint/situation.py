@@ -17,9 +17,7 @@ import dataclasses
 import re
 
 from spiel_game import layout as L
-from spiel_game.cards import AGENDA_NAMES, JABBAS_PALACE, RULESET_OF_GAME, Effect, RuleSet
-
-GAMES = tuple(RULESET_OF_GAME)  # jabbas_palace, love_letter
+from spiel_game.cards import AGENDA_GAMES, GAMES, JABBAS_PALACE, RULESET_OF_GAME, Effect, RuleSet
 SET_ASIDE = -1  # AreaCard.target: R2-D2 looked at the face-down set-aside card
 
 
@@ -218,15 +216,14 @@ def from_mapping(data: dict) -> Situation:
     if game not in GAMES:
         raise SituationError(f"game={game!r}: allowed are {', '.join(GAMES)}")
     rules = RULESET_OF_GAME[game]
-    if rules is JABBAS_PALACE:
-        agenda = data.get("agenda", "exalted_one")
-        if agenda not in AGENDA_NAMES:
+    if rules.has_agendas:
+        agenda = data.get("agenda", rules.default_agenda)
+        if agenda not in rules.agendas:
             raise SituationError(f"agenda={agenda!r}: allowed agendas are "
-                                 f"{', '.join(AGENDA_NAMES)}")
+                                 f"{', '.join(rules.agendas)}")
     elif data.get("agenda") is not None:
-        raise SituationError(f"agenda={data['agenda']!r}: {game} has no agendas (the "
-                             "highest card wins at the deck's end, docs/RULES.md C8); "
-                             "agendas are jabbas_palace's")
+        raise SituationError(f"agenda={data['agenda']!r}: {rules.no_agendas}; agendas are "
+                             f"{' and '.join(AGENDA_GAMES)}'s")
     else:
         agenda = None
     seat = _seat(data["seat"], "seat", players)

@@ -70,9 +70,11 @@ def _check_cards_seen(sit: Situation, a, p: int, me: int) -> None:
                              f"{c.name} shows no card; only {_look_names(sit)} do")
     if a.shown is not None and not (c.effect == Effect.COMPARE or
                                     c.effect == Effect.LOOK_MAY_TRADE and a.traded):
+        compare = sit.names([card_with(Effect.COMPARE, sit.rules)])
+        trade = card_with(Effect.LOOK_MAY_TRADE, sit.rules)  # Lando's look and trade
         raise SituationError(f"{name}: a second card after ':' is what the chosen seat saw "
-                             + ("(Mercenary) or got (Lando Calrissian, with ':traded')"
-                                if sit.rules is JABBAS_PALACE else "(a Baron's compare)"))
+                             + (f"({compare}) or got ({sit.names([trade])}, with ':traded')"
+                                if trade is not None else f"(a {compare}'s compare)"))
     if a.target == SET_ASIDE:
         raise SituationError(f"{name} looked at the set-aside card: say the card you saw "
                              "as set_aside, not after ':'")
@@ -109,6 +111,8 @@ def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> S
     discarded (R3). The caller's Situation is left as it was."""
     n, me = sit.players, sit.seat
     rules, chars = sit.rules, sit.rules.characters
+    # The summary's words and what it can say differ per rule set (Boba Fett's took:,
+    # Lando's trade; the classic cards only a log says), as do the rulings they cite.
     jabba = rules is JABBAS_PALACE
     protect = card_with(Effect.PROTECT, rules)
     keep_return = card_with(Effect.DRAW_KEEP_RETURN, rules)

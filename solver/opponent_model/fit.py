@@ -90,10 +90,11 @@ def default_candidates(game) -> list[str]:
     `table` if the game ships one."""
     from solver.policies.shipped import policy_files
 
+    from spiel_game.game import variant
+
     params = game.get_parameters()
     names = list(GAME_HEURISTICS[game.get_type().short_name])
-    variant = params.get("agenda", "love_letter")
-    if policy_files(params["deck"], variant, params["players"]):
+    if policy_files(params["deck"], variant(game), params["players"]):
         names.append(TABLE)
     return names
 

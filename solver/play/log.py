@@ -59,14 +59,14 @@ def opponent_fields(against: str, search_iterations: int) -> dict:
     return {"opponent_search_iterations": search_iterations} if against == "search" else {}
 
 
-def game_command(params: dict, seat: int, against: str, seed: int, match: bool,
+def game_command(game, seat: int, against: str, seed: int, match: bool,
                  search_iterations: int | None = None) -> str:
     """The `jabba play` command that starts this game."""
+    params = game.get_parameters()
     words = ["jabba", "play", "--seat", str(seat), "--against", against]
     if against == "search" and search_iterations is not None:
         words += ["--opponent-search-iterations", str(search_iterations)]
-    variant = (["--agenda", params["agenda"]] if "agenda" in params
-               else ["--game", "love_letter"])  # classic Love Letter has no agenda
+    variant = provenance.game_flags(game.get_type().short_name, params.get("agenda"))
     words += ["--players", str(params["players"]), *variant, "--seed", str(seed)]
     if params.get("deck", "full") != "full":
         words += ["--deck", params["deck"]]
@@ -116,15 +116,15 @@ def load_game(header: dict):
     """The pyspiel game a header names."""
     import pyspiel
 
-    import spiel_game  # noqa: F401  (registers the game)
+    import spiel_game
 
     params = provenance.game_parameters(header)
     name = provenance.game_name(header)  # jabbas_palace in a log from before love_letter
-    if name not in spiel_game.game.GAMES:
+    if name not in spiel_game.GAMES:
         raise LogError(f"the header's game {name!r}: allowed are "
-                       f"{', '.join(spiel_game.game.GAMES)}")
+                       f"{', '.join(spiel_game.GAMES)}")
     try:
-        return pyspiel.load_game(name, dict(params))
+        return spiel_game.load_parameters(name, params)
     except (ValueError, pyspiel.SpielError) as err:
         raise LogError(f"the header's game parameters {params}: {err}") from None
 

@@ -67,12 +67,19 @@ def policy_files(deck: str, variant: str, players: int, folder: Path | None = No
     return [path for path in paths if path.is_file()]
 
 
-def ship_folder() -> Path:
-    """results/ of the source checkout, where `--ship` writes; ValueError in an installed
-    package (its shipped files are package data, rebuilt from a checkout)."""
+def ship_folder(out: Path | None = None, option: str = "--out") -> Path:
+    """results/ of the source checkout, where `--ship` writes (every command that writes
+    results has it). ValueError if `out` (the command's `option`) also says where to
+    write, in an installed package (its shipped files are package data, rebuilt from a
+    checkout), or for uncommitted code (provenance.check_results_write)."""
+    from solver import provenance
+
+    if out is not None:
+        raise ValueError(f"--ship and {option} both choose where to write; give one")
     checkout = checkout_results()
     if checkout is None:
         raise ValueError("--ship writes into results/ of a source checkout, and this code "
                          f"runs from an installed package ({_CHECKOUT}); write elsewhere with "
                          "--out or --out-dir")
+    provenance.check_results_write(checkout)
     return checkout

@@ -26,7 +26,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
-import spiel_game  # noqa: F401  (registers jabbas_palace and love_letter)
+import spiel_game
 from spiel_game import engine
 from spiel_game import layout as L
 
@@ -240,7 +240,7 @@ def load_policy(path: str | Path, game=None) -> TablePolicy:
     name = provenance.game_name(header)
     if game is None:  # the game the header records
         try:
-            game = pyspiel.load_game(name, made_for)
+            game = spiel_game.load_parameters(name, made_for)
         except (ValueError, pyspiel.SpielError) as err:
             raise ValueError(f"{path}: made for game {name} {made_for}, which this code "
                              f"cannot load ({err}); re-solve with this code") from None

@@ -67,7 +67,8 @@ def validation(rows: list[dict]) -> str:
 
 
 def exploitability(record: dict) -> str:
-    """The exploitability study (solver/exact/study.py), one row per agenda and policy."""
+    """The exploitability study (solver/studies/exploitability.py), one row per agenda
+    and policy."""
     game = record["game"]["parameters"]
     deck, players = game["deck"], game["players"]
     return table(["deck", "players", "agenda", "policy", "kind", record["metric"],

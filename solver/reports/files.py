@@ -14,10 +14,16 @@ from solver.reports import csv, markdown, plots
 EVALUATION = "evaluation"  # results/evaluation_<part>.{json,csv,md}, figures, the report
 
 
+def game_infix(game: str) -> str:
+    """What a game adds to its result files' names: nothing for the first game, whose
+    files were named before there were others (provenance.GAME_NAME), '_<game>' else."""
+    return "" if game == provenance.GAME_NAME else f"_{game}"
+
+
 def evaluation_prefix(game: str) -> str:
     """The stem of a game's evaluation files: evaluation (jabbas_palace),
     evaluation_love_letter."""
-    return EVALUATION if game == provenance.GAME_NAME else f"{EVALUATION}_{game}"
+    return f"{EVALUATION}{game_infix(game)}"
 
 
 def write(out_dir: Path, files: dict[str, bytes]) -> list[Path]:
@@ -71,9 +77,8 @@ def exploitability_stem(record: dict) -> str:
     """exploitability_<deck>_<n>p, with the game's name for a game other than
     jabbas_palace: exploitability_love_letter_small_2p."""
     game = record["game"]["parameters"]
-    name = provenance.game_name(record)
-    prefix = "" if name == provenance.GAME_NAME else f"{name}_"
-    return f"exploitability_{prefix}{game['deck']}_{game['players']}p"
+    infix = game_infix(provenance.game_name(record))
+    return f"exploitability{infix}_{game['deck']}_{game['players']}p"
 
 
 def exploitability_files(record: dict, figures: bool = True) -> dict[str, bytes]:
@@ -113,26 +118,6 @@ def write_table(out: Path, record: dict) -> None:
     out = Path(out)
     provenance.write_json(out.with_suffix(".json"), record)
     provenance.write_atomic(out, table_files(record, out.stem)[f"{out.stem}.csv"])
-
-
-def merged_rows(path: Path, rows: list[dict], row_id, part: dict
-                ) -> tuple[list[dict], list[dict]]:
-    """A table made in parts: the rows of the earlier record at `path` whose `row_id`
-    is not among `rows`', then `rows`; and the runs behind them, the earlier record's
-    `parts` (or its own header, for a record made in one run) then `part`. A row names
-    its part by the part's "started" (none: the earlier record's own run); parts left
-    without rows, such as this run's earlier write, are dropped."""
-    path = Path(path)
-    old = provenance.read_json(path) if path.exists() else {"rows": []}
-    new_ids = {row_id(r) for r in rows}
-    merged = [r for r in old["rows"] if row_id(r) not in new_ids] + rows
-    parts = old.get("parts") or [{k: v for k, v in old.items()
-                                  if k in ("command", "code_version", "seconds", "created")
-                                  or k.endswith("_command")}]
-    named = {r.get("run") for r in merged}
-    parts = [q for q in parts if q.get("started") in named
-             and q.get("started") != part.get("started")]
-    return merged, parts + [part]
 
 
 def table_files(record: dict, stem: str) -> dict[str, bytes]:

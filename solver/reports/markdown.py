@@ -146,7 +146,7 @@ def validation(record: dict) -> str:
 
 
 def exploitability(record: dict) -> str:
-    """The exploitability study (solver/exact/study.py): policies by agenda."""
+    """The exploitability study (solver/studies/exploitability.py): policies by agenda."""
     agendas = list(dict.fromkeys(r["agenda"] for r in record["rows"]))
     policies = list(dict.fromkeys(r["policy"] for r in record["rows"]))
     value = {(r["agenda"], r["policy"]): r["value"] for r in record["rows"]}

@@ -6,6 +6,7 @@ import io
 
 import numpy as np
 
+from solver import provenance
 from solver.reports.csv import curve_metric
 from solver.reports.markdown import crosstable_cells
 
@@ -166,8 +167,9 @@ def training_curve(record: dict) -> bytes | None:
     ax.loglog([p["iteration"] for p in curve], [p[metric] for p in curve], marker=".")
     ax.set_xlabel("MCCFR iterations")
     ax.set_ylabel(f"exact {metric} (tokens / round)")
+    variant = game.get("agenda", provenance.game_name(record))  # without agendas: the game
     ax.set_title(f"MCCFR ({record['abstraction']['level']}) on deck {game['deck']}, "
-                 f"{game['players']} players, {game['agenda']}")
+                 f"{game['players']} players, {variant}")
     ax.grid(True, which="major", alpha=0.3)
     fig.tight_layout()
     return _png(fig)

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from collections.abc import Callable
 
-import pyspiel
+import spiel_game
+from spiel_game.cards import GAMES, ruleset
 
 from solver.exact.best_response import nash_conv
 from solver.exact.cfr import CFRSolver
@@ -34,12 +35,10 @@ STUDY_LEVEL = {"exalted_one": "fine", "my_kind_of_scum": "fine", "jabbas_court":
 
 
 def reduced_game(game_name: str, deck: str, players: int, variant: str):
-    """The game of one study row: `variant` is an agenda of jabbas_palace, or the name
-    of a game without agendas (love_letter)."""
-    params = {"deck": deck, "players": players}
-    if game_name == "jabbas_palace":
-        params["agenda"] = variant
-    return pyspiel.load_game(game_name, params)
+    """The game of one study row: `variant` is one of the game's variants (an agenda, or
+    the game's name for one without agendas)."""
+    return spiel_game.load(game_name, players=players, deck=deck,
+                           agenda=ruleset(game_name).agenda_of(variant))
 
 
 def train_blueprint(game, level: str, iterations: int, seed: int, folder: Path) -> Path:
@@ -71,7 +70,7 @@ def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations
         search_iterations: int, dcfr_iterations: int, seed: int, top: str = "max-margin",
         blueprint_level: str | None = None,
         log: Callable[[str], None] = lambda text: None,
-        game_name: str = "jabbas_palace") -> list[dict]:
+        game_name: str = GAMES[0]) -> list[dict]:
     """The rows (module docstring); `agendas`: reduced_game's variants."""
     from solver.policies.chain import PolicySet
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pyspiel
+
+import spiel_game
 
 from solver.opponent_model.fit import TREMBLE, decisions, default_candidates, likelihoods, \
     posterior
@@ -30,7 +31,7 @@ def run(agendas: list[str], truths: list[str] | None, seeds: list[int], checkpoi
     start = time.perf_counter()
     rows = []
     for agenda in agendas:
-        game = pyspiel.load_game("jabbas_palace", {"players": players, "agenda": agenda})
+        game = spiel_game.load(players=players, agenda=agenda)  # the agendas' game
         names = default_candidates(game)
         model = mixture(names, [1 / len(names)] * len(names), game, "candidates")
         for truth in truths or names:
