@@ -226,7 +226,8 @@ def make_hint_inputs(seed: int) -> list[dict]:
     cases = []
     for i, (name, players, agenda, form, search) in enumerate(RANDOM_CASES):
         rng = random.Random(seed * 1_000_003 + i)
-        if name == "jabbas_palace" and agenda is None:
+        has_agendas = spiel_game.ruleset(name).has_agendas
+        if has_agendas and agenda is None:
             agenda = AGENDAS[i % len(AGENDAS)]
         params = {"players": players, **({"agenda": agenda} if agenda else {})}
         key = (name, players, agenda)
@@ -247,9 +248,9 @@ def make_hint_inputs(seed: int) -> list[dict]:
             else:
                 data = {"players": players, "seat": seat, "log": _log_of(state, seat, game)}
             break
-        if name != "jabbas_palace":
+        if name != spiel_game.GAMES[0]:  # the situation's default game needs no field
             data = {"game": name, **data}
-        elif form != "summary":
+        elif form != "summary" and has_agendas:
             data = {**data, "agenda": agenda}
         cases.append({"id": f"random_{i:02d}_{name}_{players}p_{agenda or ''}_{form}"
                             f"{'' if search else '_nosearch'}".replace("__", "_"),
