@@ -195,19 +195,21 @@ def check_results_write(path: str | os.PathLike) -> None:
 def attested(record, landed: dict[str, tuple[str, str]]):
     """`record` with every part made from uncommitted code re-attested: `landed` maps a
     recorded '<commit>+dirty' to (the commit that holds that code, the basis for saying
-    so). The part's code_version becomes the commit, and its `attestation` keeps what was
-    recorded and the basis (the part was not re-run)."""
+    so). Every field named '*code_version' (a row's `training_code_version` too) becomes
+    the commit, and its '*attestation' beside it keeps what was recorded and the basis
+    (the part was not re-run)."""
     if isinstance(record, list):
         return [attested(item, landed) for item in record]
     if not isinstance(record, dict):
         return record
     out = {k: attested(v, landed) for k, v in record.items()}
-    recorded = record.get("code_version")
-    if recorded in landed:
-        commit, basis = landed[recorded]
-        out["code_version"] = commit
-        out["attestation"] = {"recorded": recorded, "basis": basis,
-                              "attested": datetime.date.today().isoformat()}
+    for key, recorded in record.items():
+        if key.endswith("code_version") and isinstance(recorded, str) and recorded in landed:
+            commit, basis = landed[recorded]
+            out[key] = commit
+            out[key[:-len("code_version")] + "attestation"] = {
+                "recorded": recorded, "basis": basis,
+                "attested": datetime.date.today().isoformat()}
     return out
 
 

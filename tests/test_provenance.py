@@ -308,11 +308,14 @@ def test_the_code_version_is_read_once_at_start(monkeypatch):
 
 def test_a_dirty_record_is_re_attested_part_by_part():
     record = {"code_version": "aaa+dirty", "rows": [1],
-              "parts": [{"code_version": "bbb"}, {"code_version": "ccc+dirty"}]}
+              "parts": [{"code_version": "bbb"}, {"code_version": "ccc+dirty"}],
+              "curve": [{"training_code_version": "aaa+dirty"}]}
     out = provenance.attested(record, {"aaa+dirty": ("ddd", "landed as ddd"),
                                        "ccc+dirty": ("eee", "landed as eee")})
     assert out["code_version"] == "ddd" and out["attestation"]["recorded"] == "aaa+dirty"
     assert out["parts"][0] == {"code_version": "bbb"}
     assert out["parts"][1]["code_version"] == "eee"
     assert out["parts"][1]["attestation"]["basis"] == "landed as eee"
+    assert out["curve"][0]["training_code_version"] == "ddd"
+    assert out["curve"][0]["training_attestation"]["recorded"] == "aaa+dirty"
     assert not [v for v in _code_versions(out) if "dirty" in v] and out["rows"] == [1]
