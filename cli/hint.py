@@ -135,10 +135,9 @@ def register(app: typer.Typer) -> None:
                                      "answer."),
     ) -> None:
         """Which card should I play? The policy's advice, each play's value, and beliefs."""
-        from solver.hint import advice as hint_lib
-        from solver.hint.log import pasted_seat
-        from solver.hint.situation import SituationError, from_mapping
-        from solver.policies.chain import load_policies
+        from solver.hint.advice import answer as answer_hint
+        from solver.hint.request import HintInputError, HintRequest
+        from solver.hint.situation import SituationError
 
         options.exclusive(ctx, "log", "log_file")
         if score is None:
@@ -164,30 +163,20 @@ def register(app: typer.Typer) -> None:
         if log_file is not None:
             data["log"] = [x for x in options.read_text(log_file, "--log-file").splitlines()
                            if x.strip()]
-        data.setdefault("players", 2)
-        if "seat" not in data and pasted_seat(data.get("log")) is None:
-            data["seat"] = 0  # a pasted information state names its own seat
         if not _compiled_yet():
             print("First run: compiling the rollout and search kernels (about a minute, "
                   "once)...", file=sys.stderr)
         try:
-            sit = from_mapping(data)
-            game = hint_lib.check_game(sit)
-            policies = load_policies(game, policy)
-            match = None
-            if score is not None:
-                try:
-                    match = hint_lib.match_context(
-                        game, options.int_list(score, "--score"), match_goal, match_values,
-                        rounds_played)
-                except ValueError as err:
-                    raise typer.BadParameter(str(err), param_hint="--score") from None
-            modelled = _opponent_model(opponent, game, sit.seat, exploit, confidence)
-            answer = hint_lib.hint(sit, game, policies, seconds=seconds,
-                                   resolve_seconds=resolve_seconds, seed=seed,
-                                   search=search, search_seconds=search_seconds,
-                                   search_iterations=search_iterations, match=match,
-                                   opponent=modelled)
+            request = HintRequest.from_inputs(
+                data, policy_files=policy, score=score, match_goal=match_goal,
+                match_values=match_values, rounds_played=rounds_played, opponent=opponent,
+                exploit=exploit, confidence=confidence, seconds=seconds,
+                resolve_seconds=resolve_seconds, seed=seed, search=search,
+                search_seconds=search_seconds, search_iterations=search_iterations)
+            answer = answer_hint(request).to_json()
+        except HintInputError as err:
+            raise typer.BadParameter(str(err), param_hint="--" + err.option.replace("_", "-")
+                                     ) from None
         except SituationError as err:
             typer.echo(f"Error: impossible situation: {err}", err=True)
             raise typer.Exit(2) from None
@@ -251,34 +240,6 @@ def register(app: typer.Typer) -> None:
         keys = len({r["key"] for r in rows})
         typer.echo(f"wrote {output}: {len(rows)} rows, {keys} keys from {paths[0]}"
                    + "".join(f"; header in {p}" for p in written[1:]))
-
-
-def _opponent_model(specs, game, me: int, mode: str, confidence: float):
-    """The --opponent model to exploit (one seat, 2 players), or None."""
-    if not specs:
-        return None
-    from solver.hint.advice import OpponentModelUse
-    from solver.opponent_model.model import parse_opponents
-
-    if game.num_players() != 2:
-        raise typer.BadParameter(f"opponent models take 2 players, not {game.num_players()}"
-                                 ": the belief engine weighs every other player by one "
-                                 "policy", param_hint="--opponent")
-    if mode not in OpponentModelUse.MODES:
-        raise typer.BadParameter(f"{mode!r}: allowed are "
-                                 f"{', '.join(OpponentModelUse.MODES)}", param_hint="--exploit")
-    if mode == "safe" and not 0.0 < confidence < 1.0:
-        raise typer.BadParameter(f"{confidence}: the safe mode's weight on the model is "
-                                 "strictly between 0 and 1", param_hint="--confidence")
-    try:
-        models = parse_opponents(list(specs), game, me)
-    except ValueError as err:
-        raise typer.BadParameter(str(err), param_hint="--opponent") from None
-    if len(models) != 1:
-        raise typer.BadParameter("one opponent model at a time (2 players)",
-                                 param_hint="--opponent")
-    (seat, model), = models.items()
-    return OpponentModelUse(seat, model, mode, confidence)
 
 
 def _render(answer: dict) -> None:

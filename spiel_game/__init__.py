@@ -6,8 +6,12 @@ games, `load` the one loader, `ruleset(game).has_agendas` / `.variants` what a g
 variants are.
 """
 
-from . import game  # noqa: F401  (registers "jabbas_palace" and "love_letter")
-from .cards import (CHARACTERS, CLASSIC, GAMES, JABBAS_PALACE, RULESETS, Agenda,  # noqa: F401
+from . import jit_cache
+
+jit_cache.check()  # before any compiled function runs: no stale numba cache (jit_cache.py)
+
+from . import game  # noqa: E402, F401  (registers "jabbas_palace" and "love_letter")
+from .cards import (CHARACTERS, CLASSIC, GAMES, JABBAS_PALACE, RULESETS, Agenda,  # noqa: E402,F401
                     RuleSet, character_id, parse_deck, ruleset)
-from .game import (EngineGame, EngineState, JabbaPalaceGame, LoveLetterGame,  # noqa: F401
+from .game import (EngineGame, EngineState, JabbaPalaceGame, LoveLetterGame,  # noqa: E402,F401
                    RoundView, load, load_parameters, variant)

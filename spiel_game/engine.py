@@ -814,14 +814,20 @@ def _nameable(s):
 @njit(inline="always", **_JIT)
 def _forced_play(s, p):
     """C3: the card p must play (the Countess held with a card that forces her), or -1."""
-    base = S_HAND + p * MAX_HAND
-    n = s[S_HAND_N + p]
+    return forced_card(s[S_RULES], s, S_HAND + p * MAX_HAND, s[S_HAND_N + p])
+
+
+@njit(inline="always", **_JIT)
+def forced_card(rules, cards, start, n):
+    """C3: the card of cards[start:start + n] (a hand) that the rule set `rules` makes
+    its holder play (the Countess held with a card that forces her), or -1. The hint
+    asks this of a described hand; `_forced_play` of a state's."""
     for i in range(n):
-        forced_by = _card(s, s[base + i], COL_FORCED_BY)
+        forced_by = CARD_TABLES[rules, cards[start + i], COL_FORCED_BY]
         if forced_by != 0:
             for j in range(n):
-                if j != i and (forced_by >> s[base + j]) & 1:
-                    return s[base + i]
+                if j != i and (forced_by >> cards[start + j]) & 1:
+                    return cards[start + i]
     return -1
 
 

@@ -201,3 +201,53 @@ def test_readme_is_a_front_page_with_the_quick_start(repo):
                                  f"{README_LIMIT}: move detail to docs/"
     for command in QUICK_START:
         assert command in repo.texts["README.md"], command
+
+
+def import_cycles(root: Path) -> list[list[str]]:
+    """The cycles of the import graph of cli/, solver/ and spiel_game/ (every import,
+    lazy ones inside functions too; a module importing its own package's __init__ is
+    not one): each strongly connected component of more than one module."""
+    from spiel_game.jit_cache import module_imports
+
+    modules = {}
+    for package in ("cli", "solver", "spiel_game"):
+        for path in (root / package).rglob("*.py"):
+            parts = path.relative_to(root).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def known(name):
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name
+
+    graph = {}
+    for m, path in modules.items():
+        package = m if path.name == "__init__.py" else m.rpartition(".")[0]
+        graph[m] = {t for t in map(known, module_imports(path, package))
+                    if t and t != m and not m.startswith(t + ".")}
+    reach = {}
+    for m in graph:  # every module's reach, by a walk from it (a few hundred modules)
+        seen, todo = set(), list(graph[m])
+        while todo:
+            t = todo.pop()
+            if t not in seen:
+                seen.add(t)
+                todo.extend(graph[t])
+        reach[m] = seen
+    cycles = {frozenset([m] + [t for t in reach[m] if m in reach[t]]) for m in graph
+              if m in reach[m]}
+    return sorted(sorted(c) for c in cycles)
+
+
+def test_no_import_cycles():
+    assert import_cycles(ROOT) == []
+
+
+def test_the_cycle_check_finds_a_cycle(tmp_path):
+    for package in ("cli", "solver", "spiel_game"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "solver" / "a.py").write_text("def f():\n    from solver.b import g\n")
+    (tmp_path / "solver" / "b.py").write_text("from solver import a\n")
+    (tmp_path / "solver" / "c.py").write_text("from . import a\n")
+    assert import_cycles(tmp_path) == [["solver.a", "solver.b"]]

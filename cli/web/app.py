@@ -367,47 +367,32 @@ def compute_hint(data: dict, seconds: float, resolve_seconds: float, seed: int,
                  match_goal: int | None = None, rounds_played: int | None = None,
                  opponent: list[str] | None = None, exploit: str = "safe",
                  confidence: float = 0.5) -> dict:
-    """`jabba hint --json` for the situation `data` (cli/hint.py's calls)."""
-    from solver.hint import advice as hint_lib
-    from solver.hint.log import pasted_seat
+    """`jabba hint --json` for the situation `data`: the command line's one pipeline
+    (solver/hint/request.py, advice.answer), the game's tables shared by every request."""
+    from solver.hint.advice import answer
+    from solver.hint.request import HintInputError, HintRequest, situation_fields
     from solver.hint.situation import SituationError, from_mapping
     from solver.play.opponents import hint_policies
 
-    data.setdefault("players", 2)
-    if "seat" not in data and pasted_seat(data.get("log")) is None:
-        data["seat"] = 0  # a pasted information state names its own seat
     try:
         try:
-            sit = from_mapping(data)
-        except TypeError:  # a field of a JSON type the library does not take: say which
-            raise SituationError(_mistyped(data)) from None
-        game = hint_lib.check_game(sit)
-        match = None
-        if score is not None:
-            scores = [int(x) for x in score.split(",")] if all(
-                x.strip().isdigit() for x in score.split(",")) else None
-            if scores is None:
-                raise ValueError(f"score {score!r}: expected whole numbers separated by "
-                                 "commas, one per seat, e.g. '3,5'")
-            match = hint_lib.match_context(game, scores, match_goal,
-                                           rounds_played=rounds_played)
-        elif match_goal is not None or rounds_played is not None:
-            raise ValueError("match_goal and rounds_played apply only with score")
-        modelled = None
-        if opponent:
-            from solver.opponent_model.model import parse_opponents
-
-            if game.num_players() != 2:
-                raise ValueError("opponent models take 2 players")
-            (seat, model), = parse_opponents(list(opponent), game, sit.seat).items()
-            modelled = hint_lib.OpponentModelUse(seat, model, exploit, confidence)
-        return hint_lib.hint(sit, game, hint_policies(game), seconds=seconds,
-                             resolve_seconds=resolve_seconds, seed=seed, search=search,
-                             search_seconds=search_seconds,
-                             search_iterations=search_iterations, match=match,
-                             opponent=modelled)
+            request = HintRequest.from_inputs(
+                data, policies_of=hint_policies, score=score, match_goal=match_goal,
+                rounds_played=rounds_played, opponent=opponent, exploit=exploit,
+                confidence=confidence, seconds=seconds, resolve_seconds=resolve_seconds,
+                seed=seed, search=search, search_seconds=search_seconds,
+                search_iterations=search_iterations)
+        except TypeError:
+            try:  # a field of a JSON type the library does not take: say which
+                from_mapping(situation_fields(data))
+            except TypeError:
+                raise SituationError(_mistyped(data)) from None
+            raise
+        return answer(request).to_json()
     except SituationError as err:
         raise BadRequest(422, f"impossible situation: {err}") from None
+    except HintInputError as err:
+        raise BadRequest(400, f"{err.option}: {err}") from None
     except ValueError as err:  # a refused policy file, a bad seed
         raise BadRequest(400, str(err)) from None
 

@@ -20,16 +20,17 @@
    option of best mean value, unless other options are within the 95% interval of their
    paired difference to it; then the policy's likeliest of those.
 
-The JSON form (`to_json`) is versioned: SCHEMA, SCHEMA_VERSION; the fields are in
-docs/hint.md "JSON schema".
+`answer(request)` is the one pipeline: a `HintRequest` (solver/hint/request.py, read and
+checked once, by the command line and the web API alike) in, a `HintAnswer`
+(solver/hint/answer.py, one `to_json`) out; `hint(situation, game, ...)` is the same for
+a Situation in hand. A play the rules force (classic Love Letter's Countess, C3) is
+answered from the engine (`engine.forced_card`), with nothing to value.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
-from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -39,16 +40,17 @@ from spiel_game import layout as L
 from spiel_game.actions import decision_to_string
 
 from solver.belief import hand_probabilities
-from solver.policies.chain import PolicySet, display_path, load_policies
+from solver.policies.chain import PolicySet, load_policies
+from solver.hint.answer import SCHEMA, SCHEMA_VERSION, HintAnswer  # noqa: F401  (re-exported)
 from solver.hint.log import SearchLimitError, log_worlds, summary_log_worlds
-from solver.hint.situation import Situation, SituationError
+from solver.hint.request import (HintRequest, MatchContext, OpponentModelUse,  # noqa: F401
+                                 check_game, match_context)
+from solver.hint.situation import Situation
 from solver.hint.worlds import summary_worlds
 from solver.sim.playout import padded_chains, play_out, reset
 from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, next_float, stream_seed
 from solver.sim.utility import round_utility
 
-SCHEMA = "jabbas-palace-hint"
-SCHEMA_VERSION = 5  # 4: situation.game (love_letter), the "rules" source; 5: match, opponent models
 _JIT = dict(cache=True, nogil=True)
 Z95 = 1.96
 SUMMARY_PARTICLES = 4096  # the exact posterior of a summary within this many particles
@@ -351,96 +353,48 @@ def _run_search(sit, game, policies, states, weights, limits, seed, top, tables=
         return None, str(err)
 
 
-@dataclasses.dataclass(frozen=True)
-class MatchContext:
-    """The match this round is part of (docs/match.md): the token standings by seat
-    (seat 0 started the round) and the match values V they are read from."""
-
-    values: object  # solver.match.value.MatchValues
-    standings: tuple
-    source: str  # where V came from (a results file)
-
-    def tables(self) -> np.ndarray:
-        """(2, codes, players): the match utility (solved for) and each player's chance
-        to win the match, after each round outcome (solver/sim/utility.py codes)."""
-        from solver.match.value import round_utility_table, round_win_table
-
-        return np.stack([round_utility_table(self.values, self.standings, 0),
-                         round_win_table(self.values, self.standings, 0)])
-
-    def now(self) -> np.ndarray:
-        """Each seat's chance to win the match before this round is played."""
-        return self.values.at(self.standings, 0)
-
-
 def _search_steps(result, path, chars) -> list[dict]:
     """The search's later decisions of a full action: each option's probability (given
-    the steps before) and value."""
+    the steps before) and value (SearchResult navigates its subgame)."""
     steps = []
-    prob_before, _ = result.line(path[:1])
     for k in range(1, len(path)):
         prefix = tuple(path[:k])
-        node = _node_after(result, prefix)
-        sub = result.subgame
-        start = sub.child_start[node]
-        options = []
-        for i in range(sub.num_children[node]):
-            a = int(sub.edge_action[start + i])
-            p, v = result.line(prefix + (a,))
-            options.append({"action": decision_to_string(a, chars), "action_id": a,
-                            "search_probability": p / prob_before if prob_before > 0 else 0.0,
-                            "search_value": v})
-        steps.append({"decision": L.PHASE_NAMES[_phase_of(result, prefix)],
+        options = [{"action": decision_to_string(a, chars), "action_id": a,
+                    "search_probability": p, "search_value": v}
+                   for a, p, v in result.options_after(prefix)]
+        steps.append({"decision": L.PHASE_NAMES[result.phase_after(prefix)],
                       "chosen": decision_to_string(path[k], chars), "chosen_by": "search",
                       "options": options})
-        prob_before, _ = result.line(prefix + (path[k],))
     return steps
 
 
-def _node_after(result, prefix) -> int:
-    sub = result.subgame
-    node = int(result.root_nodes[0])
-    for a in prefix:
-        start = sub.child_start[node]
-        acts = sub.edge_action[start:start + sub.num_children[node]]
-        node = int(sub.edge_child[start + int(np.flatnonzero(acts == a)[0])])
-    return node
+def hint(sit: Situation, game, policies: PolicySet | None = None, **options) -> dict:
+    """The JSON answer for `sit` in `game` (schema SCHEMA, SCHEMA_VERSION): `answer` of
+    the HintRequest with these options (its fields: seconds, rollouts, search, ...), the
+    game's shipped tables unless `policies`."""
+    policies = load_policies(game) if policies is None else policies
+    return answer(HintRequest(sit, game, policies, **options)).to_json()
 
 
-def _phase_of(result, prefix) -> int:
-    s = result.subgame.roots.states[0].copy()
-    for a in prefix:
-        engine.apply_action(s, a)
-    return int(s[L.S_PHASE])
-
-
-def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float = 0.25,
-         resolve_seconds: float = 2.0, seed: int = 0, rollouts: int | None = None,
-         card_counting: bool = False, search: bool = True, search_seconds: float = 1.0,
-         search_iterations: int | None = None, search_top: str = "max-margin",
-         search_limits=None, match: MatchContext | None = None,
-         opponent: OpponentModelUse | None = None) -> dict:
-    """The answer for `sit` as a JSON-ready dict (schema SCHEMA, SCHEMA_VERSION).
-    `rollouts`: exactly that many rollouts instead of a time budget (repeatable).
-    `card_counting`: answer a summary from the unseen cards alone (the fallback the
-    hint takes by itself when the exact posterior is beyond the search's limit).
-    `search`: re-solve the rest of the round at this decision (solver/search/), where a
-    table (the blueprint) exists, within `search_seconds` or exactly
-    `search_iterations` iterations (repeatable), or `search_limits` (a SearchLimits);
-    the table answers where it cannot, and says why. `match`: play for the match, not
-    the round: the search and the rollouts maximise the match utility of the standings
-    the round leaves, and every play shows its match-win probability beside its round
-    EV (docs/match.md). `opponent`: exploit a model of one opponent (2 players): the
-    search locks that seat to the model (best response or a safe restricted Nash
-    response) and runs beside the unexploiting search, and the answer says what the
-    exploitation expects to gain and what it risks (docs/opponents.md)."""
+def answer(request: HintRequest) -> HintAnswer:
+    """The answer to `request`: the worlds and beliefs, the table's probabilities, the
+    search where a table (the blueprint) exists (the table answers where it cannot, and
+    says why), every full action's rollout values, and the choice. With a match context
+    the search and the rollouts maximise the match utility of the standings the round
+    leaves, and every play shows its match-win probability beside its round EV
+    (docs/match.md); with an opponent model that seat is locked to the model in a second
+    search beside the unexploiting one, and the answer says what exploiting expects to
+    gain and what it risks (docs/opponents.md)."""
     from solver.search.resolve import SearchLimits
 
     start = time.perf_counter()
-    seed = check_seed(seed)
-    limits = search_limits or SearchLimits(seconds=search_seconds,
-                                           iterations=search_iterations)
-    policies = load_policies(game) if policies is None else policies
+    r = request
+    sit, game, policies, match, opponent = (r.situation, r.game, r.policies, r.match,
+                                            r.opponent)
+    seed = check_seed(r.seed)
+    limits = r.search_limits or SearchLimits(seconds=r.search_seconds,
+                                             iterations=r.search_iterations)
+    search, card_counting, search_top = r.search, r.card_counting, r.search_top
     forced = forced_play(sit)
     if forced is not None:
         return _forced_answer(sit, game, policies, forced, start)
@@ -484,7 +438,7 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
             policy_source, how = "table", "table"
         else:
             policy_source, how = "backoff", f"backed off to the {level} table"
-        budget = seconds
+        budget = r.seconds
     else:
         probs, level = None, None
         policy_source = "re-solve"
@@ -492,7 +446,7 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                "over the worlds" if policies.paths else
                "re-solved: no policy ships for this game; chosen by the rollout values "
                f"({policies.default} plays the rollouts)")
-        budget = resolve_seconds
+        budget = r.resolve_seconds
     tables = None if match is None else match.tables()
     result, search_note, plain = None, None, None
     rollout_policies, rollout_model = policies, None
@@ -523,7 +477,7 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                f"({how})")
     paths = full_actions(s0, me)
     scored, clusters, counts, rollout_seconds = _rollouts(worlds, paths, me, rollout_policies,
-                                                          budget, seed, rollouts,
+                                                          budget, seed, r.rollouts,
                                                           tables=tables, model=rollout_model)
     # The rule chooses by the round's margin, or with a match by the match utility.
     values = scored[0] if match is None else scored[1]
@@ -574,114 +528,35 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, seconds: float
                           "chosen_by": "search", "steps": _search_steps(result, chosen, chars)}
     rollout_decisions = int(counts.sum())
     total = max(rollout_decisions, 1)
-    answer = {
-        "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
-        "situation": {"game": sit.game, "players": sit.players, "agenda": sit.agenda,
-                      "seat": me, "hand": [chars[int(c)].name for c in sorted(
-                          s0[L.S_HAND + me * L.MAX_HAND:L.S_HAND + me * L.MAX_HAND + 2])],
-                      "deck": int(engine.deck_size(s0)), "described_by": source},
-        "policy": {"source": policy_source, "detail": how, "level": level,
-                   "tables": policies.describe(),
-                   "search": ({"used": True, **result.detail()} if result is not None
-                              else {"used": False, "reason": search_note})},
-        "recommendation": recommendation,
-        "plays": plays,
-        "full_actions": [{"action": _words(path, chars), "action_ids": list(path),
-                          **path_stats[i]}
-                         for i, path in enumerate(paths)],
-        "opponents": opponents,
-        **({} if match is None else {"match": _match_answer(match, plays, recommendation)}),
-        **({} if opponent is None else {
-            "opponent_model": opponent.answer(result, plain, paths, search_note)}),
-        "posterior": {"basis": posterior_basis,
-                      "worlds": len(states) if replay else drawn[0],
-                      **({"complete": replay["complete"]} if replay else {})},
-        "rollouts": {"count": int(values.shape[1]), "seconds": round(rollout_seconds, 3),
-                     "worlds": int(np.count_nonzero(np.bincount(clusters))),
-                     "decisions": rollout_decisions,
-                     "from_table": float(counts[0] if policies.paths else 0) / total,
-                     "from_coarser_table": float(counts[1:-1].sum()) / total,
-                     "default_policy": policies.default,
-                     "from_default_policy": float(counts[-1]) / total},
-        "seconds": round(time.perf_counter() - start, 3),
-    }
-    return answer
-
-
-@dataclasses.dataclass(frozen=True)
-class OpponentModelUse:
-    """An opponent model to exploit (solver/opponent_model): its seat, and how:
-    `best-response` or `safe` (a restricted Nash response giving the model weight
-    `confidence`)."""
-
-    seat: int
-    model: object  # solver.opponent_model.model.OpponentModel
-    mode: str = "safe"
-    confidence: float = 0.5
-
-    MODES = ("safe", "best-response")
-
-    def __post_init__(self):
-        if self.mode not in self.MODES:
-            raise ValueError(f"exploitation mode {self.mode!r}: allowed are "
-                             f"{', '.join(self.MODES)}")
-        if self.mode == "safe" and not 0.0 < self.confidence < 1.0:
-            raise ValueError(f"confidence {self.confidence!r}: the safe mode's weight on "
-                             "the model is strictly between 0 and 1")
-
-    def exploit(self, game, policies: PolicySet):
-        """(the tables with the model's policies in the bank, the search's Exploit)."""
-        from solver.search.resolve import Exploit
-
-        both, chains = policies.with_model(game, self.model)
-        weight = 1.0 if self.mode == "best-response" else self.confidence
-        return both, Exploit(self.seat, chains, tuple(self.model.weights), weight)
-
-    def answer(self, result, plain, paths: list, note) -> dict:
-        """The answer's `opponent_model` part: what exploiting expects to gain against the
-        model at this decision (the full action: card, target, number), and what it gives
-        up if the opponent is not the model (against the unexploiting search's values)."""
-        out = {"seat": self.seat, "model": self.model.describe(), "source": self.model.source,
-               "mode": self.mode,
-               "confidence": 1.0 if self.mode == "best-response" else self.confidence}
-        if result is None or plain is None:
-            return {**out, "used": False, "reason": note or "the search did not run"}
-        ex, v_model = np.array([result.line(path) for path in paths]).T
-        un, v_plain = np.array([plain.line(path) for path in paths]).T
-        return {**out, "used": True,
-                "types": {str(k): float(w) for k, w in (result.model_mass or {}).items()},
-                "expected_gain": float((ex - un) @ v_model),
-                "risk_if_wrong": float((un - ex) @ v_plain)}
-
-
-def match_context(game, scores, goal: int | None = None, values_path: Path | None = None,
-                  rounds_played: int | None = None) -> MatchContext:
-    """The match of `scores` (tokens by seat, seat 0 the round's starter): V from
-    `values_path` (a `jabba match-table` record) or the game's shipped record,
-    re-solved from its round outcomes when `goal` is not the record's. ValueError with
-    what was wrong: standings that cannot be, no values for this game."""
-    from solver import provenance
-    from solver.match.outcomes import RoundOutcomes
-    from solver.match.standings import check_standings, default_goal
-    from solver.match.value import read_match_values, shipped_match_values, solve_match_values
-
-    players = game.num_players()
-    goal = default_goal(players) if goal is None else goal
-    standings = tuple(check_standings(scores, players, goal, rounds_played=rounds_played))
-    path = values_path or shipped_match_values(game)
-    if path is None:
-        raise ValueError(f"no shipped match values for this game ({players} players, "
-                         f"{game.get_parameters().get('agenda', game.get_type().short_name)}"
-                         "): make them with `jabba match-table --out FILE` and give "
-                         "--match-values FILE")
-    values = read_match_values(path, game)
-    source = display_path(Path(path))
-    if values.goal != goal:
-        record = provenance.read_json(path)
-        values = solve_match_values(RoundOutcomes.from_dict(record["outcomes"]), goal,
-                                    draws=0)
-        source += f" (its round outcomes, re-solved for goal {goal})"
-    return MatchContext(values, standings, source)
+    return HintAnswer(
+        situation={"game": sit.game, "players": sit.players, "agenda": sit.agenda,
+                   "seat": me, "hand": [chars[int(c)].name for c in sorted(
+                       s0[L.S_HAND + me * L.MAX_HAND:L.S_HAND + me * L.MAX_HAND + 2])],
+                   "deck": int(engine.deck_size(s0)), "described_by": source},
+        policy={"source": policy_source, "detail": how, "level": level,
+                "tables": policies.describe(),
+                "search": ({"used": True, **result.detail()} if result is not None
+                           else {"used": False, "reason": search_note})},
+        recommendation=recommendation,
+        plays=plays,
+        full_actions=[{"action": _words(path, chars), "action_ids": list(path),
+                       **path_stats[i]}
+                      for i, path in enumerate(paths)],
+        opponents=opponents,
+        match=None if match is None else _match_answer(match, plays, recommendation),
+        opponent_model=(None if opponent is None else
+                        opponent.answer(result, plain, paths, search_note)),
+        posterior={"basis": posterior_basis,
+                   "worlds": len(states) if replay else drawn[0],
+                   **({"complete": replay["complete"]} if replay else {})},
+        rollouts={"count": int(values.shape[1]), "seconds": round(rollout_seconds, 3),
+                  "worlds": int(np.count_nonzero(np.bincount(clusters))),
+                  "decisions": rollout_decisions,
+                  "from_table": float(counts[0] if policies.paths else 0) / total,
+                  "from_coarser_table": float(counts[1:-1].sum()) / total,
+                  "default_policy": policies.default,
+                  "from_default_policy": float(counts[-1]) / total},
+        seconds=round(time.perf_counter() - start, 3))
 
 
 def _match_stats(utility_stats: dict, wins: np.ndarray, clusters) -> dict:
@@ -704,15 +579,14 @@ def _match_answer(match: MatchContext, plays: list[dict], recommendation: dict) 
 
 def forced_play(sit: Situation) -> int | None:
     """The card the rules make the player play, with nothing to decide (classic Love
-    Letter's Countess held with the King or a Prince, docs/RULES.md C3), or None."""
-    chars = sit.rules.characters
-    for i, c in enumerate(sit.hand):
-        if any(other in chars[c].forced_by for other in sit.hand[:i] + sit.hand[i + 1:]):
-            return c
-    return None
+    Letter's Countess held with the King or a Prince, docs/RULES.md C3), or None: the
+    engine's own rule (`engine.forced_card`), asked of the described hand."""
+    hand = np.asarray(sit.hand, dtype=np.int32)
+    forced = int(engine.forced_card(sit.rules.id, hand, 0, len(hand)))
+    return None if forced < 0 else forced
 
 
-def _forced_answer(sit: Situation, game, policies: PolicySet, forced: int, start) -> dict:
+def _forced_answer(sit: Situation, game, policies: PolicySet, forced: int, start) -> HintAnswer:
     """The answer where the rules choose (`forced_play`): that play, no values. The engine
     plays a forced card by itself (no decision node), so there is nothing to roll out or
     search; a summary is still checked against the rules."""
@@ -729,36 +603,22 @@ def _forced_answer(sit: Situation, game, policies: PolicySet, forced: int, start
     play = {"action": words, "action_id": action, "card": chars[forced].name,
             "probability": 1.0, "full_action": words, "steps": [], "ev": None,
             "ev_ci95": None, "vs_best": 0.0, "vs_best_ci95": 0.0}
-    return {
-        "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
-        "situation": {"game": sit.game, "players": sit.players, "agenda": sit.agenda,
-                      "seat": sit.seat, "hand": [chars[c].name for c in sorted(sit.hand)],
-                      "deck": sit.deck, "described_by": "summary" if sit.log is None
-                      else "log"},
-        "policy": {"source": "rules", "detail": why, "level": None,
-                   "tables": policies.describe(),
-                   "search": {"used": False, "reason": "a forced play: nothing to decide"}},
-        "recommendation": {"action": words, "card": chars[forced].name,
-                           "chosen_by": "rules", "steps": []},
-        "plays": [play],
-        "full_actions": [{"action": words, "action_ids": [action], "ev": None,
-                          "ev_ci95": None, "vs_best": 0.0, "vs_best_ci95": 0.0}],
-        "opponents": [],
-        "posterior": {"basis": "none: the rules choose the play", "worlds": 0},
-        "rollouts": {"count": 0, "seconds": 0.0, "worlds": 0, "decisions": 0,
-                     "from_table": 0.0, "from_coarser_table": 0.0,
-                     "default_policy": policies.default, "from_default_policy": 0.0},
-        "seconds": round(time.perf_counter() - start, 3),
-    }
-
-
-def check_game(sit: Situation):
-    """The OpenSpiel game for a situation; SituationError for bad parameters."""
-    import pyspiel
-
-    import spiel_game  # noqa: F401
-
-    try:
-        return pyspiel.load_game(sit.game, sit.game_params())
-    except (ValueError, pyspiel.SpielError) as err:
-        raise SituationError(str(err)) from None
+    return HintAnswer(
+        situation={"game": sit.game, "players": sit.players, "agenda": sit.agenda,
+                   "seat": sit.seat, "hand": [chars[c].name for c in sorted(sit.hand)],
+                   "deck": sit.deck, "described_by": "summary" if sit.log is None
+                   else "log"},
+        policy={"source": "rules", "detail": why, "level": None,
+                "tables": policies.describe(),
+                "search": {"used": False, "reason": "a forced play: nothing to decide"}},
+        recommendation={"action": words, "card": chars[forced].name,
+                        "chosen_by": "rules", "steps": []},
+        plays=[play],
+        full_actions=[{"action": words, "action_ids": [action], "ev": None,
+                       "ev_ci95": None, "vs_best": 0.0, "vs_best_ci95": 0.0}],
+        opponents=[],
+        posterior={"basis": "none: the rules choose the play", "worlds": 0},
+        rollouts={"count": 0, "seconds": 0.0, "worlds": 0, "decisions": 0,
+                  "from_table": 0.0, "from_coarser_table": 0.0,
+                  "default_policy": policies.default, "from_default_policy": 0.0},
+        seconds=round(time.perf_counter() - start, 3))

@@ -22,8 +22,6 @@ rounds: seconds of search), the hint answers by card counting and says so.
 
 from __future__ import annotations
 
-import dataclasses
-import re
 
 import numpy as np
 
@@ -35,80 +33,14 @@ from spiel_game.events import (HIDDEN, LINE_FORMS, UNSTATED, Event, describe, ev
 
 from solver.belief import ANY, NO_COPY, NO_FAILURE, posterior
 from solver.belief.filter import ALL_CARDS, CARD_SET, KNOWN_HIDDEN, card_set, known_hidden
-from solver.hint.situation import (SET_ASIDE, Situation, SituationError, card, card_with,
-                                   plays)
+from solver.hint.parse import SituationError
+from solver.hint.situation import SET_ASIDE, Situation, card_with, plays
 
 assert ANY == UNSTATED, "an unstated field of a line fits anything"
 TREMBLE = 1e-3  # least probability given to an opponent's decision (they stray)
 MAX_PARTICLES = 4096  # first try; grown 4x while particles are dropped, up to:
 GROW_TO = 1 << 15
 _OTHER_IS_SEAT = {kind for kind, _, form in LINE_FORMS if "{o}" in form}
-
-
-# The prefix of an information-state string (spiel_game/game.py `string_from`, perfect
-# recall): "p1 hand:[Jabba the Hutt,Guard] | " before the events; "?" when hands are
-# not private.
-_PASTED = re.compile(r"\s*p(?P<seat>\d+)\s+hand:\s*\[(?P<hand>[^\]]*)\]\s*\|", re.I)
-
-
-@dataclasses.dataclass(frozen=True)
-class LogText:
-    """A log as given, read into event lines; `seat` and `hand` are what a pasted
-    information-state string's prefix says (None without a prefix, or hand "?")."""
-
-    lines: tuple[str, ...]
-    seat: int | None = None
-    hand: tuple[str, ...] | None = None
-
-    def fill(self, data: dict) -> dict:
-        """`data` (a situation mapping) with the log as lines, and the seat and hand
-        the prefix names where `data` gives none."""
-        out = {**data, "log": self.lines}
-        if self.seat is not None:
-            out.setdefault("seat", self.seat)
-        if self.hand is not None:
-            out.setdefault("hand", list(self.hand))
-        return out
-
-    def check(self, sit: Situation) -> None:
-        """The seat and hand the situation gives must be those the prefix names."""
-        if self.seat is not None and sit.seat != self.seat:
-            raise SituationError(f"seat is {sit.seat}, but the pasted information state is "
-                                 f"p{self.seat}'s: give --seat {self.seat} or leave it out")
-        if self.hand is not None and sorted(sit.hand) != sorted(card(c, sit.rules)
-                                                                for c in self.hand):
-            given = sit.names(sit.hand)
-            raise SituationError(f"hand is {given}, but the pasted information state says "
-                                 f"{', '.join(self.hand)}: leave the hand out or make them "
-                                 "agree")
-
-
-def read_log(value) -> LogText:
-    """The event lines of a log given as text (events separated by ';' or new lines) or
-    as a list of lines; a pasted information-state string, `pX hand:[...] | events`
-    (as `jabba play --viewer X` and `information_state_string(X)` print it), may stand
-    in place of the first line."""
-    if isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value):
-        value = "\n".join(value)
-    if not isinstance(value, str):
-        raise SituationError(f"log: expected text or a list of lines, got {value!r}")
-    seat = hand = None
-    m = _PASTED.match(value)
-    if m:
-        seat = int(m["seat"])
-        names = [x.strip() for x in m["hand"].split(",") if x.strip()]
-        hand = None if names == ["?"] else tuple(names)
-        value = value[m.end():]
-    lines = tuple(x.strip() for x in re.split(r"[;\n]", value) if x.strip())
-    return LogText(lines, seat, hand)
-
-
-def pasted_seat(value) -> int | None:
-    """The seat a pasted information-state string names, or None (any other log)."""
-    if isinstance(value, (list, tuple)) and value:
-        value = value[0]
-    m = _PASTED.match(value) if isinstance(value, str) else None
-    return int(m["seat"]) if m else None
 
 
 def parse_log_line(line: str, players: int, rules=JABBAS_PALACE) -> Event:

@@ -18,6 +18,9 @@ import re
 
 from spiel_game import layout as L
 from spiel_game.cards import AGENDA_GAMES, GAMES, JABBAS_PALACE, RULESET_OF_GAME, Effect, RuleSet
+
+from solver.hint.parse import SituationError, card, read_log  # noqa: F401  (re-exported)
+
 SET_ASIDE = -1  # AreaCard.target: R2-D2 looked at the face-down set-aside card
 
 
@@ -31,19 +34,6 @@ BIB_FORTUNA = card_with(Effect.PROTECT)
 BOBA_FETT = card_with(Effect.STEAL_HAND)
 LEIA = card_with(Effect.DRAW_KEEP_RETURN)
 R2_D2 = card_with(Effect.PEEK_OR_SET_ASIDE)
-
-
-class SituationError(ValueError):
-    """A situation that cannot happen under the rules, or that cannot be read."""
-
-
-def card(name, rules: RuleSet = JABBAS_PALACE) -> int:
-    """Character id from a name in any usual form, in the rule set's cards;
-    SituationError with suggestions (and the game a card of the other one is from)."""
-    try:
-        return rules.character_id(str(name))
-    except ValueError as err:
-        raise SituationError(str(err)) from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,7 +192,6 @@ def from_mapping(data: dict) -> Situation:
         raise SituationError(f"unknown field(s) {sorted(unknown)}; allowed: {sorted(_KEYS)}")
     pasted = None
     if data.get("log") is not None:  # lines; a pasted information state's seat and hand
-        from solver.hint.log import read_log  # (log.py builds on this module)
         pasted = read_log(data["log"])
         data = pasted.fill(data)
     for required in ("players", "seat", "hand"):

@@ -135,6 +135,37 @@ class SearchResult:
             return prob, float(np.dot(w, self.report_nodes[nodes, me]) / w.sum())
         return prob, float(np.dot(w, self.node_values[nodes, me] - sub.root_shift[:k]) / w.sum())
 
+    def node_after(self, prefix) -> int:
+        """The node my consecutive actions `prefix` lead to from the first root."""
+        sub = self.subgame
+        node = int(self.root_nodes[0])
+        for a in prefix:
+            start = sub.child_start[node]
+            acts = sub.edge_action[start:start + sub.num_children[node]]
+            node = int(sub.edge_child[start + int(np.flatnonzero(acts == a)[0])])
+        return node
+
+    def phase_after(self, prefix) -> int:
+        """The engine's phase (layout.PH_*) after my consecutive actions `prefix`."""
+        s = self.subgame.roots.states[0].copy()
+        for a in prefix:
+            engine.apply_action(s, a)
+        return int(s[L.S_PHASE])
+
+    def options_after(self, prefix) -> list[tuple[int, float, float]]:
+        """(action, probability given `prefix`, value to me) of each option of my decision
+        after my consecutive actions `prefix`."""
+        sub = self.subgame
+        node = self.node_after(prefix)
+        start = sub.child_start[node]
+        before, _ = self.line(prefix)
+        out = []
+        for i in range(sub.num_children[node]):
+            a = int(sub.edge_action[start + i])
+            p, v = self.line(tuple(prefix) + (a,))
+            out.append((a, p / before if before > 0 else 0.0, v))
+        return out
+
 
 def _heaviest(r, limit: int):
     """All order-1 roots and the heaviest order-2 roots, `limit` in all."""

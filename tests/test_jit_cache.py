@@ -1,0 +1,60 @@
+"""The guard against stale numba caches (spiel_game/jit_cache.py)."""
+
+from __future__ import annotations
+
+import json
+
+from spiel_game import jit_cache
+
+
+def test_an_engine_edit_makes_every_compiled_importer_stale():
+    modules = jit_cache.compiled_modules()
+    assert {"spiel_game.engine", "solver.belief.filter", "solver.mccfr.kernel",
+            "solver.hint.advice"} <= set(modules)
+    stale = jit_cache.stale_modules({"spiel_game.engine"}, modules)
+    assert {"spiel_game.engine", "solver.belief.filter", "solver.mccfr.kernel",
+            "solver.search.subgame", "solver.hint.advice"} <= stale
+    # The hint's rollouts are called from no other compiled module: only their own caches.
+    assert jit_cache.stale_modules({"solver.hint.advice"}, modules) == {"solver.hint.advice"}
+
+
+def _tree(tmp_path, monkeypatch):
+    """A package `solver` of two compiled modules, `top` importing `base`, each with a
+    numba cache, and the guard pointed at it."""
+    pkg = tmp_path / "solver"
+    (pkg / "__pycache__").mkdir(parents=True)
+    (tmp_path / "spiel_game").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text("from numba import njit\n")
+    (pkg / "top.py").write_text("from numba import njit\nfrom solver.base import f\n")
+    for stem in ("base", "top"):
+        for suffix in (".f-1.py311.nbi", ".f-1.py311.1.nbc"):
+            (pkg / "__pycache__" / (stem + suffix)).write_bytes(b"x")
+    monkeypatch.setattr(jit_cache, "ROOT", tmp_path)
+    monkeypatch.setattr(jit_cache, "RECORD",
+                        tmp_path / "spiel_game" / "__pycache__" / "jit_sources.json")
+    return pkg
+
+
+def _caches(pkg) -> set[str]:
+    return {f.name.split(".")[0] for f in (pkg / "__pycache__").iterdir()}
+
+
+def test_the_caches_of_an_edited_module_and_its_importers_are_deleted(tmp_path, monkeypatch):
+    pkg = _tree(tmp_path, monkeypatch)
+    assert jit_cache.check() == ["solver.base", "solver.top"]  # no record: unknown, cleared
+    assert json.loads(jit_cache.RECORD.read_text()).keys() == {"solver.base", "solver.top"}
+    for stem in ("base", "top"):
+        (pkg / "__pycache__" / f"{stem}.f-1.py311.nbi").write_bytes(b"x")
+    assert jit_cache.check() == [] and _caches(pkg) == {"base", "top"}  # nothing changed
+    (pkg / "top.py").write_text("from numba import njit\nfrom solver.base import f  # edited\n")
+    assert jit_cache.check() == ["solver.top"] and _caches(pkg) == {"base"}
+    (pkg / "__pycache__" / "top.f-1.py311.nbi").write_bytes(b"x")
+    (pkg / "base.py").write_text("from numba import njit  # edited\n")
+    assert jit_cache.check() == ["solver.base", "solver.top"] and _caches(pkg) == set()
+
+
+def test_the_check_can_be_switched_off(tmp_path, monkeypatch):
+    pkg = _tree(tmp_path, monkeypatch)
+    monkeypatch.setenv("JABBA_JIT_CACHE_CHECK", "0")
+    assert jit_cache.check() == [] and _caches(pkg) == {"base", "top"}
