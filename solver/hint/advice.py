@@ -29,6 +29,7 @@ answered from the engine (`engine.forced_card`), with nothing to value.
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
 import time
 
@@ -54,6 +55,9 @@ from solver.sim.utility import round_utility
 _JIT = dict(cache=True, nogil=True)
 Z95 = 1.96
 SUMMARY_PARTICLES = 4096  # the exact posterior of a summary within this many particles
+# Rollouts stop before their time budget once the card to play is settled (`_card_settled`),
+# but never before this many: the values shown keep intervals of a useful width.
+SETTLE_AFTER = 512
 
 
 # Compiled rollouts -----------------------------------------------------------------------
@@ -150,9 +154,12 @@ ROLLOUTS_PER_WORLD = 4  # from a summary: rollouts per fresh world (a world cost
 
 
 def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rollouts=64,
-              max_rollouts=20000, tables=None, model=None):
+              max_rollouts=20000, tables=None, model=None, settled=None,
+              settle_after=SETTLE_AFTER):
     """Rollout values (1 + tables, paths, rollouts: rollout_values) within about
     `seconds` (or exactly `rollouts`), and the cluster (world draw) of each rollout.
+    settled(values, clusters): whether the values so far decide the answer; then, after
+    `settle_after` rollouts, the budget's rest is not spent (never with `rollouts`).
     model: (seat, chains of the bank no longer than policies.chain, weights), the
     seat's mixture.
 
@@ -206,6 +213,9 @@ def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rol
         if rollouts is None:
             if done >= min_rollouts and elapsed >= seconds:
                 break
+            if (settled is not None and done >= settle_after
+                    and settled(np.concatenate(chunks, axis=2), np.concatenate(clusters))):
+                break
             batch = min(4 * batch, max(32, int(done * (seconds - elapsed) / max(elapsed, 1e-6))))
         else:
             batch = 4 * batch
@@ -223,6 +233,21 @@ def _standard_error(x: np.ndarray, clusters: np.ndarray) -> float:
     if g < 2:
         return float("inf")
     return float(math.sqrt(g / (g - 1) * float((dev ** 2).sum())) / len(x))
+
+
+def _card_settled(values: np.ndarray, clusters: np.ndarray, cards: list[list[int]]) -> bool:
+    """Whether the card to play is settled: the best card's best full action (by mean)
+    leads every other card's best by more than the 95% interval of their paired
+    difference. One card (or none worth comparing): settled."""
+    means = values.mean(axis=1)
+    best_of = [g[int(np.argmax(means[g]))] for g in cards]
+    top = max(best_of, key=lambda i: means[i])
+    for i in best_of:
+        if i != top:
+            diff = values[i] - values[top]
+            if diff.mean() + Z95 * _standard_error(diff, clusters) >= 0:
+                return False
+    return True
 
 
 def _choose(rows: np.ndarray, clusters: np.ndarray, probs) -> tuple[int, list[dict], str]:
@@ -453,6 +478,7 @@ def answer(request: HintRequest) -> HintAnswer:
     if opponent is not None:
         rollout_policies, exploit = opponent.exploit(game, policies)
         rollout_model = (exploit.seat, exploit.chains, exploit.weights)
+    searching = None
     if not search:
         search_note = "not asked for (--no-search)"
     elif not policies.paths:
@@ -461,12 +487,28 @@ def answer(request: HintRequest) -> HintAnswer:
         search_note = ("the posterior is by card counting (sampled worlds), which the "
                        "search cannot root a subgame in")
     else:
-        result, search_note = _run_search(sit, game, policies, states, worlds[2], limits,
-                                          seed, search_top, tables)
-        if opponent is not None and result is not None:
-            plain = result
-            result, search_note = _run_search(sit, game, rollout_policies, states, worlds[2],
-                                              limits, seed, search_top, tables, exploit)
+        def searches():
+            found, note = _run_search(sit, game, policies, states, worlds[2], limits, seed,
+                                      search_top, tables)
+            if opponent is None or found is None:
+                return found, note, None
+            exploiting, note = _run_search(sit, game, rollout_policies, states, worlds[2],
+                                           limits, seed, search_top, tables, exploit)
+            return exploiting, note, found
+
+        # The search and the rollouts are independent (the rollouts follow the tables):
+        # the search runs on the other core meanwhile (its kernels release the GIL).
+        pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hint-search")
+        searching = pool.submit(searches)
+        pool.shutdown(wait=False)
+    paths = full_actions(s0, me)
+    cards = [[i for i, path in enumerate(paths) if path[0] == a] for a in legal]
+    scored, clusters, counts, rollout_seconds = _rollouts(
+        worlds, paths, me, rollout_policies, budget, seed, r.rollouts, tables=tables,
+        model=rollout_model, settled=lambda v, c: _card_settled(v[0 if match is None else 1],
+                                                                c, cards))
+    if searching is not None:
+        result, search_note, plain = searching.result()
     if result is not None:
         policy_source = "search"
         d = result.detail()
@@ -475,10 +517,6 @@ def answer(request: HintRequest) -> HintAnswer:
                f"{d['infosets']:,} information sets, to the {d['depth']}, "
                f"{d['iterations']} DCFR iterations; the table's probabilities beside it "
                f"({how})")
-    paths = full_actions(s0, me)
-    scored, clusters, counts, rollout_seconds = _rollouts(worlds, paths, me, rollout_policies,
-                                                          budget, seed, r.rollouts,
-                                                          tables=tables, model=rollout_model)
     # The rule chooses by the round's margin, or with a match by the match utility.
     values = scored[0] if match is None else scored[1]
     index_of = {path: i for i, path in enumerate(paths)}

@@ -52,6 +52,15 @@ TREMBLE = 1e-3  # least blueprint probability of an observed decision in the bel
 # valued by rollouts, from the order-1 roots alone (no opponent decides in it).
 DEPTHS = ((-1, False), (2, False), (2, True), (1, False), (1, True))
 OWN_TURN = DEPTHS[-1]
+# Sizing a timed search (measured here, 2 cores, loaded: a DCFR iteration costs about
+# 0.75 us a node, a leaf rollout about 50 us): nodes per second of budget, so that
+# min_iterations take under half of it; leaf rollouts per second; the share of what is
+# left that the leaves' rollouts may take; the share of the budget after which no
+# deeper depth is tried.
+NODES_PER_SECOND = 30_000
+LEAF_ROLLOUTS_PER_SECOND = 20_000
+BUILD_SHARE = 0.4
+PROBE_SHARE = 0.3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -331,22 +340,34 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
         model = dict(model_seat=exploit.seat, model_chains=exploit.chains)
     root_set = _heaviest(root_set, limits.max_roots)
     leaf_seed = _seed_for(seed, s0, me)
+    # With a time budget the subgame is sized to it: DCFR's min_iterations must fit, the
+    # leaves' rollouts share what the build may take, and deeper depths are tried only
+    # while time is left (each failed try expands up to max_nodes). Exactly `iterations`:
+    # the fixed sizes, so that answers repeat.
+    timed = limits.iterations is None
+    max_nodes = (min(limits.max_nodes, int(limits.seconds * NODES_PER_SECOND)) if timed
+                 else limits.max_nodes)
     sub = None
     for depth, cut_chance in DEPTHS:
         own_turn = (depth, cut_chance) == OWN_TURN
+        if timed and not own_turn and time.perf_counter() > start + PROBE_SHARE * limits.seconds:
+            continue
         chosen = _order1(root_set) if own_turn else root_set
         # no opponent decides in my own turn: nothing for a gadget to guard
         shape = dict(top="unsafe" if own_turn else top, cut_chance=cut_chance,
                      round_table=round_table, report_table=report_table, **model)
         try:
-            _, leaves = build(chosen, me, policies.bank, chain, limits.max_nodes, depth, 0,
+            _, leaves = build(chosen, me, policies.bank, chain, max_nodes, depth, 0,
                               leaf_seed, count_only=True, **shape)
         except SubgameTooLarge:
             continue
-        rollouts = limits.leaf_rollouts
+        rollouts, budget = limits.leaf_rollouts, limits.rollout_budget
+        if timed:
+            left = max(deadline - time.perf_counter(), 0.0)
+            budget = min(budget, int(BUILD_SHARE * left * LEAF_ROLLOUTS_PER_SECOND))
         if leaves:  # the leaves share a rollout budget: at least one each
-            rollouts = int(np.clip(limits.rollout_budget // leaves, 1, 8 * rollouts))
-        sub = build(chosen, me, policies.bank, chain, limits.max_nodes, depth, rollouts,
+            rollouts = int(np.clip(budget // leaves, 1, 8 * rollouts))
+        sub = build(chosen, me, policies.bank, chain, max_nodes, depth, rollouts,
                     leaf_seed, **shape)
         break
     if sub is None:
