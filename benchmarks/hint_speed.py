@@ -17,6 +17,7 @@ import random
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from _common import AGENDAS, add_output_args, load_jabba, machine_info, median, \
     markdown_table, write_json_atomic
@@ -26,6 +27,8 @@ from solver.hint.situation import from_mapping
 from solver.policies.chain import load_policies
 from spiel_game import layout as L
 from spiel_game.events import describe, events
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def random_log(game, rng: random.Random) -> tuple[int, list[str]] | None:
@@ -85,12 +88,13 @@ def main() -> None:
         rows.append([agenda, f"{median(times) * 1000:.0f} ms", f"{max(times) * 1000:.0f} ms",
                      f"{in_table}/{args.situations}", f"{median(search_times):.2f} s",
                      f"{max(search_times):.2f} s", f"{searched}/{args.situations}"])
-    command = ["jabba", "hint", "--hand", "jabba,guard", "--face-up", "crumb,bib,merc",
-               "--area", "0=han", "--seat", "1", "--json"]
+    # This checkout's command line (`jabba` on the PATH may be another's), from its root.
+    command = [sys.executable, "-m", "cli.main", "hint", "--hand", "jabba,guard",
+               "--face-up", "crumb,bib,merc", "--area", "0=han", "--seat", "1", "--json"]
     cold = []
     for _ in range(args.cli_calls + 1):
         start = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True)
+        subprocess.run(command, check=True, capture_output=True, cwd=ROOT)
         cold.append(time.perf_counter() - start)
     figures["cli_repeat_median_s"] = median(cold[1:])
     print(markdown_table(["agenda (2 players)", "table: warm median", "warm max",
@@ -113,7 +117,8 @@ def main() -> None:
     print()
     print(markdown_table(["point in the round (deck left)", "searches", "median nodes",
                           "median iterations", "depth reached (count)"], stage_rows))
-    print(f"\nrepeat CLI call (`{' '.join(command)}`): median {median(cold[1:]):.2f} s "
+    print(f"\nrepeat CLI call (`python -m cli.main {' '.join(command[3:])}`): "
+          f"median {median(cold[1:]):.2f} s "
           f"over {args.cli_calls} (first call {cold[0]:.2f} s)")
     if args.out:
         write_json_atomic(args.out, figures)

@@ -352,3 +352,25 @@ def test_every_static_file_is_package_data():
     for name in files:
         assert any(fnmatch.fnmatch(name, pattern) and "/" not in name[len("static/"):]
                    for pattern in patterns), name
+
+
+@pytest.mark.parametrize("query, option", [
+    ("exploit=best-response", "exploit"), ("confidence=0.7", "confidence"),
+    ("match_goal=4", "match_goal"), ("rounds_played=2", "rounds_played"),
+    ("score=3,x", "score"), ("score=6,0", "score"),
+    ("opponent=1%3Dkeep_higher", "opponent")])
+def test_a_hint_option_the_request_refuses_is_a_400_naming_it(client, query, option):
+    """The web API reads its options through the command line's HintRequest: the same
+    refusals (the web copy had skipped the exploit and confidence checks)."""
+    from solver.hint.request import HintInputError, HintRequest
+
+    answer = client.post(f"/api/hint?{query}", json=README)
+    assert answer.status_code == 400, answer.text
+    key, _, value = query.partition("=")
+    value = {"exploit": value, "confidence": float(value) if key == "confidence" else None,
+             "match_goal": 4, "rounds_played": 2, "score": value.replace("%2C", ","),
+             "opponent": ["1=keep_higher"]}[key]
+    with pytest.raises(HintInputError) as err:
+        HintRequest.from_inputs(dict(README), **{key: value})
+    assert err.value.option == option
+    assert answer.json()["detail"] == f"{option}: {err.value}"
