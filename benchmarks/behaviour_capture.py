@@ -46,7 +46,8 @@ from pathlib import Path
 DROPPED = {
     "hint": ["seconds",  # the answer's wall time
              "rollouts.seconds",  # the rollouts' wall time
-             "policy.search.seconds"],  # the search's wall time
+             "policy.search.seconds",  # the search's wall time
+             "policy.search.phase_seconds"],  # and its parts' (added after the first capture)
     "tournament": ["rows.*.seconds",  # each cell's wall time
                    # the provenance header (solver/provenance.py header):
                    "header.seconds", "header.created", "header.cores",

@@ -75,6 +75,10 @@ def main() -> None:
             answer = H.hint(sit, game, policies, seed=seed)
             search_times.append(time.perf_counter() - start)
             found = answer["policy"]["search"]
+            if search_times[-1] == max(search_times):
+                slowest = {"seconds": search_times[-1], "deck": answer["situation"]["deck"],
+                           **{k: found.get(k) for k in ("depth", "nodes", "roots",
+                                                        "phase_seconds", "iterations")}}
             searched += found["used"]
             if found["used"]:
                 deck = answer["situation"]["deck"]
@@ -84,7 +88,7 @@ def main() -> None:
                                       "in_table": in_table, "situations": args.situations,
                                       "search_warm_median_s": median(search_times),
                                       "search_warm_max_s": max(search_times),
-                                      "searched": searched}
+                                      "searched": searched, "search_slowest": slowest}
         rows.append([agenda, f"{median(times) * 1000:.0f} ms", f"{max(times) * 1000:.0f} ms",
                      f"{in_table}/{args.situations}", f"{median(search_times):.2f} s",
                      f"{max(search_times):.2f} s", f"{searched}/{args.situations}"])
@@ -117,6 +121,12 @@ def main() -> None:
     print()
     print(markdown_table(["point in the round (deck left)", "searches", "median nodes",
                           "median iterations", "depth reached (count)"], stage_rows))
+    print("\nthe slowest search answer of each agenda: "
+          + "; ".join(f"{agenda} {f['search_slowest']['seconds']:.2f} s "
+                      f"(deck {f['search_slowest']['deck']}, {f['search_slowest']['depth']}, "
+                      f"{f['search_slowest']['nodes']} nodes, phases "
+                      f"{f['search_slowest']['phase_seconds']})"
+                      for agenda, f in figures["agendas"].items()))
     print(f"\nrepeat CLI call (`python -m cli.main {' '.join(command[3:])}`): "
           f"median {median(cold[1:]):.2f} s "
           f"over {args.cli_calls} (first call {cold[0]:.2f} s)")

@@ -294,7 +294,7 @@ def test_json_schema_is_stable():
 
 
 SEARCH_FIELDS = {"used", "construction", "roots", "nodes", "infosets", "depth", "leaves",
-                 "iterations", "seconds"}
+                 "iterations", "seconds", "phase_seconds"}
 
 
 def test_json_schema_3_with_the_search():

@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+from solver.hint.answer import without_wall_times
 
 runner = CliRunner()
 SPOT = ["hint", "--hand", "jabba,guard", "--face-up", "crumb,bib,merc", "--area", "0=han",
@@ -96,10 +97,6 @@ def test_the_web_api_answers_as_the_command_line():
         assert web.status_code == 200, web.text
         bad = client.post("/api/hint?score=9,9", json=SITUATION)
         assert bad.status_code == 400 and "from 0 to 5" in bad.text
-    got = web.json()
-    for answer in (got, cli):
-        answer.pop("seconds")
-        answer["rollouts"].pop("seconds")
-        answer["policy"]["search"].pop("seconds", None)
+    got, cli = without_wall_times(web.json()), without_wall_times(cli)
     assert got["match"] == cli["match"] and got["opponent_model"] == cli["opponent_model"]
     assert got["recommendation"] == cli["recommendation"]

@@ -18,6 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app as cli_app
+from solver.hint.answer import without_wall_times
 from cli.web.app import MAX_BODY_BYTES, MAX_JSON_DEPTH, BadRequest, _situation, create_app
 from solver.play import COACH_SEARCH_ITERATIONS, OPPONENT_SEARCH_ITERATIONS
 from solver.play.log import LogWriter, opponent_fields, replay
@@ -48,11 +49,7 @@ def client():
 
 def timeless(answer: dict) -> dict:
     """An answer without its wall times (the only fields a rerun may change)."""
-    out = json.loads(json.dumps(answer))
-    out.pop("seconds")
-    out["rollouts"].pop("seconds")
-    out["policy"]["search"].pop("seconds", None)
-    return out
+    return without_wall_times(json.loads(json.dumps(answer)))
 
 
 def cli_hint(tmp_path: Path, situation: dict, *flags: str):

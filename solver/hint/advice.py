@@ -58,6 +58,8 @@ SUMMARY_PARTICLES = 4096  # the exact posterior of a summary within this many pa
 # Rollouts stop before their time budget once the card to play is settled (`_card_settled`),
 # but never before this many: the values shown keep intervals of a useful width.
 SETTLE_AFTER = 512
+# The search's share of --search-seconds that it keeps however long the beliefs took.
+MIN_SEARCH_SHARE = 0.25
 
 
 # Compiled rollouts -----------------------------------------------------------------------
@@ -417,8 +419,6 @@ def answer(request: HintRequest) -> HintAnswer:
     sit, game, policies, match, opponent = (r.situation, r.game, r.policies, r.match,
                                             r.opponent)
     seed = check_seed(r.seed)
-    limits = r.search_limits or SearchLimits(seconds=r.search_seconds,
-                                             iterations=r.search_iterations)
     search, card_counting, search_top = r.search, r.card_counting, r.search_top
     forced = forced_play(sit)
     if forced is not None:
@@ -487,6 +487,13 @@ def answer(request: HintRequest) -> HintAnswer:
         search_note = ("the posterior is by card counting (sampled worlds), which the "
                        "search cannot root a subgame in")
     else:
+        limits = r.search_limits
+        if limits is None:  # --search-seconds bounds the answer: what the beliefs took is spent
+            spent = time.perf_counter() - start
+            limits = SearchLimits(seconds=max(r.search_seconds - spent,
+                                              MIN_SEARCH_SHARE * r.search_seconds),
+                                  iterations=r.search_iterations)
+
         def searches():
             found, note = _run_search(sit, game, policies, states, worlds[2], limits, seed,
                                       search_top, tables)

@@ -4,10 +4,27 @@ force, is a `HintAnswer`; `to_json` is the only place its JSON is laid out."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 SCHEMA = "jabbas-palace-hint"
 SCHEMA_VERSION = 5  # 4: situation.game (love_letter), the "rules" source; 5: match, opponent models
+# The fields of the JSON answer that are wall times: all that a rerun with a fixed number
+# of rollouts and search iterations may change (dotted paths).
+WALL_TIMES = ("seconds", "rollouts.seconds", "policy.search.seconds",
+              "policy.search.phase_seconds")
+
+
+def without_wall_times(answer: dict) -> dict:
+    """A copy of a JSON answer without its WALL_TIMES, to compare two answers."""
+    out = copy.deepcopy(answer)
+    for path in WALL_TIMES:
+        *parents, last = path.split(".")
+        node = out
+        for key in parents:
+            node = node.get(key, {})
+        node.pop(last, None)
+    return out
 
 
 @dataclasses.dataclass

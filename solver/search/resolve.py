@@ -56,11 +56,13 @@ OWN_TURN = DEPTHS[-1]
 # 0.75 us a node, a leaf rollout about 50 us): nodes per second of budget, so that
 # min_iterations take under half of it; leaf rollouts per second; the share of what is
 # left that the leaves' rollouts may take; the share of the budget after which no
-# deeper depth is tried.
-NODES_PER_SECOND = 30_000
+# deeper depth is tried; the share after which no further opponent view's beliefs are
+# computed for order-2 roots (each a posterior of up to max_particles).
+NODES_PER_SECOND = 50_000
 LEAF_ROLLOUTS_PER_SECOND = 20_000
 BUILD_SHARE = 0.4
-PROBE_SHARE = 0.3
+PROBE_SHARE = 0.4
+ROOTS_SHARE = 0.2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,6 +98,7 @@ class SearchResult:
     node_values: np.ndarray  # (nodes, players) under `strategy`
     iterations: int
     seconds: float
+    phase_seconds: dict | None = None  # where the time went: roots, build, solve
     model_mass: dict | None = None  # exploit: each model type's posterior weight
     reported_values: np.ndarray | None = None  # per action, the report table's value to me
     report_nodes: np.ndarray | None = None  # (nodes, players) under the report table
@@ -115,7 +118,9 @@ class SearchResult:
                           "own turn" if sub.roots.order2 == 0 and sub.leaves and
                           sub.max_plays == 1 else f"{sub.max_plays} plays"),
                 "leaves": sub.leaves, "iterations": self.iterations,
-                "seconds": round(self.seconds, 3)}
+                "seconds": round(self.seconds, 3),
+                "phase_seconds": {k: round(v, 3)
+                                  for k, v in (self.phase_seconds or {}).items()}}
 
     def line(self, path, reported: bool = False) -> tuple[float, float]:
         """(probability, value to me) of my consecutive actions `path` from the root; with
@@ -331,20 +336,22 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
         raise ValueError(f"the search starts at a decision of seat {me}")
     chain = policies.chain
     model = {}
+    timed = limits.iterations is None
     if exploit is None:
         root_set = roots(game, states, weights, me, policies.bank, chain, TREMBLE,
-                         limits.max_particles)
+                         limits.max_particles,
+                         deadline=start + ROOTS_SHARE * limits.seconds if timed else None)
     else:
         root_set, type_mass = exploit_roots(game, states, me, policies, exploit,
                                             limits.max_particles)
         model = dict(model_seat=exploit.seat, model_chains=exploit.chains)
     root_set = _heaviest(root_set, limits.max_roots)
+    rooted = time.perf_counter()
     leaf_seed = _seed_for(seed, s0, me)
     # With a time budget the subgame is sized to it: DCFR's min_iterations must fit, the
     # leaves' rollouts share what the build may take, and deeper depths are tried only
     # while time is left (each failed try expands up to max_nodes). Exactly `iterations`:
     # the fixed sizes, so that answers repeat.
-    timed = limits.iterations is None
     max_nodes = (min(limits.max_nodes, int(limits.seconds * NODES_PER_SECOND)) if timed
                  else limits.max_nodes)
     sub = None
@@ -370,6 +377,7 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
         sub = build(chosen, me, policies.bank, chain, max_nodes, depth, rollouts,
                     leaf_seed, **shape)
         break
+    built = time.perf_counter()
     if sub is None:
         raise SubgameTooLarge(f"the subgame exceeds {limits.max_nodes:,} nodes even one "
                               "play deep")
@@ -391,6 +399,7 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
                     and time.perf_counter() >= deadline):
                 break
         strategy, iterations, a = solver.average_strategy(), solver.iterations, solver.arrays
+    solved = time.perf_counter()
     node_values = np.zeros((sub.num_nodes, sub.num_players))
     value_sweep(*a.args(), strategy, node_values)
     roots_i = sub.root_nodes()[:root_set.order1]
@@ -414,7 +423,9 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
         if reported is not None:
             reported[i] = np.dot(w, report_nodes[children, me]) / w.sum()
     result = SearchResult(legal, strategy[lo:hi].copy(), values, sub, strategy, node_values,
-                          iterations, time.perf_counter() - start)
+                          iterations, time.perf_counter() - start,
+                          {"roots": rooted - start, "build": built - rooted,
+                           "solve": solved - built})
     if exploit is not None:
         result.model_mass = type_mass
     result.reported_values = reported

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import time
 
 import numpy as np
 from numba import njit
@@ -86,13 +87,14 @@ def _view(s, seat) -> bytes:
 
 
 def roots(game, states, weights, me: int, bank, chain, floor: float,
-          max_particles: int, max_views: int = 48, view_mass: float = 0.99) -> Roots:
+          max_particles: int, max_views: int = 48, view_mass: float = 0.99,
+          deadline: float | None = None) -> Roots:
     """Order-1 and order-2 roots (module docstring) from my posterior (states, weights:
     particles at my decision, kept apart where any player's log differs). The order-2
     roots come from the opponents' likeliest information states among the order-1
     roots: at most max_views per opponent, until they hold view_mass of my posterior
     (the others keep their order-1 roots only: there the opponent is treated as if it
-    knew a little more)."""
+    knew a little more), and none begun after `deadline` (time.perf_counter())."""
     weights = np.asarray(weights, dtype=np.float64)
     weights = weights / weights.sum()
     my_views = {_view(s, me) for s in states}  # one, unless a hint forgot some of it
@@ -126,7 +128,8 @@ def roots(game, states, weights, me: int, bank, chain, floor: float,
         ranked = sorted(groups.items(), key=lambda item: -item[1])
         covered = 0.0
         for rank, (view, mass_in_i) in enumerate(ranked):
-            if rank >= max_views or covered >= view_mass:
+            if (rank >= max_views or covered >= view_mass
+                    or (deadline is not None and time.perf_counter() > deadline)):
                 complete = False
                 break
             covered += mass_in_i
