@@ -6,10 +6,12 @@ inlined with `inline="always"`). After an edit of spiel_game/engine.py, say, the
 rollouts, filters and kernels of solver/ would go on running the old engine.
 
 So at import (spiel_game/__init__.py), before any compiled function runs, the sources of
-every module with compiled code are hashed and compared with the hashes recorded when the
-caches were last checked. Where a source changed, the caches of that module and of every
-compiled module that imports it, directly or not, are deleted: numba then compiles them
-anew. The check reads ~40 files (a few ms); the import scan runs only after a change.
+every module of spiel_game/ and solver/ are hashed and compared with the hashes recorded
+when the caches were last checked: compiled code also bakes in the constants of modules
+without any (spiel_game/layout.py's offsets, cards.py's tables). Where a source changed,
+the caches of every compiled module that is it or imports it, directly or not, are
+deleted: numba then compiles them anew. The check reads ~150 files (a few ms); the import
+scan runs only after a change.
 Set JABBA_JIT_CACHE_CHECK=0 to skip it.
 """
 
@@ -27,15 +29,19 @@ PACKAGES = ("spiel_game", "solver")
 RECORD = ROOT / "spiel_game" / "__pycache__" / "jit_sources.json"
 
 
-def compiled_modules() -> dict[str, Path]:
-    """{module name: file} of every module of the packages whose source compiles code."""
+def package_modules() -> dict[str, Path]:
+    """{module name: file} of every module of the packages."""
     found = {}
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
-            if b"njit" in path.read_bytes():
-                parts = path.relative_to(ROOT).with_suffix("").parts
-                found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
+
+
+def compiled_modules() -> dict[str, Path]:
+    """{module name: file} of the modules whose source compiles code (numba's njit)."""
+    return {m: p for m, p in package_modules().items() if b"njit" in p.read_bytes()}
 
 
 def module_imports(path: Path, package_of: str) -> set[str]:
@@ -55,7 +61,8 @@ def module_imports(path: Path, package_of: str) -> set[str]:
 
 
 def stale_modules(changed: set[str], modules: dict[str, Path]) -> set[str]:
-    """`changed` and every compiled module that imports one of them, directly or not."""
+    """`changed` and every module of `modules` that imports one of them, directly or
+    not."""
     importers: dict[str, set[str]] = {m: set() for m in modules}
     for m, path in modules.items():
         package = m if path.name == "__init__.py" else m.rpartition(".")[0]
@@ -81,11 +88,13 @@ def _caches_of(path: Path) -> list[Path]:
 
 
 def check() -> list[str]:
-    """Delete the caches made stale by an edited source; return the modules cleared."""
+    """Delete the caches made stale by an edited source; return the compiled modules
+    cleared."""
     if os.environ.get("JABBA_JIT_CACHE_CHECK", "1") == "0":
         return []
-    modules = compiled_modules()
-    now = {m: hashlib.sha256(p.read_bytes()).hexdigest() for m, p in modules.items()}
+    modules = package_modules()
+    sources = {m: p.read_bytes() for m, p in modules.items()}
+    now = {m: hashlib.sha256(text).hexdigest() for m, text in sources.items()}
     try:
         before = json.loads(RECORD.read_text())
     except (OSError, ValueError):
@@ -96,7 +105,7 @@ def check() -> list[str]:
         changed = set(modules)
     else:
         changed = {m for m in now if before.get(m) != now[m]}
-    cleared = sorted(stale_modules(changed, modules))
+    cleared = sorted(m for m in stale_modules(changed, modules) if b"njit" in sources[m])
     for m in cleared:
         for f in _caches_of(modules[m]):
             f.unlink(missing_ok=True)

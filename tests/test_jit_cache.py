@@ -16,6 +16,10 @@ def test_an_engine_edit_makes_every_compiled_importer_stale():
             "solver.search.subgame", "solver.hint.advice"} <= stale
     # The hint's rollouts are called from no other compiled module: only their own caches.
     assert jit_cache.stale_modules({"solver.hint.advice"}, modules) == {"solver.hint.advice"}
+    # The layout's offsets are compiled into the engine and all that calls it.
+    everything = jit_cache.package_modules()
+    assert {"spiel_game.engine", "solver.mccfr.kernel"} <= jit_cache.stale_modules(
+        {"spiel_game.layout"}, everything)
 
 
 def _tree(tmp_path, monkeypatch):
@@ -25,7 +29,8 @@ def _tree(tmp_path, monkeypatch):
     (pkg / "__pycache__").mkdir(parents=True)
     (tmp_path / "spiel_game").mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "base.py").write_text("from numba import njit\n")
+    (pkg / "consts.py").write_text("SIZE = 3\n")  # no compiled code, constants only
+    (pkg / "base.py").write_text("from numba import njit\nfrom solver.consts import SIZE\n")
     (pkg / "top.py").write_text("from numba import njit\nfrom solver.base import f\n")
     for stem in ("base", "top"):
         for suffix in (".f-1.py311.nbi", ".f-1.py311.1.nbc"):
@@ -43,14 +48,20 @@ def _caches(pkg) -> set[str]:
 def test_the_caches_of_an_edited_module_and_its_importers_are_deleted(tmp_path, monkeypatch):
     pkg = _tree(tmp_path, monkeypatch)
     assert jit_cache.check() == ["solver.base", "solver.top"]  # no record: unknown, cleared
-    assert json.loads(jit_cache.RECORD.read_text()).keys() == {"solver.base", "solver.top"}
+    assert json.loads(jit_cache.RECORD.read_text()).keys() == {"solver", "solver.consts",
+                                                               "solver.base", "solver.top"}
     for stem in ("base", "top"):
         (pkg / "__pycache__" / f"{stem}.f-1.py311.nbi").write_bytes(b"x")
     assert jit_cache.check() == [] and _caches(pkg) == {"base", "top"}  # nothing changed
     (pkg / "top.py").write_text("from numba import njit\nfrom solver.base import f  # edited\n")
     assert jit_cache.check() == ["solver.top"] and _caches(pkg) == {"base"}
     (pkg / "__pycache__" / "top.f-1.py311.nbi").write_bytes(b"x")
-    (pkg / "base.py").write_text("from numba import njit  # edited\n")
+    (pkg / "base.py").write_text("from numba import njit  # edited\n"
+                                 "from solver.consts import SIZE\n")
+    assert jit_cache.check() == ["solver.base", "solver.top"] and _caches(pkg) == set()
+    for stem in ("base", "top"):
+        (pkg / "__pycache__" / f"{stem}.f-1.py311.nbi").write_bytes(b"x")
+    (pkg / "consts.py").write_text("SIZE = 4\n")  # a constant compiled into both
     assert jit_cache.check() == ["solver.base", "solver.top"] and _caches(pkg) == set()
 
 
