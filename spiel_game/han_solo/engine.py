@@ -241,15 +241,6 @@ def _finish(s):
 
 
 @njit(**_JIT)
-def _pot_kinds(s):
-    kinds = 0
-    for k in range(NUM_TOKEN_KINDS):
-        if s[S_POT + k] > 0:
-            kinds += 1
-    return kinds
-
-
-@njit(**_JIT)
 def _top_group(s, out):
     """The players without a token whose hands rank highest among them, in seat order."""
     n = s[S_NUM_PLAYERS]
@@ -266,38 +257,56 @@ def _top_group(s, out):
 
 
 @njit(**_JIT)
-def _next_pick(s):
-    """H6: players take tokens best hand first; H7: a tie is settled by a draw."""
-    if s[S_PICK_N] >= s[S_NUM_PLAYERS]:
-        s[S_PHASE] = PH_TERMINAL
-        s[S_CUR] = TERMINAL_PLAYER
-        return
-    group = np.empty(MAX_PLAYERS, dtype=np.int32)
-    m = _top_group(s, group)
-    if m > 1 and _pot_kinds(s) > 1:
-        _chance(s, CH_TIE, -1)
-        return
-    _start_pick(s, group[0])
-
-
-@njit(**_JIT)
 def _give(s, p, k):
     s[S_POT + k] -= 1
     s[S_GOT + p] = k
     s[S_PICK_N] += 1
     _log(s, E_PICK, p, k)
-    _next_pick(s)
+
+
+@njit(**_JIT)
+def _only_kind(s):
+    """The pot's one token kind, or -1 while it holds two kinds or more."""
+    only = -1
+    for k in range(NUM_TOKEN_KINDS):
+        if s[S_POT + k] > 0:
+            if only >= 0:
+                return -1
+            only = k
+    return only
+
+
+@njit(**_JIT)
+def _next_pick(s):
+    """H6: players take tokens best hand first; H7: a tie is settled by a draw. A loop, not
+    recursion: numba's cache breaks mutually recursive functions (segfaults on load)."""
+    group = np.empty(MAX_PLAYERS, dtype=np.int32)
+    while s[S_PICK_N] < s[S_NUM_PLAYERS]:
+        m = _top_group(s, group)
+        only = _only_kind(s)
+        if only >= 0:  # no choice left: the token is given (a forced node)
+            _give(s, group[0], only)
+            continue
+        if m > 1:
+            _chance(s, CH_TIE, -1)
+            return
+        s[S_PHASE] = PH_PICK
+        s[S_CUR] = group[0]
+        return
+    s[S_PHASE] = PH_TERMINAL
+    s[S_CUR] = TERMINAL_PLAYER
 
 
 @njit(**_JIT)
 def _start_pick(s, p):
-    if _pot_kinds(s) == 1:  # no choice left: the token is given (a forced node)
-        for k in range(NUM_TOKEN_KINDS):
-            if s[S_POT + k] > 0:
-                _give(s, p, k)
-                return
-    s[S_PHASE] = PH_PICK
-    s[S_CUR] = p
+    """The tie's winner p takes a token (given if the pot holds one kind only)."""
+    only = _only_kind(s)
+    if only >= 0:
+        _give(s, p, only)
+        _next_pick(s)
+    else:
+        s[S_PHASE] = PH_PICK
+        s[S_CUR] = p
 
 
 # The API --------------------------------------------------------------------------------
@@ -496,6 +505,7 @@ def apply_action(s, action):
             _end_turn(s)
     elif ph == PH_PICK:
         _give(s, p, action - PICK)
+        _next_pick(s)
 
 
 @njit(**_JIT)
