@@ -494,7 +494,7 @@ def apply_action(s, action):
             # H2: the discard pile is never empty: the dealer turns up the pile's top card.
             if s[S_DISCARD_N] == 0 and s[S_PILE_N] > 0:
                 s[S_AFTER_FLIP] = 1
-                _chance(s, CH_FLIP, -1)
+                _chance(s, CH_FLIP, p)  # p's turn ends after the flip
             else:
                 _end_turn(s)
         else:
