@@ -480,3 +480,20 @@ def test_cfr_converges_on_the_smallest_deck():
 def test_cfr_converges_further():
     # Measured: 0.277 after 50 iterations, 0.138 after 100.
     assert nash_convs([100])[0] < 0.15
+
+
+def test_the_project_exact_solver_takes_the_game():
+    """solver/exact walks han_solo through pyspiel; CFR+ on the smallest deck, checked
+    against OpenSpiel's exploitability of the same strategy."""
+    from open_spiel.python.algorithms import exploitability
+
+    from solver.exact.solve import solve
+    from solver.exact.tree import build_tree
+    from solver.exact.tree_policy import tabular_policy
+    game = load(**SMALLEST)
+    tree = build_tree(game)
+    outcome = solve(tree, "cfr+", iterations=200)
+    # Measured: exploitability 3.66 after 1 iteration, 0.0022 after 100, 0.00055 after 200.
+    assert outcome.curve[0].value > 3 and outcome.value < 1e-3
+    theirs = exploitability.exploitability(game, tabular_policy(tree, outcome.strategy))
+    assert theirs == pytest.approx(outcome.value, abs=1e-9)
