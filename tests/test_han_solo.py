@@ -497,3 +497,36 @@ def test_the_project_exact_solver_takes_the_game():
     assert outcome.curve[0].value > 3 and outcome.value < 1e-3
     theirs = exploitability.exploitability(game, tabular_policy(tree, outcome.strategy))
     assert theirs == pytest.approx(outcome.value, abs=1e-9)
+
+
+def test_compiled_and_plain_python_engines_agree():
+    """The same rounds with NUMBA_DISABLE_JIT=1 (the engine as plain Python) end alike."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    game = load(players=3, dice=2)
+    rng = random.Random(5)
+    histories, expected = [], []
+    for _ in range(5):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            state.apply_action(random_action(state, rng))
+        histories.append(state.history())
+        expected.append([state.returns(), state.information_state_string(1)])
+    script = ("import json, sys, pyspiel, spiel_game\n"
+              "game = pyspiel.load_game('han_solo', {'players': 3, 'dice': 2})\n"
+              "out = []\n"
+              "for h in json.load(sys.stdin):\n"
+              "    s = game.new_initial_state()\n"
+              "    for a in h:\n"
+              "        s.apply_action(a)\n"
+              "    out.append([s.returns(), s.information_state_string(1)])\n"
+              "print(json.dumps(out))\n")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(histories),
+                          capture_output=True, text=True, env=env, cwd=root, check=True)
+    assert json.loads(done.stdout) == expected
