@@ -530,3 +530,28 @@ def test_compiled_and_plain_python_engines_agree():
     done = subprocess.run([sys.executable, "-c", script], input=json.dumps(histories),
                           capture_output=True, text=True, env=env, cwd=root, check=True)
     assert json.loads(done.stdout) == expected
+
+
+@pytest.mark.parametrize("params", [
+    SMALLEST,
+    # always a match, so every redeal is walked, the one that needs the top discard too (H8)
+    {**SMALLEST, "dice": 1},
+])
+def test_every_node_of_a_small_tree(params):
+    """The whole tree: chance sums to 1, no dead end, cards conserved, zero-sum ends."""
+    game = load(**params)
+    stack, terminals = [game.new_initial_state()], 0
+    while stack:
+        state = stack.pop()
+        v = state.view()
+        assert sum(v.pile) + len(v.discard) + sum(map(len, v.hands)) == 5
+        if state.is_terminal():
+            terminals += 1
+            assert sum(state.returns()) == pytest.approx(0.0)
+            continue
+        actions = state.legal_actions()
+        assert actions
+        if state.is_chance_node():
+            assert sum(p for _, p in state.chance_outcomes()) == pytest.approx(1.0)
+        stack.extend(state.child(a) for a in actions)
+    assert terminals > 1000
