@@ -26,8 +26,6 @@ import random
 
 import open_spiel.python.games  # noqa: F401  (registers python_kuhn_poker)
 import pyspiel
-import spiel_game  # noqa: F401  (registers han_solo)
-from spiel_game.han_solo import engine as han_solo_engine
 from _common import (
     Stopwatch,
     add_output_args,
@@ -38,6 +36,8 @@ from _common import (
     run_playouts,
     write_json_atomic,
 )
+
+from spiel_game.han_solo import engine as han_solo_engine  # after _common: this checkout's
 
 ENGINE_PLAYERS = (2, 3, 4)
 # The two rule sets compared: classic Love Letter's speed against Jabba's Palace's.
