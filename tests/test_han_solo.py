@@ -555,3 +555,25 @@ def test_every_node_of_a_small_tree(params):
             assert sum(p for _, p in state.chance_outcomes()) == pytest.approx(1.0)
         stack.extend(state.child(a) for a in actions)
     assert terminals > 1000
+
+
+def test_action_encoding_is_closed_and_round_trips():
+    assert L.NUM_ACTIONS == load().num_distinct_actions() == 30
+    assert L.decode(17) == ("discard", R(3)) and L.action_to_string(17) == "discard red -3"
+    assert L.encode_pick(FALCON) == 29 and L.action_to_string(29) == "take the falcon token"
+    for a in range(L.NUM_ACTIONS):
+        what, arg = L.decode(a)
+        if what == "discard":
+            assert L.encode_discard(arg) == a
+        elif what == "pick":
+            assert L.encode_pick(arg) == a
+    with pytest.raises(ValueError, match="not a han_solo action id"):
+        L.decode(30)
+    assert [L.card_value(c) for c in (B0, G(10), R(10))] == [0, 10, -10]
+
+
+def test_an_illegal_action_names_the_legal_ones():
+    state = setup(load(), [GREEN_TOKEN, GOLD], [(G(5), R(2)), (G(3), R(3))], G(1))
+    with pytest.raises((ValueError, pyspiel.SpielError),
+                       match=r"action 3 is not legal here; legal: 0 \(draw from the pile\)"):
+        state.apply_action(L.KEEP)
