@@ -6,7 +6,10 @@
     classic's rounds/s to Jabba's Palace's (the classic path is to stay within 20%);
 (b) the same games through the pyspiel API (legal_actions / chance_outcomes /
     apply_action), with OpenSpiel's python_kuhn_poker and C++ leduc_poker through the
-    same loop for comparison.
+    same loop for comparison;
+(c) the Han Solo card game (`han_solo`, its own compiled engine: spiel_game/han_solo),
+    random rounds on the full deck with default parameters, for the same player counts,
+    beside Jabba's Palace's rounds/s from (a); its API speed is a row of (b).
 
 Configurations are interleaved within each repeat, so machine noise hits them alike;
 the tables give medians over repeats and the min-max range. Classic rounds are longer
@@ -34,6 +37,8 @@ from _common import (
     write_json_atomic,
 )
 
+from spiel_game.han_solo import engine as han_solo_engine  # after _common: this checkout's
+
 ENGINE_PLAYERS = (2, 3, 4)
 # The two rule sets compared: classic Love Letter's speed against Jabba's Palace's.
 ENGINE_GAMES = ("jabbas_palace", "love_letter")
@@ -46,6 +51,7 @@ API_TARGET_ACTIONS_PER_S = 30_000  # jabbas_palace through pyspiel
 API_GAMES = (  # (label, loader, target actions/s or None)
     ("jabbas_palace (2p)", lambda: load_game("jabbas_palace"), API_TARGET_ACTIONS_PER_S),
     ("love_letter (2p)", lambda: load_game("love_letter"), API_TARGET_ACTIONS_PER_S),
+    ("han_solo (2p)", lambda: pyspiel.load_game("han_solo"), None),
     ("python_kuhn_poker", lambda: pyspiel.load_game("python_kuhn_poker"), None),
     ("leduc_poker (C++ game)", lambda: pyspiel.load_game("leduc_poker"), None),
 )
@@ -70,6 +76,22 @@ def measure_engine(initial, seconds: float, rng: random.Random) -> dict:
     return {"rounds": rounds, "seconds": elapsed, "rounds_per_s": rounds / elapsed,
             "decisions_per_round": decisions / rounds,
             "chance_per_round": chance_events / rounds}
+
+
+def measure_han_solo(initial, seconds: float, rng: random.Random) -> dict:
+    """Random rounds of han_solo (spiel_game/han_solo/engine.py random_rounds)."""
+    chunk = 1000
+    rounds = actions = 0
+    clock = Stopwatch()
+    while clock.elapsed() < seconds:
+        call = Stopwatch()
+        actions += han_solo_engine.random_rounds(initial, chunk, rng.randrange(1, 2**31 - 1))
+        rounds += chunk
+        if call.elapsed() < MIN_CHUNK_SECONDS:
+            chunk *= 2
+    elapsed = clock.elapsed()
+    return {"rounds": rounds, "seconds": elapsed, "rounds_per_s": rounds / elapsed,
+            "actions_per_round": actions / rounds}
 
 
 def random_round_via_api(game, rng: random.Random) -> int:
@@ -134,13 +156,18 @@ def main(argv: list[str] | None = None) -> dict:
     engine_games = {(name, players): load_game(name, players)
                     for players in ENGINE_PLAYERS for name in ENGINE_GAMES}
     api_games = [(label, loader(), target) for label, loader, target in API_GAMES]
+    han_solo_games = {players: pyspiel.load_game("han_solo", {"players": players})
+                      for players in ENGINE_PLAYERS}
     for game in engine_games.values():  # compile (or load numba's cache) outside timing
         run_playouts(game.initial_array, 10, 1)
+    for game in han_solo_games.values():
+        han_solo_engine.random_rounds(game.initial_array, 10, 1)
     for _, game, _ in api_games:
         random_round_via_api(game, random.Random(0))
 
     engine_runs = {config: [] for config in engine_games}
     api_runs = {label: [] for label, _, _ in api_games}
+    han_solo_runs = {players: [] for players in han_solo_games}
     for _ in range(args.repeats):
         for config, game in engine_games.items():
             engine_runs[config].append(
@@ -148,6 +175,9 @@ def main(argv: list[str] | None = None) -> dict:
         for label, game, _ in api_games:
             api_runs[label].append(
                 measure_api(game, args.seconds, random.Random(rng.getrandbits(64))))
+        for players, game in han_solo_games.items():
+            han_solo_runs[players].append(
+                measure_han_solo(game.initial_array, args.seconds, rng))
 
     engine_rows, engine_json, medians = [], [], {}
     for (name, players), runs in engine_runs.items():
@@ -202,10 +232,25 @@ def main(argv: list[str] | None = None) -> dict:
           f"median of {args.repeats} × {args.seconds:g} s\n")
     print(markdown_table(["game", "actions/s", "min – max", "rounds/s", "actions/round",
                           "target actions/s", "ratio to target"], api_rows))
+    han_solo_rows, han_solo_json = [], []
+    for players, runs in han_solo_runs.items():
+        rate = summarize(runs, "rounds_per_s")
+        per_round = median([r["actions_per_round"] for r in runs])
+        jabba = medians["jabbas_palace", players][0]
+        han_solo_rows.append([str(players), rate["median"], spread(rate), f"{per_round:.1f}",
+                              jabba, f"{rate['median'] / jabba:.2f}"])
+        han_solo_json.append({"players": players, "rounds_per_s": rate,
+                              "actions_per_round": per_round,
+                              "jabbas_palace_rounds_per_s": jabba, "runs": runs})
+    print(f"\n### han_solo on its compiled engine (full deck, default parameters) beside "
+          f"jabbas_palace, median of {args.repeats} × {args.seconds:g} s\n")
+    print(markdown_table(["players", "han_solo rounds/s", "min – max",
+                          "actions/round (decisions and chance)", "jabbas_palace rounds/s",
+                          "ratio"], han_solo_rows))
     print(f"\nwall time {wall.elapsed():.1f} s")
 
     result = {"args": vars(args), "machine": machine_info(), "engine": engine_json,
-              "classic_v_jabba": classic_json, "api": api_json,
+              "classic_v_jabba": classic_json, "api": api_json, "han_solo": han_solo_json,
               "wall_seconds": wall.elapsed()}
     if args.out:
         write_json_atomic(args.out, result)

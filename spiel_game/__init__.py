@@ -15,3 +15,4 @@ from .cards import (CHARACTERS, CLASSIC, GAMES, JABBAS_PALACE, RULESETS, Agenda,
                     RuleSet, character_id, parse_deck, ruleset)
 from .game import (EngineGame, EngineState, JabbaPalaceGame, LoveLetterGame,  # noqa: E402,F401
                    RoundView, load, load_parameters, variant)
+from . import han_solo  # noqa: F401,E402  (registers "han_solo"; not in GAMES: docs/han-solo.md)
