@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from solver.evaluation.tournament import TOKEN_GOAL
 from solver.hint import advice
+from solver.hint.answer import without_wall_times
 from solver.hint.situation import from_mapping
 from solver.play.coach import Coach
 from solver.play.log import LogError, LogWriter, replay
@@ -35,8 +36,8 @@ def lines(path: Path) -> list[dict]:
 
 
 def timeless(search: dict) -> dict:
-    """The search's account without its wall time (the one field a rerun changes)."""
-    return {k: x for k, x in search.items() if k != "seconds"}
+    """The search's account without its wall times (the fields a rerun changes)."""
+    return without_wall_times({"policy": {"search": search}})["policy"]["search"]
 
 
 def first_choices(session: Session) -> None:

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from solver.hint.answer import without_wall_times
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 TINY = "0.000001"  # rollout seconds: the hint's minimum of 64 rollouts, the same every run
@@ -120,11 +122,7 @@ def cli_answer(*flags: str) -> dict:
 
 
 def timeless(answer: dict) -> dict:
-    out = json.loads(json.dumps(answer))
-    out.pop("seconds")
-    out["rollouts"].pop("seconds")
-    out["policy"]["search"].pop("seconds", None)
-    return out
+    return without_wall_times(json.loads(json.dumps(answer)))
 
 
 def test_a_situation_set_up_by_clicking_gets_the_command_lines_answer(browser, server_url,
