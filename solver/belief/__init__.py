@@ -13,7 +13,7 @@ omitted lines, solver/hint/log.py) and the search.
 Exact (`Posterior.exact`) while the histories fit the particle budget; beyond it the
 filter samples (resampling, solver/belief/filter.py `resample`: unbiased weights,
 seeded), and the posterior carries its effective sample size (`ess`). A sampled
-posterior whose ESS is below `min_ess` (and below half its particles) has collapsed:
+posterior whose ESS is below `min_ess` has collapsed:
 the budget grows 4x up to `sample_grow_to`, and if it still collapses `collapsed` says
 so.
 """
@@ -50,10 +50,11 @@ def effective_sample_size(weights) -> float:
     return float(w.sum()) ** 2 / square if square > 0 else 0.0
 
 
-def collapsed(ess: float, count: int, min_ess: float = MIN_ESS) -> bool:
-    """A sample whose weight sits on a handful of its particles (ESS below min_ess and
-    below half of them; a sample of a few states of about equal weight is no collapse)."""
-    return ess < min_ess and ess < 0.5 * count
+def collapsed(ess: float, min_ess: float = MIN_ESS) -> bool:
+    """A sample whose weight sits on a handful of particles (ESS below min_ess): its
+    answer rests on too few histories to trust, even where the posterior itself is
+    that concentrated (a sample cannot tell)."""
+    return ess < min_ess
 
 
 @dataclasses.dataclass
@@ -86,7 +87,7 @@ class Posterior:
 
     @property
     def collapsed(self) -> bool:
-        return not self.exact and collapsed(self.ess, len(self.weights))
+        return not self.exact and collapsed(self.ess)
 
     def hands(self) -> np.ndarray:
         """(MAX_PLAYERS, MAX_CHARS): probability that each player holds each card."""
@@ -195,7 +196,7 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
             max_particles = min(4 * max_particles, grow_to)
             continue
         w = weights[current, :count]
-        if (count and not collapsed(effective_sample_size(w), count, min_ess)
+        if (count and not collapsed(effective_sample_size(w), min_ess)
                 or max_particles >= sample_grow_to):
             break
         max_particles = min(4 * max_particles, sample_grow_to)

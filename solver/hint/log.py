@@ -269,23 +269,25 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
 
 def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
     """(posterior, indices of its states `select` keeps): exact within the limit; past
-    it a sample, redrawn with a larger budget (up to SAMPLE_GROWTH times) while the kept
-    states' weight collapses, and with new seeds (up to RETRIES) while it keeps none."""
+    it a sample, redrawn (up to RETRIES runs) while it keeps no history or its kept
+    weight collapses: with 4 times the budget up to SAMPLE_GROWTH times the limit (a
+    summary's), then with new seeds."""
     budget = limit
+    cap = None if limit is None else SAMPLE_GROWTH * limit
+    best, best_ess = None, -1.0
     for attempt in range(RETRIES):
         post = _posterior(game, me, pattern, policy, merge_logs, budget, seed + attempt)
         keep = select(post.states)
         if post.complete:
             return post, keep
-        cap = SAMPLE_GROWTH * limit if limit is not None else post.max_particles
-        while keep and collapsed(effective_sample_size(post.weights[keep]), len(keep)) \
-                and post.max_particles < cap:
-            budget = min(cap, 4 * post.max_particles)
-            post = _posterior(game, me, pattern, policy, merge_logs, budget, seed + attempt)
-            keep = select(post.states)
-        if keep:
+        ess = effective_sample_size(post.weights[keep]) if keep else 0.0
+        if not collapsed(ess):
             return post, keep
-    return post, keep
+        if ess > best_ess:
+            best, best_ess = (post, keep), ess
+        if cap is not None and post.max_particles < cap:
+            budget = min(cap, 4 * post.max_particles)
+    return best
 
 
 def _check_summary_against(sit: Situation, s: np.ndarray) -> None:
@@ -644,6 +646,19 @@ def _knows_my_card(s, q: int, me: int):
     return known
 
 
+def summary_fits(sit: Situation, s: np.ndarray) -> bool:
+    """Does a history of the summary's plays leave what I know now: my hand, the cards
+    I saw (`saw`), the cards of mine others know (`seen_by`)?"""
+    me = sit.seat
+    if _my_hand(s, me) != sorted(sit.hand):
+        return False
+    for q, c in sit.saw.items():
+        if c not in s[L.S_HAND + q * L.MAX_HAND:L.S_HAND + q * L.MAX_HAND
+                      + s[L.S_HAND_N + q]]:
+            return False
+    return all(_knows_my_card(s, q, me) == c for q, c in sit.seen_by.items())
+
+
 def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int | None = None,
                        merge_logs: bool | None = None, seed: int = 0):
     """Worlds (engine state, posterior weight) for a summary: the summary as the
@@ -659,17 +674,9 @@ def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int |
     me = sit.seat
     pattern, text = summary_pattern(sit, game)
 
-    def fits(s):
-        if _my_hand(s, me) != sorted(sit.hand):
-            return False
-        for q, c in sit.saw.items():
-            if c not in s[L.S_HAND + q * L.MAX_HAND:L.S_HAND + q * L.MAX_HAND
-                          + s[L.S_HAND_N + q]]:
-                return False
-        return all(_knows_my_card(s, q, me) == c for q, c in sit.seen_by.items())
-
     post, keep = _sampled(game, me, pattern, policy, merge_logs, complete_within, seed,
-                          lambda states: [k for k, s in enumerate(states) if fits(s)])
+                          lambda states: [k for k, s in enumerate(states)
+                                          if summary_fits(sit, s)])
     if not keep:
         if len(post.states) and post.complete:
             raise SituationError("the situation cannot happen under the rules: no history "
@@ -688,7 +695,7 @@ def _replay_info(worlds, post) -> dict:
     return {"histories": len(worlds), "replay_steps": post.stats["steps"],
             "complete": post.complete, "exact": post.complete,
             "effective_sample_size": ess,
-            "collapsed": not post.complete and collapsed(ess, len(worlds)),
+            "collapsed": not post.complete and collapsed(ess),
             "particle_budget": post.max_particles, "resamples": post.stats["resamples"],
             "particles": post.stats["most_particles"],
             "opponent_decisions_without_policy": post.stats["policy_misses"]}
