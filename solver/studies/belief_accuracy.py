@@ -28,8 +28,6 @@ from solver.policies.chain import default_heuristic
 from solver.policies.compiled import build_bank
 
 EXACT_BUDGET = 1 << 16
-COLUMNS = ["deck", "players", "agenda", "budget", "states", "sampled", "tv_median",
-           "tv_p95", "tv_max", "ess_median", "exact_particles_median", "seconds"]
 
 
 def player_summary(state, me: int) -> dict:
@@ -136,14 +134,14 @@ def hand_tv(a: np.ndarray, b: np.ndarray, seats) -> float:
     return out
 
 
-def measure(game, count: int, seed: int, fractions=(4, 16), budgets=(), min_exact: int = 8,
-            exact_budget: int = EXACT_BUDGET) -> dict:
-    """Per budget label ('1/4': a quarter of the exact run's particles; '4096': a fixed
-    budget): TV distances and ESS over the `count` information states whose exact run
-    fits exact_budget and needs more than the sampled budget (`min_exact` particles at
-    least for fractions). Also how many states were drawn, refused or too large."""
+def measure(game, count: int, seed: int, plans, exact_budget: int = EXACT_BUDGET) -> dict:
+    """`plans`: (label, budget, hint) with budget an int or a fraction "1/k" of the
+    particles the exact run needed (not run below 8 particles). For `count` random
+    information states whose exact run fits exact_budget: per plan, (TV, ESS, sampled?,
+    final budget) of each state; also how many were drawn, refused (the summary cannot
+    be read) or too large for the exact run."""
     rng = random.Random(seed)
-    rows = {f"1/{f}": [] for f in fractions} | {str(b): [] for b in budgets}
+    rows = {label: [] for label, _, _ in plans}
     drawn = refused = too_large = 0
     exact_sizes = []
     start = time.perf_counter()
@@ -167,10 +165,12 @@ def measure(game, count: int, seed: int, fractions=(4, 16), budgets=(), min_exac
         peak = exact.stats["most_particles"]
         exact_sizes.append(peak)
         seats = case.opponents(exact.states)
-        plans = [(f"1/{f}", max(1, peak // f)) for f in fractions if peak >= min_exact]
-        plans += [(str(b), b) for b in budgets if peak > b]
-        for label, budget in plans:
-            post, got, ess = case.run(budget, seed=drawn)
+        for label, budget, hint in plans:
+            if isinstance(budget, str):
+                budget = peak // int(budget.split("/")[1])
+                if budget < 8:
+                    continue
+            post, got, ess = case.run(budget, seed=drawn, hint=hint)
             tv = 1.0 if got is None else hand_tv(got, truth, seats)
             rows[label].append((tv, ess, not post.exact, post.max_particles))
     return {"rows": rows, "drawn": drawn, "refused": refused, "too_large": too_large,
@@ -181,17 +181,36 @@ def _stat(f, x):
     return round(float(f(x)), 4) if len(x) else None
 
 
+def _p95(x):
+    return np.percentile(x, 95)
+
+
+COLUMNS = ["deck", "players", "agenda", "plan", "states", "compared", "sampled",
+           "tv_median", "tv_p95", "tv_max", "sampled_tv_median", "sampled_tv_p95",
+           "sampled_ess_median", "lost", "refused", "too_large", "exact_particles_median",
+           "exact_particles_p95", "seconds"]
+
+
 def summarise(deck: str, players: int, agenda: str, found: dict) -> list[dict]:
+    """One row per plan (COLUMNS): TV over every compared state and over those the
+    filter sampled (an exact answer has TV 0), lost: samples that kept no history."""
     out = []
+    sizes = np.array(found["exact_particles"])
     for label, rows in found["rows"].items():
-        tv = np.array([r[0] for r in rows]) if rows else np.zeros(0)
-        ess = np.array([r[1] for r in rows]) if rows else np.zeros(0)
-        out.append({"deck": deck, "players": players, "agenda": agenda, "budget": label,
-                    "states": found["drawn"], "sampled": int(sum(r[2] for r in rows)),
-                    "tv_median": _stat(np.median, tv),
-                    "tv_p95": _stat(lambda x: np.percentile(x, 95), tv),
-                    "tv_max": _stat(np.max, tv), "ess_median": _stat(np.median, ess),
-                    "exact_particles_median": _stat(np.median,
-                                                   np.array(found["exact_particles"])),
+        tv = np.array([r[0] for r in rows])
+        sampled = [r for r in rows if r[2]]
+        stv = np.array([r[0] for r in sampled])
+        sess = np.array([r[1] for r in sampled])
+        out.append({"deck": deck, "players": players, "agenda": agenda, "plan": label,
+                    "states": found["drawn"], "compared": len(rows),
+                    "sampled": len(sampled), "tv_median": _stat(np.median, tv),
+                    "tv_p95": _stat(_p95, tv), "tv_max": _stat(np.max, tv),
+                    "sampled_tv_median": _stat(np.median, stv),
+                    "sampled_tv_p95": _stat(_p95, stv),
+                    "sampled_ess_median": _stat(np.median, sess),
+                    "lost": sum(1 for r in sampled if r[1] == 0),
+                    "refused": found["refused"], "too_large": found["too_large"],
+                    "exact_particles_median": _stat(np.median, sizes),
+                    "exact_particles_p95": _stat(_p95, sizes),
                     "seconds": round(found["seconds"], 1)})
     return out
