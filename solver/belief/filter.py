@@ -37,7 +37,7 @@ from numba import njit
 
 from spiel_game import engine
 from spiel_game import layout as L
-from spiel_game.events import HIDDEN
+from spiel_game.events import HIDDEN, LINE_FORMS
 
 from solver.abstraction.hashing import FNV_OFFSET, mix
 from solver.abstraction.keys import T_SIZE, redacted_event, identity_key, track
@@ -209,6 +209,53 @@ def _is_done(s, checked, ptr, n_pat, done_actor, done_phase):
             and (done_phase == ANY_PHASE or s[L.S_PHASE] == done_phase))
 
 
+# Event kinds whose `other` field is a seat (a line of such a kind names that seat too).
+_OTHER_IS_SEAT = np.zeros(L.NUM_EVENT_KINDS, dtype=np.int8)
+for _kind, _, _form in LINE_FORMS:
+    if "{o}" in _form:
+        _OTHER_IS_SEAT[_kind] = 1
+
+
+# Event kinds that change no hand (a line of one naming q leaves q's card as it was).
+_KEEPS_HANDS = np.zeros(L.NUM_EVENT_KINDS, dtype=np.int8)
+_KEEPS_HANDS[[L.E_TARGET, L.E_TARGET_SET_ASIDE, L.E_NAME, L.E_MISS, L.E_SEE,
+              L.E_SEE_SET_ASIDE, L.E_TIE, L.E_NO_TRADE, L.E_NO_EFFECT]] = 1
+
+
+@njit(**_JIT)
+def _names_seat(pattern, j, q):
+    """Could line j be an event of seat q's (q acts, or is the other seat)? A line that
+    leaves the kind or a seat open could."""
+    kind, actor, other = pattern[j, 0], pattern[j, 1], pattern[j, 2]
+    if kind == ANY or actor == ANY or actor == q:
+        return True
+    return _OTHER_IS_SEAT[kind] == 1 and (other == ANY or other == q)
+
+
+@njit(**_JIT)
+def _revealed_next(q, ptr, pattern, n_pat, viewer):
+    """The cards worth dealing to another player q whose hand is empty (the deal, a
+    redraw): if the next line of q's (past q's own draws) shows the card q holds (q
+    going out with it, or the viewer looking at it), that card; else every card.
+    Until a line names q in an event that may change a hand, q's one card cannot have
+    changed: every such event names its seat in a line the log keeps (plays, steals,
+    trades, discards, outs), so the histories left out would all die at that line (a
+    prune: the posterior is unchanged)."""
+    for j in range(ptr, n_pat):
+        if pattern[j, 0] == L.E_DRAW and pattern[j, 1] == q:
+            continue
+        if not _names_seat(pattern, j, q):
+            continue
+        card = pattern[j, 3]
+        if card >= 0 and (pattern[j, 0] == L.E_OUT and pattern[j, 1] == q
+                          or pattern[j, 0] == L.E_SEE and pattern[j, 1] == viewer
+                          and pattern[j, 2] == q):
+            return 1 << card
+        if pattern[j, 0] == ANY or _KEEPS_HANDS[pattern[j, 0]] == 0:
+            return ALL_CARDS
+    return ALL_CARDS
+
+
 @njit(**_JIT)
 def _chance_candidates(s, ptr, pattern, n_pat, viewer):
     """Bit mask of the pool cards worth trying at a chance node: for a draw the viewer
@@ -223,6 +270,8 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer):
         receiver = -1
     elif receiver == viewer:
         kind = L.E_SEE_SET_ASIDE if chance == L.CH_SET_ASIDE_LOOK else L.E_DRAW
+    elif receiver >= 0 and chance != L.CH_SET_ASIDE_LOOK and s[L.S_HAND_N + receiver] == 0:
+        return _revealed_next(receiver, ptr, pattern, n_pat, viewer)
     else:
         return ALL_CARDS
     mask = 0
