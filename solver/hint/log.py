@@ -61,8 +61,8 @@ assert ANY == UNSTATED, "an unstated field of a line fits anything"
 TREMBLE = 1e-3  # least probability given to an opponent's decision (they stray)
 MAX_PARTICLES = 4096  # first try; grown 4x while particles are dropped, up to:
 GROW_TO = 1 << 15  # past it (or past a summary's complete_within) the filter samples
-SAMPLE_GROWTH = 4  # a collapsed sample is redrawn with up to this many times the budget
-RETRIES = 3  # a sample that kept no history is redrawn with new seeds this often
+SAMPLE_GROWTH = 4  # a collapsed sample is redrawn once with this many times the budget
+RETRIES = 3  # runs in all while a sample keeps no history (new seeds)
 _OTHER_IS_SEAT = {kind for kind, _, form in LINE_FORMS if "{o}" in form}
 
 
@@ -269,9 +269,10 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
 
 def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
     """(posterior, indices of its states `select` keeps): exact within the limit; past
-    it a sample, redrawn (up to RETRIES runs) while it keeps no history or its kept
-    weight collapses: with 4 times the budget up to SAMPLE_GROWTH times the limit (a
-    summary's), then with new seeds."""
+    it a sample. A sample whose kept weight collapsed is redrawn once with
+    SAMPLE_GROWTH times the budget (a summary's; a log's is GROW_TO already), and
+    answers as it is then (its replay info says it collapsed); a sample that kept no
+    history is redrawn with new seeds, up to RETRIES runs in all."""
     budget = limit
     cap = None if limit is None else SAMPLE_GROWTH * limit
     best, best_ess = None, -1.0
@@ -281,12 +282,13 @@ def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
         if post.complete:
             return post, keep
         ess = effective_sample_size(post.weights[keep]) if keep else 0.0
-        if not collapsed(ess):
-            return post, keep
         if ess > best_ess:
             best, best_ess = (post, keep), ess
-        if cap is not None and post.max_particles < cap:
-            budget = min(cap, 4 * post.max_particles)
+        grow = cap is not None and post.max_particles < cap
+        if keep and (not collapsed(ess) or not grow):
+            return best
+        if grow:
+            budget = cap
     return best
 
 
