@@ -172,9 +172,9 @@ def by_players(args) -> None:
                 continue
             new_s.append(seconds)
             old_s.append(before)
-            exact += info["exact"]
-            old_exact += before_exact
-            collapsed += info["collapsed"]
+            exact += int(info["exact"])
+            old_exact += int(before_exact)
+            collapsed += int(info["collapsed"])
             if not info["exact"]:
                 ess.append(info["effective_sample_size"])
         f = {"summaries": len(new_s), "refused": refused, "exact": exact,
