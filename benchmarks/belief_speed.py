@@ -10,6 +10,16 @@ refused (it cannot skip a left-out target line), and, where the old answer was c
 the largest difference between the two posteriors (hidden state and hand marginals).
 
     python benchmarks/belief_speed.py [--logs 30] [--rev fae5ccb] [--out figures.json]
+
+With --by-players: the hint's posterior of a summary (solver/hint/log.py
+`summary_log_worlds`, SUMMARY_PARTICLES 4096, merge_logs, the shipped tables where the
+player count has them) at 2-6 players, random rounds stopped at a random play decision
+(solver/studies/belief_accuracy.py): seconds p50/p95, how many were exact, sampled or
+refused, beside the filter before sampling (--before, default 97a4fd9: exact within
+4,096 particles, else the least likely dropped, and the hint then fell back to card
+counting; its time here is that of the filter run alone).
+
+    python benchmarks/belief_speed.py --by-players [--summaries 40] [--before 97a4fd9]
 """
 
 from __future__ import annotations
@@ -84,13 +94,123 @@ def difference(old_worlds, new_worlds, seat: int) -> float:
     return max(state_diff, float(np.abs(ha - hb).max()))
 
 
+def old_filter_module(rev: str):
+    """solver/belief/filter.py at `rev` as a module (its own numba cache)."""
+    source = subprocess.run(["git", "show", f"{rev}:solver/belief/filter.py"], cwd=ROOT,
+                            check=True, capture_output=True, text=True).stdout
+    path = Path(tempfile.mkdtemp()) / "old_filter.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("old_filter", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _old_seconds(old, game, sit, policy, limit: int = 4096) -> tuple[float, bool]:
+    """(seconds, exact) of the filter before sampling on the summary's pattern."""
+    from solver.hint.log import TREMBLE, summary_pattern
+    from solver.hint.validate import check
+    from solver.policies.compiled import build_bank
+
+    cfg = game.config
+    start = time.perf_counter()
+    sit = check(sit, tuple(int(c) for c in cfg.deck.counts), cfg.face_up)
+    pattern, _ = summary_pattern(sit, game)
+    if policy is not None:
+        bank, chain, floor = policy.bank, np.arange(len(policy.paths)), TREMBLE
+    else:
+        bank, chain, floor = build_bank(["uniform"], game), np.zeros(0, np.int64), 0.0
+    initial = game.initial_array.copy()
+    initial[L.S_LOGGING] = 1
+    buffers = np.empty((2, limit, len(initial)), dtype=initial.dtype)
+    weights = np.empty((2, limit))
+    progress = np.zeros((2, limit, 2), dtype=np.int32)
+    buffers[0, 0], weights[0, 0] = initial, 1.0
+    stats = np.zeros(old.NUM_BELIEF_STATS, dtype=np.int64)
+    stats[old.B_FAIL_KIND] = old.NO_FAILURE
+    old.advance(buffers, weights, progress, 0, 1, pattern, len(pattern), sit.seat,
+                old.OMIT_LOG, L.PH_PLAY, bank.arrays(), np.asarray(chain, np.int64),
+                floor, True, True, limit, stats, np.zeros(1), sit.seat)
+    return time.perf_counter() - start, stats[old.B_TRUNCATED] == 0
+
+
+def by_players(args) -> None:
+    """Posterior seconds of a summary by player count, before and after sampling."""
+    from solver.hint.log import summary_log_worlds
+    from solver.hint.situation import SituationError
+    from solver.studies.belief_accuracy import player_summary, random_stop
+
+    old = old_filter_module(args.before)
+    figures = {"machine": machine_info(), "before": args.before, "agenda": args.agenda,
+               "summaries": args.summaries, "players": {}}
+    rows = []
+    for players in range(2, 7):
+        game = load_jabba(players, args.agenda)
+        policies = load_policies(game)
+        table = policies if policies.paths else None
+        rng = random.Random(args.seed)
+        new_s, old_s, exact, old_exact, refused, collapsed = [], [], 0, 0, 0, 0
+        ess = []
+        warm = True
+        while len(new_s) < args.summaries:
+            state = random_stop(game, rng)
+            if state is None:
+                continue
+            sit = from_mapping(player_summary(state, state.current_player()))
+            try:
+                start = time.perf_counter()
+                _, info = summary_log_worlds(sit, game, table, complete_within=4096,
+                                             merge_logs=True, seed=args.seed)
+                seconds = time.perf_counter() - start
+            except SituationError:
+                refused += 1
+                continue
+            before, before_exact = _old_seconds(old, game, sit, table)
+            if warm:  # the first of each: compiling or loading the kernels
+                warm = False
+                continue
+            new_s.append(seconds)
+            old_s.append(before)
+            exact += int(info["exact"])
+            old_exact += int(before_exact)
+            collapsed += int(info["collapsed"])
+            if not info["exact"]:
+                ess.append(info["effective_sample_size"])
+        f = {"summaries": len(new_s), "refused": refused, "exact": exact,
+             "sampled": len(new_s) - exact, "collapsed": collapsed,
+             "sampled_ess_median": median(ess) if ess else None,
+             "p50_s": float(np.percentile(new_s, 50)), "p95_s": float(np.percentile(new_s, 95)),
+             "max_s": max(new_s), "before_exact": old_exact,
+             "before_p50_s": float(np.percentile(old_s, 50)),
+             "before_p95_s": float(np.percentile(old_s, 95)),
+             "policy": [p.name for p in policies.paths]}
+        figures["players"][players] = f
+        rows.append([str(players), f"{f['p50_s'] * 1000:.0f} ms", f"{f['p95_s'] * 1000:.0f} ms",
+                     f"{exact}/{len(new_s)}", str(collapsed),
+                     f"{f['before_p50_s'] * 1000:.0f} ms",
+                     f"{f['before_p95_s'] * 1000:.0f} ms", f"{old_exact}/{len(new_s)}"])
+        print(rows[-1], file=sys.stderr, flush=True)
+    print(markdown_table(["players", "p50", "p95", "exact", "collapsed", "before p50",
+                          "before p95", "before exact (else card counting)"], rows))
+    if args.out:
+        write_json_atomic(args.out, figures)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--logs", type=int, default=30, help="per kind (complete, partial)")
     parser.add_argument("--rev", default="fae5ccb", help="git revision of the old code")
     parser.add_argument("--agenda", default="exalted_one")
+    parser.add_argument("--by-players", action="store_true",
+                        help="the hint's summary posterior at 2-6 players, before and after")
+    parser.add_argument("--summaries", type=int, default=40, help="per player count")
+    parser.add_argument("--before", default="97a4fd9",
+                        help="git revision of the filter before sampling")
     add_output_args(parser)
     args = parser.parse_args()
+    if args.by_players:
+        return by_players(args)
     old = old_situation_module(args.rev)
     game = load_jabba(2, args.agenda)
     policies = load_policies(game)

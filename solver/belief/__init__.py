@@ -8,7 +8,14 @@ Output (`Posterior`): weighted particles, full engine states consistent with the
 observations, weights = chance odds x policy probabilities, normalised, and the
 marginals (each player's hand). The same compiled kernel serves LBR (the complete log,
 advanced decision by decision, solver/evaluation/lbr.py), the hint (a log with `?` and
-omitted lines, solver/hint/log.py) and the search. Exact unless `truncated`.
+omitted lines, solver/hint/log.py) and the search.
+
+Exact (`Posterior.exact`) while the histories fit the particle budget; beyond it the
+filter samples (resampling, solver/belief/filter.py `resample`: unbiased weights,
+seeded), and the posterior carries its effective sample size (`ess`). A sampled
+posterior whose ESS is below `min_ess` has collapsed:
+the budget grows 4x up to `sample_grow_to`, and if it still collapses `collapsed` says
+so.
 """
 
 from __future__ import annotations
@@ -23,15 +30,31 @@ from solver.abstraction.keys import IDENTITY
 from solver.belief.filter import (ANY, ANY_PHASE, B_FAIL_ACTOR, B_FAIL_CARD, B_FAIL_EXTRA,
                                   B_FAIL_KIND, B_FAIL_OTHER, B_FURTHEST, B_LOST,
                                   B_MOST_PARTICLES, B_POLICY_IGNORED, B_POLICY_MISSES,
-                                  B_STEPS, B_TRUNCATED, NO_COPY, NO_FAILURE, NUM_BELIEF_STATS,
-                                  OMIT_LOG, OMIT_NONE, advance, hand_marginals, observe,
-                                  observed_key, omissible)
+                                  B_RESAMPLES, B_STEPS, B_TRUNCATED, NO_COPY, NO_FAILURE,
+                                  NUM_BELIEF_STATS, OMIT_LOG, OMIT_NONE, advance,
+                                  hand_marginals, observe, observed_key, omissible)
 
-__all__ = ["ANY", "ANY_PHASE", "NO_COPY", "NO_FAILURE", "NUM_BELIEF_STATS", "OMIT_LOG",
-           "OMIT_NONE", "Posterior", "complete_pattern", "hand_probabilities", "hidden_state",
+__all__ = ["ANY", "ANY_PHASE", "MIN_ESS", "NO_COPY", "NO_FAILURE", "NUM_BELIEF_STATS",
+           "OMIT_LOG", "OMIT_NONE", "Posterior", "collapsed", "complete_pattern",
+           "effective_sample_size", "hand_probabilities", "hidden_state",
            "observe", "observed_key", "omissible", "posterior", "posterior_of_state"]
 
 DEFAULT_MAX_PARTICLES = 4096
+MIN_ESS = 32.0  # a sampled posterior with fewer effective particles has collapsed
+
+
+def effective_sample_size(weights) -> float:
+    """(sum w)^2 / sum w^2: how many equally weighted particles the weights are worth."""
+    w = np.asarray(weights, dtype=np.float64)
+    square = float(np.dot(w, w))
+    return float(w.sum()) ** 2 / square if square > 0 else 0.0
+
+
+def collapsed(ess: float, min_ess: float = MIN_ESS) -> bool:
+    """A sample whose weight sits on a handful of particles (ESS below min_ess): its
+    answer rests on too few histories to trust, even where the posterior itself is
+    that concentrated (a sample cannot tell)."""
+    return ess < min_ess
 
 
 @dataclasses.dataclass
@@ -48,8 +71,23 @@ class Posterior:
 
     @property
     def complete(self) -> bool:
-        """Every history that fits is represented (no particle was dropped)."""
+        """Every history that fits is represented (the filter never resampled)."""
         return self.stats["truncated"] == 0
+
+    @property
+    def exact(self) -> bool:
+        """The exact posterior (= complete); else a sample."""
+        return self.complete
+
+    @property
+    def ess(self) -> float:
+        """Effective sample size of the weights (len(states) when exact: every particle
+        is a set of histories, not a sample)."""
+        return float(len(self.weights)) if self.exact else effective_sample_size(self.weights)
+
+    @property
+    def collapsed(self) -> bool:
+        return not self.exact and collapsed(self.ess)
 
     def hands(self) -> np.ndarray:
         """(MAX_PLAYERS, MAX_CHARS): probability that each player holds each card."""
@@ -83,6 +121,7 @@ def stats_dict(stats: np.ndarray) -> dict:
     return {"steps": int(stats[B_STEPS]), "most_particles": int(stats[B_MOST_PARTICLES]),
             "policy_ignored_steps": int(stats[B_POLICY_IGNORED]),
             "lost": int(stats[B_LOST]), "truncated": int(stats[B_TRUNCATED]),
+            "resamples": int(stats[B_RESAMPLES]),
             "policy_misses": int(stats[B_POLICY_MISSES]),
             "furthest_line": int(stats[B_FURTHEST]),
             "failed_event": tuple(int(stats[i]) for i in (B_FAIL_KIND, B_FAIL_ACTOR,
@@ -96,11 +135,18 @@ def complete_pattern(state_array: np.ndarray, viewer: int) -> tuple[np.ndarray, 
     return observed, int(observe(state_array, viewer, observed))
 
 
+def capacity(max_particles: int) -> int:
+    """Buffer rows for a budget: room for a step's children before resampling."""
+    return max_particles + min(max_particles, 8192)
+
+
 def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
               floor: float = 0.0, miss_unknown: bool = False, omissions: bool = False,
               done_phase: int = ANY_PHASE, merge_logs: bool | None = None,
               max_particles: int = DEFAULT_MAX_PARTICLES,
-              grow_to: int | None = None, at_decision_of: int | None = None) -> Posterior:
+              grow_to: int | None = None, at_decision_of: int | None = None,
+              seed: int = 0, min_ess: float = MIN_ESS,
+              sample_grow_to: int | None = None) -> Posterior:
     """The posterior at viewer's decision after `pattern` (rows kind, actor, other, card,
     extra; ANY fits anything), from the start of the round; with `at_decision_of`, at
     that seat's decision instead (what viewer believes while another player acts).
@@ -110,8 +156,11 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
     miss_unknown: a decision no policy of chain has counts as uninformative (1 for every
     action) rather than the policy's uniform fallback. merge_logs (default: if a chain
     policy reads the whole log, an `identity` table) merges particles only when every
-    other player's log agrees too, which keeps such policies exact. If particles had to
-    be dropped, the run is repeated with 4 times as many, up to grow_to."""
+    other player's log agrees too, which keeps such policies exact. If the histories do
+    not fit max_particles, the run is repeated with 4 times as many, up to grow_to; past
+    that the filter samples at grow_to particles (seed), and a sample that collapsed
+    (`collapsed`) or lost every history is redrawn with 4 times as many, up to
+    sample_grow_to (default grow_to)."""
     from solver.policies.compiled import build_bank
 
     pattern = np.ascontiguousarray(pattern, dtype=np.int32).reshape(-1, L.EVENT_SIZE)
@@ -122,12 +171,14 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
         merge_logs = bool(len(chain)) and bool(np.any(bank.levels[chain] == IDENTITY))
     arrays = bank.arrays()
     grow_to = max_particles if grow_to is None else max(grow_to, max_particles)
+    sample_grow_to = grow_to if sample_grow_to is None else max(sample_grow_to, grow_to)
     initial = game.initial_array.copy()
     initial[L.S_LOGGING] = 1
     while True:
-        buffers = np.empty((2, max_particles, len(initial)), dtype=initial.dtype)
-        weights = np.empty((2, max_particles))
-        progress = np.zeros((2, max_particles, 2), dtype=np.int32)
+        rows = capacity(max_particles)
+        buffers = np.empty((2, rows, len(initial)), dtype=initial.dtype)
+        weights = np.empty((2, rows))
+        progress = np.zeros((2, rows, 2), dtype=np.int32)
         buffers[0, 0] = initial
         weights[0, 0] = 1.0
         stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
@@ -137,10 +188,18 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
                                  viewer, OMIT_LOG if omissions else OMIT_NONE, done_phase,
                                  arrays, chain, float(floor), miss_unknown, merge_logs,
                                  max_particles, stats, log_mass,
-                                 viewer if at_decision_of is None else at_decision_of)
-        if stats[B_TRUNCATED] == 0 or max_particles >= grow_to:
+                                 viewer if at_decision_of is None else at_decision_of,
+                                 int(seed))
+        if stats[B_TRUNCATED] == 0:
             break
-        max_particles = min(4 * max_particles, grow_to)
+        if max_particles < grow_to:
+            max_particles = min(4 * max_particles, grow_to)
+            continue
+        w = weights[current, :count]
+        if (count and not collapsed(effective_sample_size(w), min_ess)
+                or max_particles >= sample_grow_to):
+            break
+        max_particles = min(4 * max_particles, sample_grow_to)
     return Posterior(buffers[current, :count].copy(), weights[current, :count].copy(),
                      stats_dict(stats), max_particles, float(log_mass[0]))
 

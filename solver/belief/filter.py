@@ -16,8 +16,18 @@ Particles that agree on the state apart from the event log, on their progress, a
 what every other player still in the round knows (their card counting `track`; with
 `merge_logs` also their whole redacted log) are merged, weights adding: exact for
 policies that read only those (heuristics, `fine` and `coarse` keys; `identity` tables
-need `merge_logs`). Above `max_particles` the least likely particles are dropped
-(counted in B_TRUNCATED; the posterior is then approximate).
+need `merge_logs`). Merging is what makes the hidden state small: the pool is a count
+vector (the order of unseen draws is no state), so histories that differ only in the
+order of their events meet in one particle.
+
+Within `max_particles` the filter is exact. Beyond it, it samples (sequential importance
+sampling with resampling): whenever the set outgrows the budget it is resampled down
+to it by the optimal resampling of Fearnhead and Clifford (2003) for discrete states:
+particles of weight at least c are kept as they are, the others are kept with
+probability w/c (systematic sampling, seeded) at weight c, where c solves
+sum(min(1, w/c)) = budget. No particle is copied twice, so merging keeps its meaning,
+and every weight is unbiased (E[new weight] = old weight). Resampling events are
+counted in B_TRUNCATED (the posterior is then a sample) and B_RESAMPLES.
 """
 
 from __future__ import annotations
@@ -27,11 +37,12 @@ from numba import njit
 
 from spiel_game import engine
 from spiel_game import layout as L
-from spiel_game.events import HIDDEN
+from spiel_game.events import HIDDEN, LINE_FORMS
 
 from solver.abstraction.hashing import FNV_OFFSET, mix
 from solver.abstraction.keys import T_SIZE, redacted_event, identity_key, track
 from solver.policies.chain import chain_probs
+from solver.sim.rng import next_float, stream_seed
 
 _JIT = dict(cache=True, nogil=True)
 
@@ -62,8 +73,9 @@ def card_set(cards) -> int:
 # Statistics, accumulated over calls.
 (B_STEPS, B_MOST_PARTICLES, B_POLICY_IGNORED, B_LOST, B_TRUNCATED, B_DECISIONS,
  B_POLICY_MISSES, B_FURTHEST, B_FAIL_KIND, B_FAIL_ACTOR, B_FAIL_OTHER, B_FAIL_CARD,
- B_FAIL_EXTRA) = range(13)
-NUM_BELIEF_STATS = 13
+ B_FAIL_EXTRA, B_RESAMPLES) = range(14)
+NUM_BELIEF_STATS = 14
+STREAM_RESAMPLE = 0x5E5A  # the resampling's random stream (solver/sim/rng.py)
 
 # Events a log may leave out, as they follow from the lines around them: misses, the
 # round's end, "no effect", targets (the next lines name the target); and other players'
@@ -197,6 +209,53 @@ def _is_done(s, checked, ptr, n_pat, done_actor, done_phase):
             and (done_phase == ANY_PHASE or s[L.S_PHASE] == done_phase))
 
 
+# Event kinds whose `other` field is a seat (a line of such a kind names that seat too).
+_OTHER_IS_SEAT = np.zeros(L.NUM_EVENT_KINDS, dtype=np.int8)
+for _kind, _, _form in LINE_FORMS:
+    if "{o}" in _form:
+        _OTHER_IS_SEAT[_kind] = 1
+
+
+# Event kinds that change no hand (a line of one naming q leaves q's card as it was).
+_KEEPS_HANDS = np.zeros(L.NUM_EVENT_KINDS, dtype=np.int8)
+_KEEPS_HANDS[[L.E_TARGET, L.E_TARGET_SET_ASIDE, L.E_NAME, L.E_MISS, L.E_SEE,
+              L.E_SEE_SET_ASIDE, L.E_TIE, L.E_NO_TRADE, L.E_NO_EFFECT]] = 1
+
+
+@njit(**_JIT)
+def _names_seat(pattern, j, q):
+    """Could line j be an event of seat q's (q acts, or is the other seat)? A line that
+    leaves the kind or a seat open could."""
+    kind, actor, other = pattern[j, 0], pattern[j, 1], pattern[j, 2]
+    if kind == ANY or actor == ANY or actor == q:
+        return True
+    return _OTHER_IS_SEAT[kind] == 1 and (other == ANY or other == q)
+
+
+@njit(**_JIT)
+def _revealed_next(q, ptr, pattern, n_pat, viewer):
+    """The cards worth dealing to another player q whose hand is empty (the deal, a
+    redraw): if the next line of q's (past q's own draws) shows the card q holds (q
+    going out with it, or the viewer looking at it), that card; else every card.
+    Until a line names q in an event that may change a hand, q's one card cannot have
+    changed: every such event names its seat in a line the log keeps (plays, steals,
+    trades, discards, outs), so the histories left out would all die at that line (a
+    prune: the posterior is unchanged)."""
+    for j in range(ptr, n_pat):
+        if pattern[j, 0] == L.E_DRAW and pattern[j, 1] == q:
+            continue
+        if not _names_seat(pattern, j, q):
+            continue
+        card = pattern[j, 3]
+        if card >= 0 and (pattern[j, 0] == L.E_OUT and pattern[j, 1] == q
+                          or pattern[j, 0] == L.E_SEE and pattern[j, 1] == viewer
+                          and pattern[j, 2] == q):
+            return 1 << card
+        if pattern[j, 0] == ANY or _KEEPS_HANDS[pattern[j, 0]] == 0:
+            return ALL_CARDS
+    return ALL_CARDS
+
+
 @njit(**_JIT)
 def _chance_candidates(s, ptr, pattern, n_pat, viewer):
     """Bit mask of the pool cards worth trying at a chance node: for a draw the viewer
@@ -211,6 +270,8 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer):
         receiver = -1
     elif receiver == viewer:
         kind = L.E_SEE_SET_ASIDE if chance == L.CH_SET_ASIDE_LOOK else L.E_DRAW
+    elif receiver >= 0 and chance != L.CH_SET_ASIDE_LOOK and s[L.S_HAND_N + receiver] == 0:
+        return _revealed_next(receiver, ptr, pattern, n_pat, viewer)
     else:
         return ALL_CARDS
     mask = 0
@@ -268,42 +329,102 @@ def state_hash(s, viewer, knowledge, merge_logs):
 
 
 @njit(**_JIT)
-def _insert(child, weight, checked, ptr, buffers, target, weights, progress, count, table,
-            table_hashes, max_particles, viewer, knowledge, merge_logs, stats):
-    """Add a particle to buffers[target], merging with an equal one; returns count."""
-    h = mix(mix(state_hash(child, viewer, knowledge, merge_logs), checked), ptr)
-    mask = len(table) - 1
-    j = np.int64(h & np.uint64(mask))
-    used = L.S_EVENTS + child[L.S_EVENT_N] * L.EVENT_SIZE
-    while table[j] != 0:
-        k = table[j] - 1
-        if table_hashes[j] == h:
-            if weight > weights[k]:  # keep the likelier history's log
-                buffers[target, k, :used] = child[:used]
-            weights[k] += weight
-            return count
-        j = (j + 1) & mask
-    if count < max_particles:
-        buffers[target, count, :used] = child[:used]
-        weights[count] = weight
-        progress[target, count, 0] = checked
-        progress[target, count, 1] = ptr
-        table[j] = count + 1
-        table_hashes[j] = h
-        return count + 1
-    # Full: replace the least likely particle if this one is likelier. Its table entry
-    # stays, pointing at the new state: a rare missed merge.
-    stats[B_TRUNCATED] += 1
-    worst = 0
+def resample(buffers, target, weights, progress, count, keep, rng):
+    """Resample the `count` particles of buffers[target] down to at most `keep` in place
+    (Fearnhead-Clifford: the heavy ones kept, the rest thinned by systematic sampling at
+    weight c, so E[new weight] = old weight and nothing is duplicated); returns the new
+    count. The survivors keep their order."""
+    if count <= keep:
+        return count
+    order = np.argsort(-weights[:count])
+    rest = weights[:count].sum()
+    heavy = 0  # the `heavy` largest weights are kept as they are
+    c = rest / keep
+    while heavy < keep and weights[order[heavy]] >= c:
+        rest -= weights[order[heavy]]
+        heavy += 1
+        c = rest / (keep - heavy) if keep > heavy else np.inf
+    chosen = np.zeros(count, dtype=np.bool_)
+    for i in range(heavy):
+        chosen[order[i]] = True
+    if heavy < keep and rest > 0:
+        u = next_float(rng) * c
+        cumulative = 0.0
+        for k in range(count):
+            if chosen[k]:
+                continue
+            cumulative += weights[k]
+            if cumulative > u:  # a grid point u + j c falls in this particle's share
+                chosen[k] = True
+                weights[k] = c
+                u += c
+    new_count = 0
     for k in range(count):
-        if weights[k] < weights[worst]:
-            worst = k
-    if weight > weights[worst]:
-        buffers[target, worst, :used] = child[:used]
-        weights[worst] = weight
-        progress[target, worst, 0] = checked
-        progress[target, worst, 1] = ptr
-    return count
+        if chosen[k] and weights[k] > 0:
+            if k != new_count:
+                used = L.S_EVENTS + buffers[target, k, L.S_EVENT_N] * L.EVENT_SIZE
+                buffers[target, new_count, :used] = buffers[target, k, :used]
+                weights[new_count] = weights[k]
+                progress[target, new_count, 0] = progress[target, k, 0]
+                progress[target, new_count, 1] = progress[target, k, 1]
+            new_count += 1
+    return new_count
+
+
+@njit(**_JIT)
+def _particle_hash(s, checked, ptr, viewer, knowledge, merge_logs):
+    return mix(mix(state_hash(s, viewer, knowledge, merge_logs), checked), ptr)
+
+
+@njit(**_JIT)
+def _rebuild_table(buffers, target, progress, count, table, table_hashes, viewer,
+                   knowledge, merge_logs):
+    table[:] = 0
+    mask = len(table) - 1
+    for k in range(count):
+        h = _particle_hash(buffers[target, k], progress[target, k, 0],
+                           progress[target, k, 1], viewer, knowledge, merge_logs)
+        j = np.int64(h & np.uint64(mask))
+        while table[j] != 0:
+            j = (j + 1) & mask
+        table[j] = k + 1
+        table_hashes[j] = h
+
+
+@njit(**_JIT)
+def _insert(child, weight, checked, ptr, buffers, target, weights, progress, count, table,
+            table_hashes, max_particles, viewer, knowledge, merge_logs, stats, rng):
+    """Add a particle to buffers[target], merging with an equal one; returns count. When
+    the buffer is full, the particles so far are resampled down to
+    min(max_particles, capacity / 2) first."""
+    h = _particle_hash(child, checked, ptr, viewer, knowledge, merge_logs)
+    mask = len(table) - 1
+    used = L.S_EVENTS + child[L.S_EVENT_N] * L.EVENT_SIZE
+    while True:
+        j = np.int64(h & np.uint64(mask))
+        while table[j] != 0:
+            k = table[j] - 1
+            if table_hashes[j] == h:
+                if weight > weights[k]:  # keep the likelier history's log
+                    buffers[target, k, :used] = child[:used]
+                weights[k] += weight
+                return count
+            j = (j + 1) & mask
+        if count < buffers.shape[1]:
+            break
+        stats[B_TRUNCATED] += 1
+        stats[B_RESAMPLES] += 1
+        count = resample(buffers, target, weights, progress, count,
+                         max(1, min(max_particles, buffers.shape[1] // 2)), rng)
+        _rebuild_table(buffers, target, progress, count, table, table_hashes, viewer,
+                       knowledge, merge_logs)
+    buffers[target, count, :used] = child[:used]
+    weights[count] = weight
+    progress[target, count, 0] = checked
+    progress[target, count, 1] = ptr
+    table[j] = count + 1
+    table_hashes[j] = h
+    return count + 1
 
 
 @njit(**_JIT)
@@ -330,7 +451,7 @@ def _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_poli
 def _expand(buffers, source, count, target, weights_in, weights_out, progress, table,
             table_hashes, pattern, n_pat, viewer, omit, done_phase, bank, chain, floor,
             miss_unknown, merge_logs, use_policy, child, legal, probs, max_particles,
-            stats, done_actor):
+            stats, done_actor, rng):
     """One lockstep step: every particle not yet done advances by one action into
     buffers[target]; returns the new count."""
     table[:] = 0
@@ -344,7 +465,7 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
         if _is_done(s, checked, ptr, n_pat, done_actor, done_phase):
             new_count = _insert(s, w, checked, ptr, buffers, target, weights_out, progress,
                                 new_count, table, table_hashes, max_particles, viewer,
-                                knowledge, merge_logs, stats)
+                                knowledge, merge_logs, stats, rng)
             continue
         if s[L.S_PHASE] == L.PH_TERMINAL:
             continue  # the real round went another way
@@ -365,7 +486,7 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
                         new_count = _insert(child, w * s[L.S_POOL + c] / size, upto, after,
                                             buffers, target, weights_out, progress,
                                             new_count, table, table_hashes, max_particles,
-                                            viewer, knowledge, merge_logs, stats)
+                                            viewer, knowledge, merge_logs, stats, rng)
             continue
         if ptr >= n_pat and checked == m:
             continue  # the pattern is used up but the round is not at its decision
@@ -383,28 +504,35 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
                     new_count = _insert(child, w * probs[i], upto, after, buffers, target,
                                         weights_out, progress, new_count, table,
                                         table_hashes, max_particles, viewer, knowledge,
-                                        merge_logs, stats)
+                                        merge_logs, stats, rng)
     return new_count
 
 
 @njit(**_JIT)
 def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, omit,
             done_phase, bank, chain, floor, miss_unknown, merge_logs, max_particles,
-            stats, log_mass, done_actor=-1):
+            stats, log_mass, done_actor=-1, seed=0):
     """Advance the particles in buffers[current] (weights[current], progress[current])
     until all are done, at a decision of done_actor (-1: the viewer's; another seat's
     for the search's second-order beliefs, solver/search); returns (buffer index,
     count), count 0: no history fits. log_mass[0] gains the log of each step's total
     weight before it is normalised: the log likelihood of what the viewer saw under the
     chain's policies (-inf where they rule out every history that fits), which compares
-    opponent models (solver/search exploitation)."""
+    opponent models (solver/search exploitation).
+
+    buffers may hold more than max_particles (room to expand before resampling: twice
+    as many keeps every step's children until it ends); past max_particles at a step's
+    end the set is resampled down to it (`resample`, the stream of `seed` and the steps
+    done so far: deterministic)."""
     if done_actor < 0:
         done_actor = viewer
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = stream_seed(seed, STREAM_RESAMPLE, stats[B_STEPS])
     child = np.empty(buffers.shape[2], dtype=buffers.dtype)
     legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     probs = np.empty(L.NUM_ACTIONS)
     size = 1
-    while size < 2 * max_particles:
+    while size < 2 * max(max_particles, buffers.shape[1]):
         size *= 2
     table = np.zeros(size, dtype=np.int64)
     table_hashes = np.zeros(size, dtype=np.uint64)
@@ -422,7 +550,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
                             weights[target], progress, table, table_hashes, pattern, n_pat,
                             viewer, omit, done_phase, bank, chain, floor, miss_unknown,
                             merge_logs, True, child, legal, probs, max_particles, stats,
-                            done_actor)
+                            done_actor, rng)
         total = weights[target, :new_count].sum()
         if new_count == 0 or total <= 0:
             # The policy rules out every history that fits: ignore it for this step.
@@ -432,10 +560,16 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
                                 weights[target], progress, table, table_hashes, pattern,
                                 n_pat, viewer, omit, done_phase, bank, chain, floor,
                                 miss_unknown, merge_logs, False, child, legal, probs,
-                                max_particles, stats, done_actor)
+                                max_particles, stats, done_actor, rng)
             total = weights[target, :new_count].sum()
         stats[B_STEPS] += 1
         stats[B_MOST_PARTICLES] = max(stats[B_MOST_PARTICLES], new_count)
+        if new_count > max_particles:
+            stats[B_TRUNCATED] += 1
+            stats[B_RESAMPLES] += 1
+            new_count = resample(buffers, target, weights[target], progress, new_count,
+                                 max_particles, rng)
+            total = weights[target, :new_count].sum()
         if new_count > 0 and total > 0:
             weights[target, :new_count] /= total
             log_mass[0] += np.log(total)

@@ -13,11 +13,29 @@ A summary (hand, play areas with what the table saw of each play) is answered th
 way, as the equivalent partial log (`summary_pattern`): what it says is fixed, what it
 leaves open (others' unsaid targets and numbers, the order of my own past draws) fits
 anything, so a summary and its log give the same posterior. The summary keeps more
-histories than the log. A log's search grows its particle limit up to GROW_TO and past
-it says the posterior is incomplete (with none kept: `SearchLimitError`, never called
-impossible). The hint gives a summary's search a fixed limit (`complete_within`, the
-hint's SUMMARY_PARTICLES): where the histories do not fit it (many players, long
-rounds: seconds of search), the hint answers by card counting and says so.
+histories than the log.
+
+Contract (the hint calls these two):
+
+- `log_worlds(sit, game, policy=None, merge_logs=None, seed=0)` and
+  `summary_log_worlds(sit, game, policy=None, complete_within=None, merge_logs=None,
+  seed=0)` return `(weighted_worlds, replay_info)`: worlds as (engine state, posterior
+  weight), weights summing to 1. The answer is Bayes in every legal situation: exact
+  while the histories fit the particle limit (a log's grows up to GROW_TO; a summary's
+  is `complete_within`, default GROW_TO), and past it a sampled filter at that limit
+  (solver/belief: resampling with unbiased weights, seeded by `seed`, the same answer
+  for the same seed). Neither raises SearchLimitError for a legal situation beyond the
+  limit; only if even the sampled filter kept no history after its retries (then it
+  cannot tell whether the situation can happen).
+- `replay_info` has "exact" (bool: every history counted), "effective_sample_size"
+  (float; the number of worlds when exact), "complete" (= exact, kept for old callers),
+  "collapsed" (a sample whose weight sits on a few worlds even after the budget grew:
+  the answer is rough, say so), "particle_budget", "histories", "replay_steps",
+  "particles", "opponent_decisions_without_policy".
+- A situation no history explains is a SituationError that says why (the line or the
+  card that cannot be).
+- `prior_worlds(sit, game, ...)`: the same with no policy: chance odds only, no
+  inference from what the others chose (for a `--prior-only` hint).
 """
 
 from __future__ import annotations
@@ -31,7 +49,8 @@ from spiel_game.cards import JABBAS_PALACE, TARGETED_EFFECTS, Effect
 from spiel_game.events import (HIDDEN, LINE_FORMS, UNSTATED, Event, describe, events,
                                parse_line)
 
-from solver.belief import ANY, NO_COPY, NO_FAILURE, posterior
+from solver.belief import (ANY, NO_COPY, NO_FAILURE, collapsed, effective_sample_size,
+                           posterior)
 from solver.belief.filter import ALL_CARDS, CARD_SET, KNOWN_HIDDEN, card_set, known_hidden
 from solver.hint.parse import SituationError
 from solver.hint.situation import SET_ASIDE, Situation, card_with, plays
@@ -39,7 +58,9 @@ from solver.hint.situation import SET_ASIDE, Situation, card_with, plays
 assert ANY == UNSTATED, "an unstated field of a line fits anything"
 TREMBLE = 1e-3  # least probability given to an opponent's decision (they stray)
 MAX_PARTICLES = 4096  # first try; grown 4x while particles are dropped, up to:
-GROW_TO = 1 << 15
+GROW_TO = 1 << 15  # past it (or past a summary's complete_within) the filter samples
+SAMPLE_GROWTH = 4  # a collapsed sample is redrawn once with this many times the budget
+RETRIES = 3  # runs in all while a sample keeps no history (new seeds)
 _OTHER_IS_SEAT = {kind for kind, _, form in LINE_FORMS if "{o}" in form}
 
 
@@ -111,18 +132,18 @@ def _my_hand(s, me) -> list[int]:
 
 
 class SearchLimitError(SituationError):
-    """No history found, but histories were dropped at the particle limit: the
-    situation may be possible; the search could not tell."""
+    """No history found by a sampled filter (after its retries): the situation may be
+    possible; the search could not tell. Not raised where an exact search fits."""
 
 
 def _refuse(post, text: list[str], what: str, names: tuple[str, ...]):
     """The error for a pattern no history kept fits."""
     if not post.complete:
         raise SearchLimitError(
-            f"no history of {what} was found, but the search dropped "
-            f"{post.stats['truncated']} at its limit of {GROW_TO} histories at once, so it "
-            "cannot tell whether it can happen: say more of what the table saw (targets, "
-            "numbers named, the cards you saw) or give the log")
+            f"no history of {what} was found: past {post.max_particles:,} histories at "
+            f"once the search samples, and {RETRIES} samples kept none, so it cannot tell "
+            "whether it can happen: say more of what the table saw (targets, numbers "
+            "named, the cards you saw) or give the log")
     raise SituationError(f"the {what} cannot happen under the rules: "
                          f"{_why(post.stats, text, names)}")
 
@@ -143,11 +164,12 @@ def _why(stats: dict, text: list[str], names: tuple[str, ...]) -> str:
     return f"{where}, the rules give '{event}' where {expected}"
 
 
-def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
-               ) -> tuple[list[tuple[np.ndarray, float]], dict]:
+def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None,
+               seed: int = 0) -> tuple[list[tuple[np.ndarray, float]], dict]:
     """Worlds (engine state, posterior weight) that show `sit.seat` exactly its log, and
-    how the search went ("complete": no history dropped). `policy`: a PolicySet whose
-    tables weigh the opponents' decisions (a decision none of them has: no weight)."""
+    how the search went (`_replay_info`; sampled past GROW_TO, seeded). `policy`: a
+    PolicySet whose tables weigh the opponents' decisions (a decision none of them has:
+    no weight)."""
     me = sit.seat
     last = parse_log_line(sit.log[-1], sit.players, sit.rules) if sit.log else None
     ends_with_my_draw = last is not None and last.kind == L.E_DRAW and last.actor in (me, ANY)
@@ -156,11 +178,14 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
         attempts = [False]
     for own_draw in attempts:
         pattern, text = log_pattern(sit, game, own_draw)
-        post = _posterior(game, me, pattern, policy, merge_logs)
-        states, weights = post.states, post.weights
-        if own_draw:  # the turn draw the log leaves out is what the hand holds
-            keep = [k for k, s in enumerate(states) if _my_hand(s, me) == sorted(sit.hand)]
-            states, weights = states[keep], weights[keep]
+
+        def select(states, own_draw=own_draw):
+            # the turn draw the log leaves out is what the hand holds
+            return [k for k, s in enumerate(states)
+                    if not own_draw or _my_hand(s, me) == sorted(sit.hand)]
+
+        post, keep = _sampled(game, me, pattern, policy, merge_logs, None, seed, select)
+        states, weights = post.states[keep], post.weights[keep]
         if len(states):
             break
     if not len(states):
@@ -172,6 +197,31 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
     worlds = list(zip(states, weights.tolist()))
     _check_summary_against(sit, worlds[0][0])
     return worlds, _replay_info(worlds, post)
+
+
+def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
+    """(posterior, indices of its states `select` keeps): exact within the limit; past
+    it a sample. A sample whose kept weight collapsed is redrawn once with
+    SAMPLE_GROWTH times the budget (a summary's; a log's is GROW_TO already), and
+    answers as it is then (its replay info says it collapsed); a sample that kept no
+    history is redrawn with new seeds, up to RETRIES runs in all."""
+    budget = limit
+    cap = None if limit is None else SAMPLE_GROWTH * limit
+    best, best_ess = None, -1.0
+    for attempt in range(RETRIES):
+        post = _posterior(game, me, pattern, policy, merge_logs, budget, seed + attempt)
+        keep = select(post.states)
+        if post.complete:
+            return post, keep
+        ess = effective_sample_size(post.weights[keep]) if keep else 0.0
+        if ess > best_ess:
+            best, best_ess = (post, keep), ess
+        grow = cap is not None and post.max_particles < cap
+        if keep and (not collapsed(ess) or not grow):
+            return best
+        if grow:
+            budget = cap
+    return best
 
 
 def _check_summary_against(sit: Situation, s: np.ndarray) -> None:
@@ -492,7 +542,9 @@ def summary_pattern(sit: Situation, game):
         for q in gone:
             in_round.discard(q)
             protected.discard(q)
-    rows.append((L.E_DRAW, me, ANY, mine, ANY))  # my turn's draw
+    # My turn's draw: a card I hold now (prunes, before the end, histories my hand
+    # cannot end in).
+    rows.append((L.E_DRAW, me, ANY, card_set(sit.hand) if sit.hand else mine, ANY))
     deck = max(0, deck - 1)
     if sit.deck is not None and sit.deck != deck:
         raise SituationError(
@@ -528,34 +580,37 @@ def _knows_my_card(s, q: int, me: int):
     return known
 
 
+def summary_fits(sit: Situation, s: np.ndarray) -> bool:
+    """Does a history of the summary's plays leave what I know now: my hand, the cards
+    I saw (`saw`), the cards of mine others know (`seen_by`)?"""
+    me = sit.seat
+    if _my_hand(s, me) != sorted(sit.hand):
+        return False
+    for q, c in sit.saw.items():
+        if c not in s[L.S_HAND + q * L.MAX_HAND:L.S_HAND + q * L.MAX_HAND
+                      + s[L.S_HAND_N + q]]:
+            return False
+    return all(_knows_my_card(s, q, me) == c for q, c in sit.seen_by.items())
+
+
 def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int | None = None,
-                       merge_logs: bool | None = None):
+                       merge_logs: bool | None = None, seed: int = 0):
     """Worlds (engine state, posterior weight) for a summary: the summary as the
     equivalent partial log (`summary_pattern`), answered by the belief engine like a
     log; then what I know now (my hand, `saw`, `seen_by`) selects among them.
-    `complete_within`: a particle limit the search may not grow past; SearchLimitError
-    if it drops a history there (the hint then answers by card counting)."""
+    `complete_within`: the particle limit of the exact search (default: grown up to
+    GROW_TO); past it the filter samples at that budget (seeded; `_replay_info` says
+    how exact the answer is)."""
     from solver.hint.validate import check
 
     cfg = game.config
     sit = check(sit, tuple(int(c) for c in cfg.deck.counts), cfg.face_up)
     me = sit.seat
     pattern, text = summary_pattern(sit, game)
-    post = _posterior(game, me, pattern, policy, merge_logs, limit=complete_within)
-    if complete_within is not None and not post.complete:
-        raise SearchLimitError(f"the summary's histories do not fit {complete_within:,} "
-                               "particles")
 
-    def fits(s):
-        if _my_hand(s, me) != sorted(sit.hand):
-            return False
-        for q, c in sit.saw.items():
-            if c not in s[L.S_HAND + q * L.MAX_HAND:L.S_HAND + q * L.MAX_HAND
-                          + s[L.S_HAND_N + q]]:
-                return False
-        return all(_knows_my_card(s, q, me) == c for q, c in sit.seen_by.items())
-
-    keep = [k for k, s in enumerate(post.states) if fits(s)]
+    post, keep = _sampled(game, me, pattern, policy, merge_logs, complete_within, seed,
+                          lambda states: [k for k, s in enumerate(states)
+                                          if summary_fits(sit, s)])
     if not keep:
         if len(post.states) and post.complete:
             raise SituationError("the situation cannot happen under the rules: no history "
@@ -569,16 +624,32 @@ def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int |
 
 
 def _replay_info(worlds, post) -> dict:
+    weights = [w for _, w in worlds]
+    ess = float(len(worlds)) if post.complete else effective_sample_size(weights)
     return {"histories": len(worlds), "replay_steps": post.stats["steps"],
-            "complete": post.complete, "particles": post.stats["most_particles"],
+            "complete": post.complete, "exact": post.complete,
+            "effective_sample_size": ess,
+            "collapsed": not post.complete and collapsed(ess),
+            "particle_budget": post.max_particles, "resamples": post.stats["resamples"],
+            "particles": post.stats["most_particles"],
             "opponent_decisions_without_policy": post.stats["policy_misses"]}
 
 
-def _posterior(game, me, pattern, policy, merge_logs=None, limit=None):
+def prior_worlds(sit: Situation, game, complete_within: int | None = None,
+                 merge_logs: bool | None = None, seed: int = 0):
+    """(weighted worlds, replay info) by chance odds only: every history the log or
+    summary allows, the opponents' decisions not weighed (no inference from what they
+    chose): the hint's prior-only beliefs."""
+    if sit.log is not None:
+        return log_worlds(sit, game, None, merge_logs, seed)
+    return summary_log_worlds(sit, game, None, complete_within, merge_logs, seed)
+
+
+def _posterior(game, me, pattern, policy, merge_logs=None, limit=None, seed=0):
     kw = {} if merge_logs is None else {"merge_logs": merge_logs}
     if policy is not None and policy.paths:
         kw |= dict(bank=policy.bank, chain=np.arange(len(policy.paths)), floor=TREMBLE,
                   miss_unknown=True)
     return posterior(game, me, pattern, omissions=True, done_phase=L.PH_PLAY,
                      max_particles=min(MAX_PARTICLES, limit or MAX_PARTICLES),
-                     grow_to=GROW_TO if limit is None else limit, **kw)
+                     grow_to=GROW_TO if limit is None else limit, seed=seed, **kw)

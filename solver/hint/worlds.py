@@ -3,6 +3,12 @@
 An engine state is written directly (`_write_world`), with a log made up of the
 summary's facts (draws, plays, steals, outs, looks), and each world deals the opponents'
 unknown cards from the unseen ones (card counting; equal weights).
+
+No longer needed as a fallback: past its exact limit the belief engine samples
+(solver/hint/log.py `summary_log_worlds`), and beliefs without inference from the
+opponents' choices are `solver.hint.log.prior_worlds` (chance odds only). Kept while
+solver/hint/advice.py (its card-counting path) and tests still call `summary_worlds`;
+`_timeline` is the summary's turn order, which `summary_pattern` reads.
 """
 
 from __future__ import annotations

@@ -1,0 +1,216 @@
+"""The sampled belief filter against the exact posterior (results/belief_accuracy.*).
+
+Information states: random rounds (seeded), each stopped at a random play decision of a
+random seat, told as the hint's summary of what that player knows (hand, play areas,
+face-up, out, protected, the cards they saw: `player_summary`), read as the summary's
+partial log (solver/hint/log.py `summary_pattern`) and selected by what the player knows
+now (`summary_fits`), the opponents weighed by the game's default heuristic with the
+hint's tremble, as the hint does. For each: the exact posterior (the filter with a
+budget the histories fit), and the filter forced to sample (a budget of a fraction of
+the particles the exact run needed, or a fixed budget): total-variation distance of
+each opponent's hand marginal, the largest over the opponents still in the round.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import numpy as np
+
+from spiel_game import layout as L
+
+from solver.belief import effective_sample_size, hand_probabilities, posterior
+from solver.hint.log import TREMBLE, _sampled, summary_fits, summary_pattern
+from solver.hint.situation import SituationError, from_mapping
+from solver.hint.validate import check
+from solver.policies.chain import default_heuristic
+from solver.policies.compiled import build_bank
+
+EXACT_BUDGET = 1 << 16
+
+
+def player_summary(state, me: int) -> dict:
+    """The summary a player would give of `state` (only what they know), as a mapping
+    for solver/hint/situation.py `from_mapping`."""
+    from solver.policies.knowledge import knowledge
+
+    chars = state.get_game().characters
+    k = knowledge(state, me)
+    n = k.num_players
+
+    def name(c):
+        return chars[c].aliases[0]
+
+    areas = [[] for _ in range(n)]
+    for e in state.events(me):
+        if e.kind in (L.E_PLAY, L.E_OUT):
+            areas[e.actor].append(name(e.card))
+        elif e.kind == L.E_STEAL:
+            areas[e.actor].append(f"took:{name(e.card)}@{e.other}")
+    data = {"players": n, "seat": me, "hand": [name(c) for c in k.hand],
+            "face_up": [name(c) for c in k.face_up], "areas": dict(enumerate(areas)),
+            "out": [p for p in range(n) if not k.in_round[p]],
+            "protected": [p for p in range(n) if k.protected[p]],
+            "saw": {q: name(c) for q, c in k.known_hands.items()}, "deck": k.deck_size}
+    if k.set_aside is not None:
+        data["set_aside"] = name(k.set_aside)
+    if k.bottom and all(c >= 0 for c in k.bottom):
+        data["bottom"] = [name(c) for c in k.bottom]
+    return data
+
+
+def random_stop(game, rng: random.Random):
+    """A random round stopped at a random play decision, or None (the round gave none)."""
+    state, stops = game.new_initial_state(), []
+    while not state.is_terminal():
+        if state.current_player() >= 0 and state._s[L.S_PHASE] == L.PH_PLAY:
+            stops.append(state.clone())
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(outcomes, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return rng.choice(stops) if stops else None
+
+
+class Heuristic:
+    """The game's default heuristic as the one policy of the hint's belief engine
+    (solver/hint/log.py reads `paths` and `bank` of a PolicySet)."""
+
+    def __init__(self, game):
+        self.paths = [default_heuristic(game)]
+        self.bank = build_bank(self.paths, game)
+
+
+class Case:
+    """One information state: the summary's pattern and the belief engine's inputs."""
+
+    def __init__(self, game, state):
+        cfg = game.config
+        self.game, self.me = game, state.current_player()
+        self.sit = check(from_mapping(player_summary(state, self.me)),
+                         tuple(int(c) for c in cfg.deck.counts), cfg.face_up)
+        self.pattern, _ = summary_pattern(self.sit, game)
+        self.policy = Heuristic(game)
+        self.players = game.num_players()
+
+    def run(self, budget: int, seed: int = 0, hint: bool = True):
+        """(posterior, hand marginals (players, cards) of the kept worlds or None, ESS).
+        hint: as the hint asks (solver/hint/log.py `_sampled`: exact within the budget,
+        else sampled at it, a collapsed sample redrawn with up to 4 times the budget, a
+        sample that kept nothing redrawn with new seeds); else one run of the filter."""
+        def select(states):
+            return [k for k, s in enumerate(states) if summary_fits(self.sit, s)]
+
+        if hint:
+            post, keep = _sampled(self.game, self.me, self.pattern, self.policy, None,
+                                  budget, seed, select)
+        else:
+            post = posterior(self.game, self.me, self.pattern, bank=self.policy.bank,
+                             chain=[0], floor=TREMBLE, miss_unknown=True, omissions=True,
+                             done_phase=L.PH_PLAY, max_particles=budget, grow_to=budget,
+                             seed=seed)
+            keep = select(post.states)
+        w = post.weights[keep]
+        if not len(keep) or w.sum() <= 0:
+            return post, None, 0.0
+        w = w / w.sum()
+        ess = float(len(keep)) if post.exact else effective_sample_size(w)
+        return post, hand_probabilities(post.states[keep], w), ess
+
+    def opponents(self, states) -> list[int]:
+        s = states[0]
+        return [q for q in range(self.players) if q != self.me and s[L.S_IN_ROUND + q]]
+
+
+def hand_tv(a: np.ndarray, b: np.ndarray, seats) -> float:
+    """The largest total-variation distance between two marginals of one hand (each
+    row: a seat's probability per card, summing to its hand size) over seats."""
+    out = 0.0
+    for q in seats:
+        size = max(a[q].sum(), 1e-12)
+        out = max(out, 0.5 * float(np.abs(a[q] - b[q]).sum()) / size)
+    return out
+
+
+def measure(game, count: int, seed: int, plans, exact_budget: int = EXACT_BUDGET) -> dict:
+    """`plans`: (label, budget, hint) with budget an int or a fraction "1/k" of the
+    particles the exact run needed (not run below 8 particles). For `count` random
+    information states whose exact run fits exact_budget: per plan, (TV, ESS, sampled?,
+    final budget) of each state; also how many were drawn, refused (the summary cannot
+    be read) or too large for the exact run."""
+    rng = random.Random(seed)
+    rows = {label: [] for label, _, _ in plans}
+    drawn = refused = too_large = 0
+    exact_sizes = []
+    start = time.perf_counter()
+    while drawn < count:
+        state = random_stop(game, rng)
+        if state is None:
+            continue
+        drawn += 1
+        try:
+            case = Case(game, state)
+        except SituationError:
+            refused += 1
+            continue
+        exact, truth, _ = case.run(exact_budget, hint=False)
+        if not exact.exact:
+            too_large += 1
+            continue
+        if truth is None:
+            refused += 1
+            continue
+        peak = exact.stats["most_particles"]
+        exact_sizes.append(peak)
+        seats = case.opponents(exact.states)
+        for label, budget, hint in plans:
+            if isinstance(budget, str):
+                budget = peak // int(budget.split("/")[1])
+                if budget < 8:
+                    continue
+            post, got, ess = case.run(budget, seed=drawn, hint=hint)
+            tv = 1.0 if got is None else hand_tv(got, truth, seats)
+            rows[label].append((tv, ess, not post.exact, post.max_particles))
+    return {"rows": rows, "drawn": drawn, "refused": refused, "too_large": too_large,
+            "exact_particles": exact_sizes, "seconds": time.perf_counter() - start}
+
+
+def _stat(f, x):
+    return round(float(f(x)), 4) if len(x) else None
+
+
+def _p95(x):
+    return np.percentile(x, 95)
+
+
+COLUMNS = ["deck", "players", "agenda", "plan", "states", "compared", "sampled",
+           "tv_median", "tv_p95", "tv_max", "sampled_tv_median", "sampled_tv_p95",
+           "sampled_ess_median", "lost", "refused", "too_large", "exact_particles_median",
+           "exact_particles_p95", "seconds"]
+
+
+def summarise(deck: str, players: int, agenda: str, found: dict) -> list[dict]:
+    """One row per plan (COLUMNS): TV over every compared state and over those the
+    filter sampled (an exact answer has TV 0), lost: samples that kept no history."""
+    out = []
+    sizes = np.array(found["exact_particles"])
+    for label, rows in found["rows"].items():
+        tv = np.array([r[0] for r in rows])
+        sampled = [r for r in rows if r[2]]
+        stv = np.array([r[0] for r in sampled])
+        sess = np.array([r[1] for r in sampled])
+        out.append({"deck": deck, "players": players, "agenda": agenda, "plan": label,
+                    "states": found["drawn"], "compared": len(rows),
+                    "sampled": len(sampled), "tv_median": _stat(np.median, tv),
+                    "tv_p95": _stat(_p95, tv), "tv_max": _stat(np.max, tv),
+                    "sampled_tv_median": _stat(np.median, stv),
+                    "sampled_tv_p95": _stat(_p95, stv),
+                    "sampled_ess_median": _stat(np.median, sess),
+                    "lost": sum(1 for r in sampled if r[1] == 0),
+                    "refused": found["refused"], "too_large": found["too_large"],
+                    "exact_particles_median": _stat(np.median, sizes),
+                    "exact_particles_p95": _stat(_p95, sizes),
+                    "seconds": round(found["seconds"], 1)})
+    return out
