@@ -131,6 +131,10 @@ def register(app: typer.Typer) -> None:
         confidence: float = typer.Option(0.5, "--confidence", help="With --exploit safe: "
                                          "the weight on the model, strictly between 0 "
                                          "and 1."),
+        prior_only: bool = typer.Option(False, "--prior-only", help="Beliefs from the "
+                                        "chance odds alone: no inference from what the "
+                                        "others chose to play (card counting over the "
+                                        "histories the situation allows)."),
         as_json: bool = typer.Option(False, "--json", help="Print the versioned JSON "
                                      "answer."),
     ) -> None:
@@ -170,7 +174,7 @@ def register(app: typer.Typer) -> None:
             request = HintRequest.from_inputs(
                 data, policy_files=policy, score=score, match_goal=match_goal,
                 match_values=match_values, rounds_played=rounds_played, opponent=opponent,
-                exploit=exploit, confidence=confidence, seconds=seconds,
+                exploit=exploit, confidence=confidence, prior_only=prior_only, seconds=seconds,
                 resolve_seconds=resolve_seconds, seed=seed, search=search,
                 search_seconds=search_seconds, search_iterations=search_iterations)
             answer = answer_hint(request).to_json()

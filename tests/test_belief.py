@@ -184,12 +184,12 @@ def test_posterior_of_a_partial_log_sums_the_histories_it_matches(deck, players,
 
 def test_hint_log_without_information_agrees_with_card_counting():
     """A log of draws and plays only, weighed with the uniform policy (every distinct
-    play equally likely): each opponent's hand is distributed as the unseen cards, which
-    is what the hint's summary path says by card counting."""
+    play equally likely): each opponent's hand is distributed as the unseen cards (card
+    counting, solver/policies/knowledge.py `unseen_counts`)."""
     from solver.hint.log import log_pattern
     from solver.hint.situation import from_mapping
-    from solver.hint.worlds import summary_worlds
-    from test_hint import _random_prefix, _summary_of
+    from solver.policies.knowledge import knowledge
+    from test_hint import _random_prefix
 
     plain = {L.E_FACE_UP, L.E_DRAW, L.E_PLAY, L.E_NO_EFFECT}
     checked = 0
@@ -207,12 +207,7 @@ def test_hint_log_without_information_agrees_with_card_counting():
             post = posterior(game, me, pattern, bank=bank, chain=[0], omissions=True,
                              done_phase=L.PH_PLAY, max_particles=4096)
             assert post.complete
-            data, _ = _summary_of(state, me)
-            _, unseen = summary_worlds(from_mapping(data), game, 1,
-                                       np.random.default_rng(seed))
-            counting = np.zeros(L.MAX_CHARS)
-            for c, k in unseen.items():
-                counting[c] = k
+            counting = np.array(knowledge(state, me).unseen_counts, dtype=np.float64)
             hands = post.hands()
             for q in range(players):
                 if q != me and state._s[L.S_IN_ROUND + q]:

@@ -72,7 +72,8 @@ def test_the_sample_is_unbiased(deck, players):
         for seed in range(400):
             post, _, _ = case.run(4, seed=seed, hint=False)
             assert not post.exact
-            keep = [k for k, s in enumerate(post.states) if summary_fits(case.sit, s)]
+            keep = [k for k, s in enumerate(post.states)
+                    if summary_fits(case.sit, s, case.game.config)]
             if keep:
                 total += np.exp(post.log_evidence) * hand_probabilities(
                     post.states[keep], post.weights[keep])
@@ -149,7 +150,7 @@ def test_the_summaries_past_the_exact_limit_are_answered_by_bayes(data):
     assert info["exact"] or info["effective_sample_size"] >= MIN_ESS
     weights = np.array([w for _, w in worlds])
     assert weights.sum() == pytest.approx(1.0) and (weights > 0).all()
-    assert all(summary_fits(sit, s) for s, _ in worlds)
+    assert all(summary_fits(sit, s, game.config) for s, _ in worlds)
     again, _ = summary_log_worlds(sit, game, table, complete_within=4096, merge_logs=True,
                                   seed=0)
     assert [w for _, w in again] == weights.tolist()

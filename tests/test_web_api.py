@@ -68,6 +68,22 @@ def test_the_hint_answer_is_the_command_lines(client, tmp_path, situation):
     assert timeless(web.json()) == timeless(json.loads(cli.stdout))
 
 
+def test_prior_only_beliefs_are_the_command_lines_and_said(client, tmp_path):
+    """--prior-only (web: prior_only): the chance odds alone, said in the basis; the same
+    answer both ways."""
+    cli = cli_hint(tmp_path, README, "--seconds", TINY, "--seed", "7",
+                   "--search-iterations", "8", "--prior-only", "--json")
+    assert cli.exit_code == 0, cli.output
+    web = client.post(f"/api/hint?seconds={TINY}&seed=7&search_iterations=8&prior_only=true",
+                      json=README)
+    assert web.status_code == 200, web.text
+    answer = web.json()
+    assert timeless(answer) == timeless(json.loads(cli.stdout))
+    assert answer["posterior"]["basis"].startswith("the chance odds alone")
+    plain = client.post(f"/api/hint?seconds={TINY}&seed=7&search_iterations=8", json=README)
+    assert plain.json()["posterior"]["basis"].startswith("Bayes")
+
+
 BAD_SITUATIONS = [
     {**README, "hand": ["jabba", "jabba"]},  # more copies than exist
     {**README, "hand": ["jabba"]},  # a hand of one card

@@ -366,7 +366,7 @@ def compute_hint(data: dict, seconds: float, resolve_seconds: float, seed: int,
                  search_iterations: int | None = None, score: str | None = None,
                  match_goal: int | None = None, rounds_played: int | None = None,
                  opponent: list[str] | None = None, exploit: str = "safe",
-                 confidence: float = 0.5) -> dict:
+                 confidence: float = 0.5, prior_only: bool = False) -> dict:
     """`jabba hint --json` for the situation `data`: the command line's one pipeline
     (solver/hint/request.py, advice.answer), the game's tables shared by every request."""
     from solver.hint.advice import answer
@@ -379,7 +379,8 @@ def compute_hint(data: dict, seconds: float, resolve_seconds: float, seed: int,
             request = HintRequest.from_inputs(
                 data, policies_of=hint_policies, score=score, match_goal=match_goal,
                 rounds_played=rounds_played, opponent=opponent, exploit=exploit,
-                confidence=confidence, seconds=seconds, resolve_seconds=resolve_seconds,
+                confidence=confidence, prior_only=prior_only, seconds=seconds,
+                resolve_seconds=resolve_seconds,
                 seed=seed, search=search, search_seconds=search_seconds,
                 search_iterations=search_iterations)
         except TypeError:
@@ -412,12 +413,13 @@ async def api_hint(request: Request, state: State,
                    rounds_played: int | None = Query(None, ge=0, le=1000),
                    opponent: list[str] | None = _OPPONENT_QUERY,
                    exploit: str = Query("safe"),
-                   confidence: float = Query(0.5, gt=0, le=1)
+                   confidence: float = Query(0.5, gt=0, le=1),
+                   prior_only: bool = Query(False)
                    ) -> dict:
     data = _situation(await request.body())
     return await state.in_worker(compute_hint, data, seconds, resolve_seconds, seed, search,
                                  search_seconds, search_iterations, score, match_goal,
-                                 rounds_played, opponent, exploit, confidence)
+                                 rounds_played, opponent, exploit, confidence, prior_only)
 
 
 # Games ---------------------------------------------------------------------------------

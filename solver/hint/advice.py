@@ -2,10 +2,11 @@
 
 `hint(situation)` answers for the start of the player's turn (2 cards in hand):
 
-1. Worlds: the hidden cards filled in: every history that gives the log, weighted by
-   Bayes with the policy's own action probabilities (solver/hint/log.py, by the belief
-   engine solver/belief), or, from a summary, the unseen cards dealt at random (card
-   counting, solver/hint/worlds.py), fresh worlds drawn as the rollouts go.
+1. Worlds: the hidden cards filled in: every history that gives the log (a summary: its
+   equivalent partial log), weighted by Bayes with the policy's own action
+   probabilities (solver/hint/log.py, by the belief engine solver/belief): exact where
+   the histories fit, a seeded sample past that (the answer says which, with the
+   effective sample size); `prior_only`: the chance odds alone.
 2. Policy: the shipped table for the game (results/policy_full_<agenda>_<n>p_<level>.npz)
    gives the probability of each legal option at the player's abstract information
    state. If that key is missing it backs off to a coarser table for the same game when
@@ -43,18 +44,17 @@ from spiel_game.actions import decision_to_string
 from solver.belief import hand_probabilities
 from solver.policies.chain import PolicySet, load_policies
 from solver.hint.answer import SCHEMA, SCHEMA_VERSION, HintAnswer  # noqa: F401  (re-exported)
-from solver.hint.log import SearchLimitError, log_worlds, summary_log_worlds
+from solver.hint.log import log_worlds, prior_worlds, summary_log_worlds
 from solver.hint.request import (HintRequest, MatchContext, OpponentModelUse,  # noqa: F401
                                  check_game, match_context)
 from solver.hint.situation import Situation
-from solver.hint.worlds import summary_worlds
 from solver.sim.playout import padded_chains, play_out, reset
 from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, next_float, stream_seed
 from solver.sim.utility import round_utility
 
 _JIT = dict(cache=True, nogil=True)
 Z95 = 1.96
-SUMMARY_PARTICLES = 4096  # the exact posterior of a summary within this many particles
+SUMMARY_PARTICLES = 4096  # a summary's posterior: exact within this many particles, then sampled
 # Rollouts stop before their time budget once the card to play is settled (`_card_settled`),
 # but never before this many: the values shown keep intervals of a useful width.
 SETTLE_AFTER = 512
@@ -152,9 +152,6 @@ def full_actions(s0, me) -> list[tuple[int, ...]]:
     return out
 
 
-ROLLOUTS_PER_WORLD = 4  # from a summary: rollouts per fresh world (a world costs ~30 us)
-
-
 def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rollouts=64,
               max_rollouts=20000, tables=None, model=None, settled=None,
               settle_after=SETTLE_AFTER):
@@ -165,10 +162,8 @@ def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rol
     model: (seat, chains of the bank no longer than policies.chain, weights), the
     seat's mixture.
 
-    `worlds` is ("weighted", states, weights): the posterior itself (a log), each rollout
-    drawing its world from it by weight, so every rollout is its own cluster; or
-    ("sampler", draw): draw(k) gives k fresh worlds from the posterior (a summary), each
-    used by ROLLOUTS_PER_WORLD consecutive rollouts, one cluster."""
+    `worlds` is (states, weights): the posterior (the belief engine's particles), each
+    rollout drawing its world from it by weight, so every rollout is its own cluster."""
     seed = check_seed(seed)
     rng = np.random.default_rng(seed)
     width = max(len(p) for p in paths)
@@ -184,31 +179,20 @@ def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rol
         seat, chains, weights = model
         model_args = (seat, padded_chains(chains, len(policies.chain)),
                       np.cumsum(np.asarray(weights, np.float64) / np.sum(weights)))
-    if worlds[0] == "weighted":
-        stacked = np.ascontiguousarray(np.stack(worlds[1]))
-        p = np.asarray(worlds[2], dtype=np.float64)
-        p = p / p.sum()
-    else:
-        stacked = np.ascontiguousarray(np.stack(worlds[1](1)))
+    stacked = np.ascontiguousarray(np.stack(worlds[0]))
+    p = np.asarray(worlds[1], dtype=np.float64)
+    p = p / p.sum()
     # Compile (or load from the cache) before the clock starts.
     rollout_values(stacked[:1], np.zeros(0, np.int64), acts, me, seed, 0, bank,
                    policies.chain, counts.copy(), tables, *model_args)
     target = max_rollouts if rollouts is None else rollouts
-    chunks, clusters, done, batch, drawn = [], [], 0, 32, 0
+    chunks, clusters, done, batch = [], [], 0, 32
     start = time.perf_counter()
     while done < target:
         batch = min(batch, target - done)
-        if worlds[0] == "weighted":
-            picks = rng.choice(len(stacked), size=batch, p=p).astype(np.int64)
-            clusters.append(np.arange(done, done + batch))
-            block = stacked
-        else:
-            fresh = -(-batch // ROLLOUTS_PER_WORLD)
-            block = np.ascontiguousarray(np.stack(worlds[1](fresh)))
-            picks = np.arange(batch, dtype=np.int64) // ROLLOUTS_PER_WORLD
-            clusters.append(drawn + picks)
-            drawn += fresh
-        chunks.append(rollout_values(block, picks, acts, me, seed, done, bank,
+        picks = rng.choice(len(stacked), size=batch, p=p).astype(np.int64)
+        clusters.append(np.arange(done, done + batch))
+        chunks.append(rollout_values(stacked, picks, acts, me, seed, done, bank,
                                      policies.chain, counts, tables, *model_args))
         done += batch
         elapsed = time.perf_counter() - start
@@ -329,39 +313,43 @@ def _world_mass(states, weights):
     return lambda q: hands[q]
 
 
-def _counting_mass(sit: Situation, unseen):
-    """hand_mass by card counting: a known card, else the unseen cards (exact)."""
-    counts = np.zeros(L.MAX_CHARS)
-    for c, k in unseen.items():
-        counts[c] = k
-
-    def mass(q):
-        if q in sit.saw:
-            return np.eye(L.MAX_CHARS)[sit.saw[q]]
-        return counts
-    return mass
-
-
-def _replayed_worlds(sit: Situation, game, policies: PolicySet, card_counting: bool,
+def _replayed_worlds(sit: Situation, game, policies: PolicySet, prior_only: bool, seed: int,
                      merge_logs: bool | None = None):
-    """(weighted worlds, replay stats) from the belief engine, or None where a summary
-    is to be answered by card counting: asked for, or the exact search over its
-    histories went past its limit (SearchLimitError; many-player summaries).
-    merge_logs: keep worlds apart where any player's log differs (what the decision-time
-    search needs: each world then shows every opponent one information state)."""
+    """(weighted worlds, replay info) from the belief engine: Bayes over the histories
+    the log or summary allows, exact where they fit SUMMARY_PARTICLES (a log's grows)
+    and sampled past it (solver/hint/log.py); with `prior_only`, by the chance odds
+    alone (no inference from what the others chose). merge_logs: keep worlds apart
+    where any player's log differs (what the decision-time search needs: each world
+    then shows every opponent one information state)."""
+    if prior_only:
+        return prior_worlds(sit, game, complete_within=SUMMARY_PARTICLES,
+                            merge_logs=merge_logs, seed=seed)
     table = policies if policies.paths else None
     if sit.log is not None:
-        return log_worlds(sit, game, table, merge_logs)
-    if card_counting:
-        return None
-    try:
-        # A summary is answered as its equivalent partial log (solver/hint/log.py),
-        # exactly within SUMMARY_PARTICLES; beyond that (many players, long rounds) the
-        # search would take seconds, so card counting answers.
-        return summary_log_worlds(sit, game, table, complete_within=SUMMARY_PARTICLES,
-                                  merge_logs=merge_logs)
-    except SearchLimitError:
-        return None
+        return log_worlds(sit, game, table, merge_logs, seed=seed)
+    return summary_log_worlds(sit, game, table, complete_within=SUMMARY_PARTICLES,
+                              merge_logs=merge_logs, seed=seed)
+
+
+def _posterior_answer(sit: Situation, policies: PolicySet, prior_only: bool, replay: dict
+                      ) -> dict:
+    """The answer's `posterior`: what the beliefs rest on, and how exact they are."""
+    what = "the log gives" if sit.log is not None else "the summary allows"
+    if prior_only:
+        basis = f"the chance odds alone over every history {what} (--prior-only)"
+    elif policies.paths:
+        basis = (f"Bayes over every history {what}, with the policy's probabilities for "
+                 "the opponents' decisions")
+    else:
+        basis = f"every history {what}, weighted by the odds"
+    if not replay["exact"]:
+        basis += (f"; sampled past {replay['particle_budget']:,} histories at once "
+                  f"(effective sample size {replay['effective_sample_size']:,.0f}"
+                  + (", collapsed: a rough answer" if replay["collapsed"] else "") + ")")
+    return {"basis": basis, "worlds": replay["histories"], "complete": replay["complete"],
+            "exact": replay["exact"],
+            "effective_sample_size": round(replay["effective_sample_size"], 1),
+            "collapsed": replay["collapsed"]}
 
 
 def _run_search(sit, game, policies, states, weights, limits, seed, top, tables=None,
@@ -419,42 +407,19 @@ def answer(request: HintRequest) -> HintAnswer:
     sit, game, policies, match, opponent = (r.situation, r.game, r.policies, r.match,
                                             r.opponent)
     seed = check_seed(r.seed)
-    search, card_counting, search_top = r.search, r.card_counting, r.search_top
+    search, prior_only, search_top = r.search, r.prior_only, r.search_top
     forced = forced_play(sit)
     if forced is not None:
         return _forced_answer(sit, game, policies, forced, start)
     me = sit.seat
     want_search = search and bool(policies.paths)
-    replayed = _replayed_worlds(sit, game, policies, card_counting,
-                                merge_logs=True if want_search else None)
-    if replayed is not None:
-        weighted, replay = replayed
-        states = [s for s, _ in weighted]
-        worlds = ("weighted", states, [w for _, w in weighted])
-        s0 = states[0]
-        source = "log" if sit.log is not None else "summary"
-        what = "the log gives" if sit.log is not None else "the summary allows"
-        posterior_basis = (f"Bayes over every history {what}, with the "
-                           "policy's probabilities for the opponents' decisions"
-                           if policies.paths else
-                           f"every history {what}, weighted by the odds")
-        opponents = _opponents(sit, s0, _world_mass(states, worlds[2]))
-    else:
-        world_rng = np.random.default_rng([seed, 1])
-        first, unseen = summary_worlds(sit, game, 1, world_rng)
-        s0, replay = first[0], None
-        drawn = [1]
-
-        def draw(k):
-            drawn[0] += k
-            return summary_worlds(sit, game, k, world_rng)[0]
-
-        worlds = ("sampler", draw)
-        source = "summary"
-        posterior_basis = ("card counting: the unseen cards, known cards fixed" +
-                           ("" if card_counting else " (the exact search over the "
-                            "summary's histories went past its limit)"))
-        opponents = _opponents(sit, s0, _counting_mass(sit, unseen))
+    weighted, replay = _replayed_worlds(sit, game, policies, prior_only, seed,
+                                        merge_logs=True if want_search else None)
+    states = [s for s, _ in weighted]
+    worlds = (states, [w for _, w in weighted])
+    s0 = states[0]
+    source = "log" if sit.log is not None else "summary"
+    opponents = _opponents(sit, s0, _world_mass(*worlds))
     legal = _legal(s0)
     found = policies.lookup(s0, me, len(legal))
     if found is not None:
@@ -483,9 +448,6 @@ def answer(request: HintRequest) -> HintAnswer:
         search_note = "not asked for (--no-search)"
     elif not policies.paths:
         search_note = "no table (blueprint) ships for this game"
-    elif replayed is None:
-        search_note = ("the posterior is by card counting (sampled worlds), which the "
-                       "search cannot root a subgame in")
     else:
         limits = r.search_limits
         if limits is None:  # --search-seconds bounds the answer: what the beliefs took is spent
@@ -495,11 +457,11 @@ def answer(request: HintRequest) -> HintAnswer:
                                   iterations=r.search_iterations)
 
         def searches():
-            found, note = _run_search(sit, game, policies, states, worlds[2], limits, seed,
+            found, note = _run_search(sit, game, policies, states, worlds[1], limits, seed,
                                       search_top, tables)
             if opponent is None or found is None:
                 return found, note, None
-            exploiting, note = _run_search(sit, game, rollout_policies, states, worlds[2],
+            exploiting, note = _run_search(sit, game, rollout_policies, states, worlds[1],
                                            limits, seed, search_top, tables, exploit)
             return exploiting, note, found
 
@@ -591,9 +553,7 @@ def answer(request: HintRequest) -> HintAnswer:
         match=None if match is None else _match_answer(match, plays, recommendation),
         opponent_model=(None if opponent is None else
                         opponent.answer(result, plain, paths, search_note)),
-        posterior={"basis": posterior_basis,
-                   "worlds": len(states) if replay else drawn[0],
-                   **({"complete": replay["complete"]} if replay else {})},
+        posterior=_posterior_answer(sit, policies, prior_only, replay),
         rollouts={"count": int(values.shape[1]), "seconds": round(rollout_seconds, 3),
                   "worlds": int(np.count_nonzero(np.bincount(clusters))),
                   "decisions": rollout_decisions,

@@ -40,7 +40,6 @@ Contract (the hint calls these two):
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from spiel_game import engine
@@ -54,6 +53,7 @@ from solver.belief import (ANY, NO_COPY, NO_FAILURE, collapsed, effective_sample
 from solver.belief.filter import ALL_CARDS, CARD_SET, KNOWN_HIDDEN, card_set, known_hidden
 from solver.hint.parse import SituationError
 from solver.hint.situation import SET_ASIDE, Situation, card_with, plays
+from solver.policies.knowledge import knowledge_from_events
 
 assert ANY == UNSTATED, "an unstated field of a line fits anything"
 TREMBLE = 1e-3  # least probability given to an opponent's decision (they stray)
@@ -407,15 +407,32 @@ def _my_draws(sit: Situation) -> int:
     return card_set(held)
 
 
+def timeline(sit: Situation):
+    """Turns in order: (seat, index of the play in their area list, or None where an out
+    player's turn would be) until my turn."""
+    n, me = sit.players, sit.seat
+    plays = [[i for i, a in enumerate(sit.areas[p]) if a.how == "played"] for p in range(n)]
+    turns = []
+    cycle = 0
+    while True:
+        for p in range(n):
+            if p == me and cycle == len(plays[me]):
+                return turns
+            if cycle < len(plays[p]):
+                turns.append((p, plays[p][cycle]))
+            elif p in sit.out and cycle == len(plays[p]):
+                turns.append((p, None))  # out by now: their discard goes here
+        cycle += 1
+
+
 def summary_pattern(sit: Situation, game):
     """The summary (already checked, solver/hint/validate.py) as the equivalent partial
     log: (pattern rows, line texts, final-state checks). What the summary does not say
     (others' targets and numbers, my own past draws) is left open (ANY); what it says
     (targets, numbers, hits, trades, looks, who went out when) is fixed."""
-    from solver.hint.worlds import _timeline
 
     n, me = sit.players, sit.seat
-    turns = _timeline(sit)
+    turns = timeline(sit)
     outs = _knockouts(sit, turns)
     rows: list[tuple] = [(L.E_FACE_UP, ANY, ANY, c, ANY) for c in sorted(sit.face_up)]
     mine = _my_draws(sit)
@@ -580,17 +597,20 @@ def _knows_my_card(s, q: int, me: int):
     return known
 
 
-def summary_fits(sit: Situation, s: np.ndarray) -> bool:
+def summary_fits(sit: Situation, s: np.ndarray, config) -> bool:
     """Does a history of the summary's plays leave what I know now: my hand, the cards
-    I saw (`saw`), the cards of mine others know (`seen_by`)?"""
+    I know others hold (`saw`: known to me in that history, not merely held; a look the
+    summary leaves unsaid may have shown me more), the cards of mine others know
+    (`seen_by`)? `config`: the game's."""
     me = sit.seat
     if _my_hand(s, me) != sorted(sit.hand):
         return False
-    for q, c in sit.saw.items():
-        if c not in s[L.S_HAND + q * L.MAX_HAND:L.S_HAND + q * L.MAX_HAND
-                      + s[L.S_HAND_N + q]]:
-            return False
-    return all(_knows_my_card(s, q, me) == c for q, c in sit.seen_by.items())
+    if not all(_knows_my_card(s, q, me) == c for q, c in sit.seen_by.items()):
+        return False
+    if sit.saw:  # known to me in that history: a card merely held is not one I saw
+        known = knowledge_from_events(events(s, me), me, config).known_hands
+        return all(known.get(q) == c for q, c in sit.saw.items())
+    return True
 
 
 def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int | None = None,
@@ -610,7 +630,7 @@ def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int |
 
     post, keep = _sampled(game, me, pattern, policy, merge_logs, complete_within, seed,
                           lambda states: [k for k, s in enumerate(states)
-                                          if summary_fits(sit, s)])
+                                          if summary_fits(sit, s, cfg)])
     if not keep:
         if len(post.states) and post.complete:
             raise SituationError("the situation cannot happen under the rules: no history "

@@ -190,10 +190,11 @@ def _opponent(specs, game, me: int, mode: str, confidence: float) -> OpponentMod
 @dataclasses.dataclass(frozen=True)
 class HintRequest:
     """Everything one hint answers from, checked. `rollouts`: exactly that many rollouts
-    instead of the `seconds` budget (repeatable); `card_counting`: a summary's worlds
-    from the unseen cards alone; `search*`: the decision-time search's budget (exactly
-    `search_iterations`, or `search_limits`, a SearchLimits) and top; `match`: play for
-    the match (docs/match.md); `opponent`: exploit a model (docs/opponents.md)."""
+    instead of the `seconds` budget (repeatable); `prior_only`: beliefs from the chance
+    odds alone, no inference from what the others chose; `search*`: the decision-time
+    search's budget (exactly `search_iterations`, or `search_limits`, a SearchLimits)
+    and top; `match`: play for the match (docs/match.md); `opponent`: exploit a model
+    (docs/opponents.md)."""
 
     situation: Situation
     game: object  # the pyspiel game
@@ -202,7 +203,7 @@ class HintRequest:
     resolve_seconds: float = 2.0
     seed: int = 0
     rollouts: int | None = None
-    card_counting: bool = False
+    prior_only: bool = False
     search: bool = True
     search_seconds: float = 1.0
     search_iterations: int | None = None

@@ -93,10 +93,15 @@ class Knowledge:
 
 def knowledge(state, player: int) -> Knowledge:
     """Replay the log as `player` saw it; see the module docstring."""
-    config = state.get_game().config
+    return knowledge_from_events(state.events(player), player, state.get_game().config)
+
+
+def knowledge_from_events(seen: list[Event], player: int, config) -> Knowledge:
+    """`knowledge` from the events as `player` saw them (`events.events(s, player)`) and
+    the game's config, for an engine state without its pyspiel wrapper."""
     tracker = _Tracker(player, config.num_players, config.deck.counts,
                        config.rules.characters)
-    for event in state.events(player):
+    for event in seen:
         tracker.apply(event)
     return tracker.freeze(config.agenda)
 

@@ -101,7 +101,8 @@ class Case:
         else sampled at it, a collapsed sample redrawn with up to 4 times the budget, a
         sample that kept nothing redrawn with new seeds); else one run of the filter."""
         def select(states):
-            return [k for k, s in enumerate(states) if summary_fits(self.sit, s)]
+            return [k for k, s in enumerate(states)
+                    if summary_fits(self.sit, s, self.game.config)]
 
         if hint:
             post, keep = _sampled(self.game, self.me, self.pattern, self.policy, None,
