@@ -45,7 +45,9 @@ def _run_ray(game, level: int, iterations: int, pool, seed: int, round_iteration
     return {"rate": solver.iterations / solver.seconds, "keys": solver.tables.num_keys,
             "table_bytes": solver.tables.nbytes,
             "worker_table_bytes": solver.ray_info["worker_bytes"],
-            "worker_rss": solver.ray_info["worker_rss"]}
+            "worker_rss": solver.ray_info["worker_rss"], "seconds": solver.seconds,
+            **{k: solver.ray_info[k] for k in ("kernel_seconds", "worker_seconds",
+                                                 "merge_seconds")}}
 
 
 def main(argv=None) -> dict:
@@ -69,7 +71,7 @@ def main(argv=None) -> dict:
     level = LEVELS[args.abstraction]
     clock = _common.Stopwatch()
     MCCFRSolver(game, level=level, seed=args.seed).run(1, batch=1)  # compile, untimed
-    connect(None, 2)
+    connect(None, 3)  # logical CPUs: the 1- and 2-worker pools run in turn, never at once
     try:
         pools = {k: Pool(game, level, args.seed, k, None, print) for k in (1, 2)}
         print(f"warm-up (cluster start, workers' compile): {clock.elapsed():.0f} s")
@@ -95,6 +97,13 @@ def main(argv=None) -> dict:
     print(_common.markdown_table(
         ["configuration", "iterations/s (median)", "min", "max", "x single", "keys",
          "tables per worker", "peak RSS per worker"], rows))
+    for k in (1, 2):
+        last = runs[f"ray{k}"][-1]
+        print(f"ray{k}, last repeat: {last['seconds']:.2f} s of rounds = kernel (slowest "
+              f"worker) {last['kernel_seconds']:.2f} s + worker copy and deltas "
+              f"{last['worker_seconds'] - last['kernel_seconds']:.2f} s + merge "
+              f"{last['merge_seconds']:.2f} s + Ray (broadcast, transfers) "
+              f"{last['seconds'] - last['worker_seconds'] - last['merge_seconds']:.2f} s")
     ratios = {"ray2_over_ray1": medians["ray2"] / medians["ray1"],
               "ray2_over_single": medians["ray2"] / medians["single"],
               "threads2_over_single": medians["threads2"] / medians["single"]}

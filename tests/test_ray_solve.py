@@ -161,6 +161,49 @@ def test_ray_run_is_deterministic_and_resumes_exactly(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_killed_worker_changes_nothing(tmp_path):
+    """The restarted worker redoes its round from the same tables and stream state: the
+    run with a SIGKILL ends with the same tables as the run without."""
+    from solver.mccfr.checkpoint import read_checkpoint
+    import spiel_game
+
+    game = spiel_game.load(deck="tiny")
+    tables = {}
+    for kill in (False, True):
+        code, output, killed = _run(
+            ["solve", "--algorithm", "mccfr", "--deck", "tiny", "--ray", "--ray-workers",
+             "2", "--ray-round", "500", "--iterations", "60000", "--seed", "5",
+             "--checkpoint", f"{kill}.npz", "--out", f"{kill}_p.npz"], tmp_path, kill)
+        assert code == 0 and (killed is not None) == kill, output
+        tables[kill] = read_checkpoint(tmp_path / f"{kill}.npz", game)[1]
+    assert np.array_equal(tables[False].regret, tables[True].regret)
+    assert np.array_equal(tables[False].strategy_sum, tables[True].strategy_sum)
+
+
+@pytest.mark.slow
+def test_ctrl_c_keeps_the_merged_rounds(tmp_path):
+    process = _jabba("solve", "--algorithm", "mccfr", "--deck", "small", "--ray",
+                     "--ray-workers", "2", "--ray-round", "200", "--iterations", "10000000",
+                     "--checkpoint", "ck.npz", "--out", "p.npz", cwd=tmp_path)
+    lines = []
+    for line in process.stdout:
+        lines.append(line)
+        if "worker 1 (pid" in line:
+            time.sleep(3.0)
+            process.send_signal(signal.SIGINT)
+            break
+    lines += process.stdout.readlines()
+    assert process.wait(timeout=120) == 0, "".join(lines)
+    output = "".join(lines)
+    assert "stopped by interrupted" in output
+    from solver.mccfr.checkpoint import read_checkpoint_header
+
+    header = read_checkpoint_header(tmp_path / "ck.npz")
+    assert header["iterations"] > 0 and header["ray"]["workers"] == 2
+    assert (tmp_path / "p.npz").exists()
+
+
+@pytest.mark.slow
 def test_max_memory_per_worker_stops_with_a_checkpoint(tmp_path):
     code, output, _ = _run(["solve", "--algorithm", "mccfr", "--deck", "small", "--ray",
                             "--ray-workers", "2", "--iterations", "200000", "--max-memory",

@@ -145,6 +145,7 @@ class Worker:
     def run_round(self, arrays: tuple, rng: np.ndarray, iterations: int) -> dict:
         """`iterations` iterations from the merged tables `arrays` (slots, regret,
         strategy_sum, meta; read-only in the object store) and the stream state `rng`."""
+        start = time.perf_counter()
         base = Tables(*arrays)
         tables = Tables(*(np.array(a) for a in arrays))
         solver = MCCFRSolver(self.game, level=self.level, seed=self.seed, threads=1,
@@ -154,8 +155,9 @@ class Worker:
             solver.run(iterations, batch=iterations)
         except MemoryLimitReached as limit:
             return {"memory": str(limit), "nbytes": tables.nbytes}
-        return {**worker_deltas(base, solver.tables), "rng": solver.rngs[0].copy(),
-                "iterations": solver.iterations, "seconds": solver.seconds,
+        deltas = worker_deltas(base, solver.tables)
+        return {**deltas, "rng": solver.rngs[0].copy(), "iterations": solver.iterations,
+                "seconds": solver.seconds, "worker_seconds": time.perf_counter() - start,
                 "nbytes": solver.tables.nbytes, "rss": _rss()}
 
 
@@ -351,6 +353,10 @@ def train_ray(game, level: int, iterations: int | None, seconds: float | None, *
                              "--max-memory")
         log(f"ray: {count} workers on {cluster}; rounds of {round_iterations:,} iterations "
             "per worker")
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        if pool is None and count > cpus:
+            raise RayUnavailable(f"{count} workers need {count} CPUs; {cluster} has {cpus}: "
+                                 f"give --ray-workers {cpus} or fewer")
         if pool is None:
             pool = Pool(game, level, solver.seed, count, max_memory, log)
         elif len(pool.actors) != count:
@@ -371,7 +377,11 @@ def _rounds(solver, pool, iterations, seconds, round_iterations, checkpoint,
     count = solver.threads
     solver.ray_info = {"workers": count, "cluster": cluster,
                        "round_iterations": round_iterations, "restarts": 0,
-                       "worker_bytes": 0, "worker_rss": 0}
+                       "worker_bytes": 0, "worker_rss": 0,
+                       # Where a round's time goes: the slowest worker's kernel, its copy
+                       # of the tables and deltas, the driver's merge; the rest is Ray
+                       # (the broadcast, the transfers, the scheduling).
+                       "kernel_seconds": 0.0, "worker_seconds": 0.0, "merge_seconds": 0.0}
     started = time.perf_counter()
     last_checkpoint = started
     next_measure = _next_measure(solver.iterations)
@@ -414,7 +424,12 @@ def _rounds(solver, pool, iterations, seconds, round_iterations, checkpoint,
                                          solver.tables.num_keys) from RuntimeError(
                                              over[0]["memory"])
             done = [r for r in results if r is not None]
+            merge_start = time.perf_counter()
             merge_deltas(solver.tables, done, max_memory)
+            info = solver.ray_info
+            info["merge_seconds"] += time.perf_counter() - merge_start
+            info["kernel_seconds"] += max(r["seconds"] for r in done)
+            info["worker_seconds"] += max(r["worker_seconds"] for r in done)
             for k, r in enumerate(results):
                 if r is not None:
                     solver.rngs[k] = r["rng"]
@@ -422,7 +437,6 @@ def _rounds(solver, pool, iterations, seconds, round_iterations, checkpoint,
             elapsed = time.perf_counter() - round_start
             slowest = max(slowest, elapsed)
             solver.seconds += elapsed
-            info = solver.ray_info
             info["restarts"] = sum(pool.restarts)
             info["worker_bytes"] = max([info["worker_bytes"]] + [r["nbytes"] for r in done])
             info["worker_rss"] = max([info["worker_rss"]] + [r["rss"] for r in done])
