@@ -29,26 +29,29 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _jabba(*args: str, cwd: Path) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    # Unbuffered: the test reads the worker pids while the run goes on.
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200", "PYTHONUNBUFFERED": "1"}
     return subprocess.Popen([sys.executable, "-m", "cli.main", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
 def _run(args: list[str], cwd: Path, kill_after_round: bool = False
          ) -> tuple[int, str, int | None]:
-    """Run `jabba` (this checkout); optionally SIGKILL worker 1 once it has started and a
-    round has been merged. Returns (exit code, output, the killed pid)."""
+    """Run `jabba` (this checkout); optionally SIGKILL worker 1 once 20,000 iterations
+    have been merged (the curve's point there). Returns (exit code, output, the killed
+    pid)."""
     process = _jabba(*args, cwd=cwd)
-    lines, killed = [], None
+    lines, pid, killed = [], None, None
     timer = threading.Timer(600, process.kill)  # never hang the suite
     timer.start()
     try:
         for line in process.stdout:
             lines.append(line)
             match = re.search(r"worker 1 \(pid (\d+)", line)
-            if kill_after_round and killed is None and match and "started" not in line:
-                killed = int(match.group(1))
-                time.sleep(1.0)  # the first rounds are merged by then
+            if match and pid is None:
+                pid = int(match.group(1))
+            if kill_after_round and killed is None and pid and "iteration     20,000" in line:
+                killed = pid
                 os.kill(killed, signal.SIGKILL)
         code = process.wait()
     finally:
@@ -72,7 +75,7 @@ def _single_process_exploitability(iterations: int) -> float:
 
 
 def test_ray_solve_survives_a_killed_worker_and_writes_a_policy(tmp_path):
-    iterations = 60_000
+    iterations = 600_000
     code, output, killed = _run(
         ["solve", "--algorithm", "mccfr", "--deck", "tiny", "--ray", "--ray-workers", "2",
          "--ray-round", "500", "--iterations", str(iterations), "--seed", "1",
@@ -98,11 +101,12 @@ def test_ray_solve_survives_a_killed_worker_and_writes_a_policy(tmp_path):
 
     checkpoint = read_checkpoint_header(tmp_path / "ck.npz")
     assert checkpoint["iterations"] == iterations and checkpoint["ray"]["workers"] == 2
-    # Exactness: the same order as one process with as many iterations. Measured (seed
-    # 1, 60,000 iterations): Ray 2 workers ~2.5e-3, one process ~2.0e-3; bound 4x.
+    # Exactness: the same order as one process with as many iterations. Measured (seeds
+    # 1, 2, 3; 600,000 iterations, rounds of 500): Ray 2 workers 5.5e-4, 9.9e-4, 7.8e-4,
+    # one process 7.3e-4, 7.9e-4, 1.08e-3 (ratio at most 1.25); bound 3x.
     ray_value = header["curve"][-1]["exploitability"]
     single = _single_process_exploitability(iterations)
-    assert ray_value < 4 * single + 1e-3, (ray_value, single)
+    assert ray_value < 3 * single, (ray_value, single)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -111,7 +115,7 @@ def test_ray_solve_survives_a_killed_worker_and_writes_a_policy(tmp_path):
     (["--algorithm", "mccfr", "--ray-workers", "2"], "applies only with --ray"),
     (["--algorithm", "mccfr", "--ray", "--threads", "2"], "applies only without --ray"),
     (["--algorithm", "mccfr", "--ray", "nonsense"], "give auto, or the head node's HOST:PORT"),
-    (["--algorithm", "mccfr", "--ray", "127.0.0.1:9"], "no Ray cluster answers there"),
+    (["--algorithm", "mccfr", "--ray", "127.0.0.1:9"], "no Ray cluster answers at 127.0.0.1:9"),
     # No `ray start` runs on this machine during the tests.
     (["--algorithm", "mccfr", "--ray", "auto"], "cannot join the Ray cluster"),
 ])
@@ -123,6 +127,20 @@ def test_ray_refusals(tmp_path, args, message):
     assert message in " ".join(re.sub("[│╭╮╰╯─]", " ", result.output).split()), result.output
     assert time.perf_counter() - started < 30
     assert not (tmp_path / "p.npz").exists()
+
+
+def test_auto_with_a_stale_address_is_refused_at_once(tmp_path, monkeypatch):
+    """`auto` resolves to RAY_ADDRESS (or the address a killed `ray start` left in Ray's
+    temporary folder): a dead one is refused, not waited for (ray.init took minutes)."""
+    monkeypatch.setenv("RAY_ADDRESS", "127.0.0.1:9")
+    started = time.perf_counter()
+    result = CliRunner().invoke(app, ["solve", "--deck", "tiny", "--algorithm", "mccfr",
+                                      "--iterations", "10", "--ray", "auto",
+                                      "--out", str(tmp_path / "p.npz")])
+    assert result.exit_code == 2
+    assert "--ray auto: no Ray cluster answers at 127.0.0.1:9" in " ".join(
+        re.sub("[│╭╮╰╯─]", " ", result.output).split()), result.output
+    assert time.perf_counter() - started < 30
 
 
 @pytest.mark.slow
@@ -172,7 +190,7 @@ def test_a_killed_worker_changes_nothing(tmp_path):
     for kill in (False, True):
         code, output, killed = _run(
             ["solve", "--algorithm", "mccfr", "--deck", "tiny", "--ray", "--ray-workers",
-             "2", "--ray-round", "500", "--iterations", "60000", "--seed", "5",
+             "2", "--ray-round", "500", "--iterations", "200000", "--seed", "5",
              "--checkpoint", f"{kill}.npz", "--out", f"{kill}_p.npz"], tmp_path, kill)
         assert code == 0 and (killed is not None) == kill, output
         tables[kill] = read_checkpoint(tmp_path / f"{kill}.npz", game)[1]
@@ -205,9 +223,10 @@ def test_ctrl_c_keeps_the_merged_rounds(tmp_path):
 
 @pytest.mark.slow
 def test_max_memory_per_worker_stops_with_a_checkpoint(tmp_path):
-    code, output, _ = _run(["solve", "--algorithm", "mccfr", "--deck", "small", "--ray",
-                            "--ray-workers", "2", "--iterations", "200000", "--max-memory",
-                            "4M", "--checkpoint", "ck.npz", "--out", "p.npz"], tmp_path)
+    code, output, _ = _run(["solve", "--algorithm", "mccfr", "--deck", "full", "--ray",
+                            "--abstraction", "coarse", "--ray-workers", "2", "--iterations",
+                            "100000", "--ray-round", "10", "--max-memory", "8M",
+                            "--checkpoint", "ck.npz", "--out", "p.npz"], tmp_path)
     assert code == 0, output
     assert "stopped by memory" in output and "larger --max-memory" in output
     assert (tmp_path / "ck.npz").exists() and (tmp_path / "p.npz").exists()

@@ -170,9 +170,9 @@ def _rss() -> int:
 
 # Connecting --------------------------------------------------------------------------------
 
-def _check_reachable(address: str) -> None:
+def _check_reachable(address: str, given: str | None = None) -> None:
     """Refuse, within CONNECT_TIMEOUT, a host:port that does not accept connections
-    (ray.init would wait far longer)."""
+    (ray.init would wait far longer); `given`: what the user wrote, if not that."""
     target = address.split("://", 1)[-1]
     host, _, port = target.rpartition(":")
     if not host or not port.isdigit():
@@ -182,9 +182,24 @@ def _check_reachable(address: str) -> None:
         with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT):
             pass
     except OSError as err:
-        raise RayUnavailable(f"--ray {address}: no Ray cluster answers there ({err}); start "
+        raise RayUnavailable(f"--ray {given or address}: no Ray cluster answers at {address} "
+                             f"({err}); start "
                              "one with `ray start --head` on that machine, or give "
                              "--ray alone for a local cluster") from None
+
+
+def _resolve_auto(address: str) -> str:
+    """The HOST:PORT `auto` stands for; RayUnavailable if no cluster was started here."""
+    try:
+        from ray._private.services import canonicalize_bootstrap_address
+        resolved = canonicalize_bootstrap_address(address)
+    except (ImportError, ConnectionError, ValueError):  # Ray's own lookup moved or refused
+        resolved = None
+    if not resolved:
+        raise RayUnavailable("--ray auto: cannot join the Ray cluster (none was started "
+                             "on this machine: run `ray start --head`, or give --ray "
+                             "HOST:PORT, or --ray alone for a local cluster)")
+    return resolved
 
 
 def connect(address: str | None, workers: int | None) -> tuple[int, str]:
@@ -204,10 +219,13 @@ def connect(address: str | None, workers: int | None) -> tuple[int, str]:
     if address is None:
         cores = os.cpu_count() or 1
         workers = workers or cores
-        ray.init(num_cpus=workers, **settings)
+        # "local": a new cluster, even if a `ray start` cluster runs (or its address file
+        # was left behind by one killed) on this machine.
+        ray.init(address="local", num_cpus=workers, **settings)
         return workers, f"a local Ray cluster of {workers} CPUs"
-    if address != "auto":
-        _check_reachable(address)
+    # `auto` is the address a `ray start` on this machine recorded (or RAY_ADDRESS): a
+    # stale one, its cluster killed, made ray.init wait for minutes, so it is checked too.
+    _check_reachable(_resolve_auto(address) if address == "auto" else address, address)
     try:
         ray.init(address=address, **settings)
     except (ConnectionError, RuntimeError, ValueError) as err:
@@ -281,9 +299,6 @@ class Pool:
         results: list[dict | None] = [None] * len(shares)
         pending = {self.actors[k].run_round.remote(arrays, rngs[k], shares[k]): k
                    for k in range(len(shares)) if shares[k]}
-        for k in range(len(shares)):
-            if not shares[k]:
-                results[k] = None
         started = {ref: time.perf_counter() for ref in pending}
         while pending:
             ready, _ = self.ray.wait(list(pending), num_returns=1, timeout=1.0)
@@ -457,10 +472,10 @@ def _rounds(solver, pool, iterations, seconds, round_iterations, checkpoint,
         go_on = (f"resume it from the checkpoint {checkpoint} with --resume and a larger "
                  "--max-memory" if checkpoint else "run again with a larger --max-memory "
                  "(and --checkpoint, to be able to resume)")
-        message = (f"stopped at iteration {solver.iterations:,}: a worker's {detail} "
-                   if limit.__cause__ else f"stopped at iteration {solver.iterations:,}: "
-                   f"the merged {detail} ")
-        message += f"(per worker). The policy so far is saved. To go on, {go_on}."
+        where = "in a worker" if limit.__cause__ else "in the driver's merged tables"
+        message = (f"stopped at iteration {solver.iterations:,}: {where}, {detail} (the "
+                   f"limit holds per worker). The policy so far is saved. To go on, "
+                   f"{go_on}; or use a coarser --abstraction.")
     except RuntimeError as err:  # a worker that keeps failing
         stopped_by = "worker failure"
         message = (f"stopped at iteration {solver.iterations:,}: {err}. The merged "
