@@ -1,7 +1,8 @@
 """`jabba solve --algorithm mccfr --ray`: MCCFR on Ray workers (solver/mccfr/distributed.py).
 
 Each worker process compiles the kernel (~10 s of CPU), so the default tests start one
-local cluster, in one CLI run that also loses a worker to SIGKILL; the rest are slow.
+local cluster, in one CLI run; the killed worker, determinism, resume, Ctrl-C and the
+memory limit are slow tests (-m slow).
 """
 
 from __future__ import annotations
@@ -74,29 +75,29 @@ def _single_process_exploitability(iterations: int) -> float:
     return outcome.curve[-1]["exploitability"]
 
 
-def test_ray_solve_survives_a_killed_worker_and_writes_a_policy(tmp_path):
+def test_ray_solve_writes_a_policy_close_to_one_process(tmp_path):
     iterations = 600_000
-    code, output, killed = _run(
+    # The one-process reference runs while the cluster starts (mostly waiting).
+    reference = {}
+    worker = threading.Thread(target=lambda: reference.setdefault(
+        "value", _single_process_exploitability(iterations)))
+    worker.start()
+    code, output, _ = _run(
         ["solve", "--algorithm", "mccfr", "--deck", "tiny", "--ray", "--ray-workers", "2",
          "--ray-round", "500", "--iterations", str(iterations), "--seed", "1",
-         "--checkpoint", "ck.npz", "--checkpoint-every", "1", "--out", "policy.npz"],
-        tmp_path, kill_after_round=True)
+         "--checkpoint", "ck.npz", "--out", "policy.npz"], tmp_path)
     assert code == 0, output
-    assert killed is not None, output
-    # The death is reported, naming the worker, and the run went on to its budget.
-    assert re.search(rf"worker 1 \(pid {killed} on [^)]*\) died", output), output
-    assert "restarting it from the merged tables" in output
+    assert re.search(r"worker 0 \(pid \d+ on [^)]*\), worker 1 \(pid \d+", output), output
     assert f"{iterations:,} iterations" in output and "stopped by iterations" in output
     header = _policy_header(tmp_path / "policy.npz")
-    assert header["ray"]["workers"] == 2 and header["ray"]["restarts"] == 1
+    assert header["ray"]["workers"] == 2 and header["ray"]["restarts"] == 0
     assert header["iterations"] == iterations and header["threads"] == 2
     assert " solve " in header["command"] and "--ray-workers 2" in header["command"]
-    # A valid policy: loads, and plays every infoset of the tree.
+    # A valid policy: it loads, with every trained key.
     from solver.policies.table import load_policy
 
     policy = load_policy(tmp_path / "policy.npz")
     assert len(policy) == header["keys"] > 0
-    # The checkpoint resumes: same merged tables, the Ray header kept.
     from solver.mccfr.checkpoint import read_checkpoint_header
 
     checkpoint = read_checkpoint_header(tmp_path / "ck.npz")
@@ -105,8 +106,8 @@ def test_ray_solve_survives_a_killed_worker_and_writes_a_policy(tmp_path):
     # 1, 2, 3; 600,000 iterations, rounds of 500): Ray 2 workers 5.5e-4, 9.9e-4, 7.8e-4,
     # one process 7.3e-4, 7.9e-4, 1.08e-3 (ratio at most 1.25); bound 3x.
     ray_value = header["curve"][-1]["exploitability"]
-    single = _single_process_exploitability(iterations)
-    assert ray_value < 3 * single, (ray_value, single)
+    worker.join()
+    assert ray_value < 3 * reference["value"], (ray_value, reference)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -138,8 +139,9 @@ def test_auto_with_a_stale_address_is_refused_at_once(tmp_path, monkeypatch):
                                       "--iterations", "10", "--ray", "auto",
                                       "--out", str(tmp_path / "p.npz")])
     assert result.exit_code == 2
-    assert "--ray auto: no Ray cluster answers at 127.0.0.1:9" in " ".join(
-        re.sub("[│╭╮╰╯─]", " ", result.output).split()), result.output
+    # Ray's lookup may name the machine's own address for 127.0.0.1.
+    assert re.search(r"--ray auto: no Ray cluster answers at [\d.]+:9 ", " ".join(
+        re.sub("[│╭╮╰╯─]", " ", result.output).split())), result.output
     assert time.perf_counter() - started < 30
 
 
@@ -194,6 +196,11 @@ def test_a_killed_worker_changes_nothing(tmp_path):
              "--checkpoint", f"{kill}.npz", "--out", f"{kill}_p.npz"], tmp_path, kill)
         assert code == 0 and (killed is not None) == kill, output
         tables[kill] = read_checkpoint(tmp_path / f"{kill}.npz", game)[1]
+        if kill:  # reported by name, restarted, and the run went on to its budget
+            assert re.search(rf"worker 1 \(pid {killed} on [^)]*\) died", output), output
+            assert "restarting it from the merged tables" in output
+            assert "200,000 iterations" in output and "stopped by iterations" in output
+            assert _policy_header(tmp_path / "True_p.npz")["ray"]["restarts"] == 1
     assert np.array_equal(tables[False].regret, tables[True].regret)
     assert np.array_equal(tables[False].strategy_sum, tables[True].strategy_sum)
 
