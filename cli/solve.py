@@ -11,8 +11,23 @@ from cli import options
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(solve)
+    from typer.core import TyperCommand
+
+    class SolveCommand(TyperCommand):
+        """`--ray` alone (no ADDRESS after it) means a local cluster: click options take
+        no optional value, so it is rewritten `--ray=local` before parsing."""
+
+        def parse_args(self, ctx, args):
+            args = [f"--ray={LOCAL}" if arg == "--ray" and (i + 1 == len(args)
+                                                             or args[i + 1].startswith("-"))
+                    else arg for i, arg in enumerate(args)]
+            return super().parse_args(ctx, args)
+
+    app.command(cls=SolveCommand)(solve)
     app.command()(exploit)
+
+
+LOCAL = "local"  # --ray alone: a local Ray cluster
 
 
 def _default_result_path(game, deck: str, method: str, iterations: int,
@@ -78,6 +93,17 @@ def solve(
         "the run stops, saved, before growing past it. Default: half the machine's RAM."),
     threads: int = typer.Option(2, **options.THREADS, help="mccfr: worker threads "
                                 "sharing the tables."),
+    ray: str | None = typer.Option(
+        None, "--ray", metavar="[ADDRESS]", help="mccfr: run on Ray workers "
+        "(docs/solving.md, 'MCCFR on Ray'). Alone: a local cluster (--ray-workers CPUs); "
+        "auto: the cluster `ray start` runs on this machine; HOST:PORT: that head node's. "
+        "--max-memory then holds per worker."),
+    ray_workers: int | None = typer.Option(None, "--ray-workers", **options.THREADS,
+                                           help="--ray: workers. Default: every core (a "
+                                           "local cluster), every CPU of a joined one, "
+                                           "the checkpoint's count on --resume."),
+    ray_round: int = typer.Option(1000, "--ray-round", **options.POSITIVE,
+                                  help="--ray: iterations per worker between merges."),
     seed: int = typer.Option(1, **options.SEED, help="mccfr: random seed."),
     checkpoint: Path | None = typer.Option(None, **options.OUTPUT_FILE,
                                            help="mccfr: checkpoint file (.npz), "
@@ -103,9 +129,20 @@ def solve(
         options.applies_only(ctx, ("target", "lp"), "to the exact algorithms (cfr, cfr+, "
                              "dcfr)")
     else:
+        if ray is not None:
+            raise typer.BadParameter(f"Ray runs only --algorithm mccfr (sampled); "
+                                     f"{algorithm} is exact and runs in one process: "
+                                     "drop --ray, or use --algorithm mccfr",
+                                     param_hint="--ray")
         options.applies_only(ctx, ("abstraction", "max_memory", "max_keys", "threads", "seed",
-                                   "checkpoint", "checkpoint_every", "resume"),
+                                   "checkpoint", "checkpoint_every", "resume", "ray_workers",
+                                   "ray_round"),
                              "to --algorithm mccfr")
+    if ray is None:
+        options.applies_only(ctx, ("ray_workers", "ray_round"), "with --ray")
+    else:
+        options.applies_only(ctx, ("threads",), "without --ray (each Ray worker runs one "
+                             "thread; choose their number with --ray-workers)")
     if resume and checkpoint is None:
         raise typer.BadParameter("needs --checkpoint, the file to continue from",
                                  param_hint="--resume")
@@ -131,7 +168,7 @@ def solve(
     if algorithm == "mccfr":
         _solve_mccfr(game, deck, agenda, players, iterations or None, seconds, abstraction,
                      threads, seed, checkpoint, checkpoint_every, resume, out, max_memory,
-                     max_keys)
+                     max_keys, (ray, ray_workers, ray_round))
         return
     if deck == "full":
         raise typer.BadParameter("the full deck's tree is far too large for exact CFR; "
@@ -188,7 +225,7 @@ EXACT_CURVE_MAX_NODES = 3_000_000
 
 def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, threads,
                  seed, checkpoint, checkpoint_every, resume, out, max_memory,
-                 max_keys) -> None:
+                 max_keys, ray_options=(None, None, 1000)) -> None:
     from solver.abstraction import keys as abstraction_module
     from solver.policies.table import export_policy
     from solver.mccfr.train import default_max_memory, parse_memory, train
@@ -197,8 +234,14 @@ def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, 
     if abstraction not in abstraction_module.LEVELS:
         raise typer.BadParameter(f"abstraction {abstraction!r}: allowed are "
                                  f"{', '.join(abstraction_module.LEVELS)}")
+    ray, ray_workers, ray_round = ray_options
     try:
         limit = default_max_memory() if max_memory is None else parse_memory(max_memory)
+        if ray is not None and max_memory is None:
+            import os
+
+            # The driver's merged tables and the local workers' share this machine.
+            limit //= 1 + ((ray_workers or os.cpu_count() or 1) if ray == LOCAL else 1)
     except ValueError as err:
         raise typer.BadParameter(str(err), param_hint="--max-memory") from None
     tree = None
@@ -222,14 +265,28 @@ def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, 
 
     try:
         with progress:
-            outcome = train(game, abstraction_module.LEVELS[abstraction], iterations,
-                            seconds, threads=threads, seed=seed, checkpoint=checkpoint,
-                            checkpoint_every=checkpoint_every, resume=resume, tree=tree,
-                            max_memory=limit, on_progress=report,
-                            log=progress.console.print)
+            if ray is None:
+                outcome = train(game, abstraction_module.LEVELS[abstraction], iterations,
+                                seconds, threads=threads, seed=seed, checkpoint=checkpoint,
+                                checkpoint_every=checkpoint_every, resume=resume, tree=tree,
+                                max_memory=limit, on_progress=report,
+                                log=progress.console.print)
+            else:
+                from solver.mccfr.distributed import RayUnavailable, train_ray
+
+                try:
+                    outcome = train_ray(
+                        game, abstraction_module.LEVELS[abstraction], iterations, seconds,
+                        address=None if ray == LOCAL else ray, workers=ray_workers,
+                        seed=seed, round_iterations=ray_round, checkpoint=checkpoint,
+                        checkpoint_every=checkpoint_every, resume=resume, tree=tree,
+                        max_memory=limit, on_progress=report, log=progress.console.print)
+                except RayUnavailable as err:
+                    raise typer.BadParameter(str(err), param_hint="--ray") from None
     except ValueError as err:
         raise typer.BadParameter(str(err)) from None
     solver = outcome.solver
+    ray_info = getattr(solver, "ray_info", None)
     typer.echo(f"{solver.iterations:,} iterations in {solver.seconds:.0f} s (stopped by "
                f"{outcome.stopped_by}); {solver.tables.num_keys:,} keys; "
                f"{solver.nodes_touched / max(solver.seconds, 1e-9):,.0f} nodes/s")
@@ -238,7 +295,7 @@ def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, 
     path = out or _default_result_path(game, deck, f"mccfr_{abstraction}",
                                        solver.iterations, ".npz")
     header = export_policy(solver, path, max_keys=max_keys, stopped_by=outcome.stopped_by,
-                           curve=outcome.curve)
+                           curve=outcome.curve, **({"ray": ray_info} if ray_info else {}))
     typer.echo(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
     if "pruned" in header:
         kept = header["pruned"]
