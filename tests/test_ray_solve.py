@@ -1,8 +1,9 @@
 """`jabba solve --algorithm mccfr --ray`: MCCFR on Ray workers (solver/mccfr/distributed.py).
 
-Each worker process compiles the kernel (~10 s of CPU), so the default tests start one
-local cluster, in one CLI run; the killed worker, determinism, resume, Ctrl-C and the
-memory limit are slow tests (-m slow).
+The workers load the kernel from numba's cache, so the default run has one short local
+2-worker solve and a solve with a worker killed (SIGKILL) that ends with the tables of an
+unkilled run (each start of a local cluster costs ~5-10 s); determinism with resume,
+Ctrl-C, the memory limit and an unreachable address are slow tests (-m slow).
 """
 
 from __future__ import annotations
@@ -180,7 +181,6 @@ def test_ray_run_is_deterministic_and_resumes_exactly(tmp_path):
     assert np.array_equal(whole_rngs, resumed_rngs)
 
 
-@pytest.mark.slow
 def test_a_killed_worker_changes_nothing(tmp_path):
     """The restarted worker redoes its round from the same tables and stream state: the
     run with a SIGKILL ends with the same tables as the run without."""

@@ -44,10 +44,10 @@ from solver.mccfr.table import (META_FULL, META_KEYS, META_SLOTS_USED, claim_blo
 from solver.sim.sampler import chance_card, sample
 
 _JIT = {"cache": True, "nogil": True}
-# The traversal kernel is compiled in each process, not cached: numba checks a cached
-# function against its own file only, so a cached kernel would keep stale copies of the
-# abstraction's keys after an edit of solver/abstraction/keys.py.
-_JIT_KERNEL = {"cache": False, "nogil": True}
+# The traversal kernel is cached like the rest: numba checks a cached function against
+# its own file only, but spiel_game/jit_cache.py deletes it when solver/abstraction/keys.py
+# (or anything else it compiles in) changes.
+_JIT_KERNEL = _JIT
 _ONE = np.uint64(1)
 
 
