@@ -73,22 +73,31 @@ def load(game: str = GAMES[0], *, players: int = 2, agenda: str | None = None,
 
 
 def _game_type(utility: str, rules: RuleSet = JABBAS_PALACE) -> pyspiel.GameType:
+    return card_game_type(rules.game, rules.long_name, utility, L.MAX_PLAYERS,
+                          default_params(rules))
+
+
+def card_game_type(short_name: str, long_name: str, utility: str, max_players: int,
+                   parameters: dict) -> pyspiel.GameType:
+    """The OpenSpiel type of one of the project's card games: sequential, explicit
+    chance, imperfect information, terminal rewards, zero-sum under the margin utility,
+    2 to `max_players` players, strings and tensors provided."""
     return pyspiel.GameType(
-        short_name=rules.game,
-        long_name=rules.long_name,
+        short_name=short_name,
+        long_name=long_name,
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
         chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
         information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
         utility=(pyspiel.GameType.Utility.ZERO_SUM if utility == "margin"
                  else pyspiel.GameType.Utility.GENERAL_SUM),
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=L.MAX_PLAYERS,
+        max_num_players=max_players,
         min_num_players=2,
         provides_information_state_string=True,
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=default_params(rules))
+        parameter_specification=parameters)
 
 
 @dataclasses.dataclass(frozen=True)

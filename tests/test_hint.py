@@ -15,11 +15,9 @@ from solver.hint import advice as H
 from solver.hint.export import COLUMNS
 from solver.hint.answer import without_wall_times
 from solver.hint.log import log_worlds, summary_log_worlds
-from solver.hint.situation import SituationError, from_mapping
+from solver.hint.situation import SituationError, from_mapping, player_summary
 from solver.policies.chain import PolicySet
 from solver.policies.knowledge import knowledge
-from spiel_game import layout as L
-from spiel_game.cards import CHARACTERS
 from spiel_game.events import describe, events, log_array, redact
 
 FAST = dict(seconds=0.05, resolve_seconds=0.3, seed=1, search=False)  # the table's answer
@@ -188,25 +186,7 @@ def test_log_replay_finds_worlds_of_exactly_this_information_state(players):
 def _summary_of(state, me: int) -> tuple[dict, object]:
     """The summary a player would give of `state` (only what they know), and that
     knowledge (solver/policies/knowledge.py)."""
-    k = knowledge(state, me)
-    n = k.num_players
-    areas = [[] for _ in range(n)]
-    name = lambda c: CHARACTERS[c].aliases[0]  # noqa: E731
-    for e in state.events(me):
-        if e.kind in (L.E_PLAY, L.E_OUT):
-            areas[e.actor].append(name(e.card))
-        elif e.kind == L.E_STEAL:
-            areas[e.actor].append(f"took:{name(e.card)}@{e.other}")
-    data = {"players": n, "seat": me, "hand": [name(c) for c in k.hand],
-            "face_up": [name(c) for c in k.face_up], "areas": dict(enumerate(areas)),
-            "out": [p for p in range(n) if not k.in_round[p]],
-            "protected": [p for p in range(n) if k.protected[p]],
-            "saw": {q: name(c) for q, c in k.known_hands.items()}, "deck": k.deck_size}
-    if k.set_aside is not None:
-        data["set_aside"] = name(k.set_aside)
-    if k.bottom and all(c >= 0 for c in k.bottom):
-        data["bottom"] = [name(c) for c in k.bottom]
-    return data, k
+    return player_summary(state, me), knowledge(state, me)
 
 
 @pytest.mark.parametrize("players", [2, 3])

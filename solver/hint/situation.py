@@ -256,3 +256,34 @@ def from_mapping(data: dict) -> Situation:
 def plays(area: tuple[AreaCard, ...]) -> list[AreaCard]:
     """The cards of a play area that its owner played (not taken, not discarded)."""
     return [a for a in area if a.how == "played"]
+
+
+def player_summary(state, me: int) -> dict:
+    """The summary a player would give of `state` (a pyspiel state of a round): only
+    what they know, plays without what the table saw of them, as a mapping for
+    `from_mapping` (the studies' and tests' plain summaries)."""
+    from solver.policies.knowledge import knowledge
+
+    chars = state.get_game().characters
+    k = knowledge(state, me)
+    n = k.num_players
+
+    def name(c):
+        return chars[c].aliases[0]
+
+    areas = [[] for _ in range(n)]
+    for e in state.events(me):
+        if e.kind in (L.E_PLAY, L.E_OUT):
+            areas[e.actor].append(name(e.card))
+        elif e.kind == L.E_STEAL:
+            areas[e.actor].append(f"took:{name(e.card)}@{e.other}")
+    data = {"players": n, "seat": me, "hand": [name(c) for c in k.hand],
+            "face_up": [name(c) for c in k.face_up], "areas": dict(enumerate(areas)),
+            "out": [p for p in range(n) if not k.in_round[p]],
+            "protected": [p for p in range(n) if k.protected[p]],
+            "saw": {q: name(c) for q, c in k.known_hands.items()}, "deck": k.deck_size}
+    if k.set_aside is not None:
+        data["set_aside"] = name(k.set_aside)
+    if k.bottom and all(c >= 0 for c in k.bottom):
+        data["bottom"] = [name(c) for c in k.bottom]
+    return data

@@ -27,7 +27,7 @@ from numba import njit
 from solver.mccfr.checkpoint import write_checkpoint
 from solver.mccfr.solver import MCCFRSolver, MemoryLimitReached, memory_size
 from solver.mccfr.table import META_SLOTS_USED, MAX_LOAD, Tables, claim_block
-from solver.mccfr.train import (TrainOutcome, _check_budgets, _next_measure,
+from solver.mccfr.train import (TrainOutcome, _check_budgets, _next_measure, curve_point,
                                 remove_orphans)
 
 # A connection to a cluster that does not answer is refused within this (the brief: 30 s).
@@ -386,9 +386,6 @@ def train_ray(game, level: int, iterations: int | None, seconds: float | None, *
 
 def _rounds(solver, pool, iterations, seconds, round_iterations, checkpoint,
             checkpoint_every, tree, max_memory, on_progress, log, cluster) -> TrainOutcome:
-    from solver.exact.best_response import exploitability, nash_conv
-    from solver.mccfr.solver import strategy_on_tree
-
     count = solver.threads
     solver.ray_info = {"workers": count, "cluster": cluster,
                        "round_iterations": round_iterations, "restarts": 0,
@@ -404,15 +401,7 @@ def _rounds(solver, pool, iterations, seconds, round_iterations, checkpoint,
     slowest = 0.0
 
     def measure() -> dict:
-        point = {"iteration": solver.iterations, "seconds": round(solver.seconds, 2),
-                 "keys": solver.tables.num_keys}
-        if tree is not None:
-            strategy, missing = strategy_on_tree(solver, tree)
-            metric = exploitability if tree.num_players == 2 else nash_conv
-            point[metric.__name__] = metric(tree, strategy)
-            point["unvisited_infosets"] = missing
-        solver.curve.append(point)
-        return point
+        return curve_point(solver, tree)
 
     def save() -> None:
         header = {**solver._describe(), "ray": dict(solver.ray_info)}

@@ -118,6 +118,24 @@ def remove_orphans(checkpoint: Path) -> list[Path]:
     return orphans
 
 
+
+def curve_point(solver, tree) -> dict:
+    """A point of the training curve, appended to `solver.curve`: iterations, time, keys
+    and, on a reduced deck's `tree`, the exact exploitability (NashConv with 3+
+    players) of the average strategy and the information states it never visited."""
+    from solver.mccfr.solver import strategy_on_tree
+
+    point = {"iteration": solver.iterations, "seconds": round(solver.seconds, 2),
+             "keys": solver.tables.num_keys}
+    if tree is not None:
+        strategy, missing = strategy_on_tree(solver, tree)
+        metric = exploitability if tree.num_players == 2 else nash_conv
+        point[metric.__name__] = metric(tree, strategy)
+        point["unvisited_infosets"] = missing
+    solver.curve.append(point)
+    return point
+
+
 def train(game, level: int, iterations: int | None, seconds: float | None, *,
           threads: int = 2, seed: int = 1, checkpoint: Path | None = None,
           checkpoint_every: float = 600.0, resume: bool = False,
@@ -155,16 +173,7 @@ def train(game, level: int, iterations: int | None, seconds: float | None, *,
     warned = False
 
     def measure() -> dict:
-        from solver.mccfr.solver import strategy_on_tree
-        point = {"iteration": solver.iterations, "seconds": round(solver.seconds, 2),
-                 "keys": solver.tables.num_keys}
-        if tree is not None:
-            strategy, missing = strategy_on_tree(solver, tree)
-            metric = exploitability if tree.num_players == 2 else nash_conv
-            point[metric.__name__] = metric(tree, strategy)
-            point["unvisited_infosets"] = missing
-        solver.curve.append(point)
-        return point
+        return curve_point(solver, tree)
 
     def projection() -> tuple[int, int] | None:
         """(iterations, bytes): the budget's end and the tables' size then, at the key

@@ -22,42 +22,12 @@ from spiel_game import layout as L
 
 from solver.belief import effective_sample_size, hand_probabilities, posterior
 from solver.hint.log import TREMBLE, _sampled, summary_fits, summary_pattern
-from solver.hint.situation import SituationError, from_mapping
+from solver.hint.situation import SituationError, from_mapping, player_summary
 from solver.hint.validate import check
 from solver.policies.chain import default_heuristic
 from solver.policies.compiled import build_bank
 
 EXACT_BUDGET = 1 << 16
-
-
-def player_summary(state, me: int) -> dict:
-    """The summary a player would give of `state` (only what they know), as a mapping
-    for solver/hint/situation.py `from_mapping`."""
-    from solver.policies.knowledge import knowledge
-
-    chars = state.get_game().characters
-    k = knowledge(state, me)
-    n = k.num_players
-
-    def name(c):
-        return chars[c].aliases[0]
-
-    areas = [[] for _ in range(n)]
-    for e in state.events(me):
-        if e.kind in (L.E_PLAY, L.E_OUT):
-            areas[e.actor].append(name(e.card))
-        elif e.kind == L.E_STEAL:
-            areas[e.actor].append(f"took:{name(e.card)}@{e.other}")
-    data = {"players": n, "seat": me, "hand": [name(c) for c in k.hand],
-            "face_up": [name(c) for c in k.face_up], "areas": dict(enumerate(areas)),
-            "out": [p for p in range(n) if not k.in_round[p]],
-            "protected": [p for p in range(n) if k.protected[p]],
-            "saw": {q: name(c) for q, c in k.known_hands.items()}, "deck": k.deck_size}
-    if k.set_aside is not None:
-        data["set_aside"] = name(k.set_aside)
-    if k.bottom and all(c >= 0 for c in k.bottom):
-        data["bottom"] = [name(c) for c in k.bottom]
-    return data
 
 
 def random_stop(game, rng: random.Random):

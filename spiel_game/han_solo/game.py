@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 import pyspiel
 
+from ..game import card_game_type
 from . import engine
 from . import layout as L
 
@@ -128,22 +129,8 @@ class Config:
 
 
 def _game_type(utility: str = "margin") -> pyspiel.GameType:
-    return pyspiel.GameType(
-        short_name="han_solo",
-        long_name="Star Wars: Han Solo Card Game (one round)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=(pyspiel.GameType.Utility.ZERO_SUM if utility == "margin"
-                 else pyspiel.GameType.Utility.GENERAL_SUM),
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=L.MAX_PLAYERS,
-        min_num_players=2,
-        provides_information_state_string=True,
-        provides_information_state_tensor=True,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification=DEFAULTS)
+    return card_game_type("han_solo", "Star Wars: Han Solo Card Game (one round)", utility,
+                          L.MAX_PLAYERS, DEFAULTS)
 
 
 class HanSoloGame(pyspiel.Game):
