@@ -136,7 +136,9 @@ def _read_code_version() -> tuple[str, str | None]:
         return (built.read_text().strip() if built.is_file() else "unknown"), None
     try:
         commit = _git("rev-parse", "--short=12", "HEAD").stdout.decode().strip()
-        status = _git("status", "--porcelain", "-z", "--", *CODE_PATHS).stdout
+        # Every untracked file by name (a new folder is otherwise one entry, not a file).
+        status = _git("status", "--porcelain", "-z", "--untracked-files=all", "--",
+                      *CODE_PATHS).stdout
         if not status:
             return commit, None
         digest = hashlib.sha256(_git("diff", "--binary", "HEAD", "--", *CODE_PATHS).stdout)

@@ -319,3 +319,26 @@ def test_a_dirty_record_is_re_attested_part_by_part():
     assert out["curve"][0]["training_code_version"] == "ddd"
     assert out["curve"][0]["training_attestation"]["recorded"] == "aaa+dirty"
     assert not [v for v in _code_versions(out) if "dirty" in v] and out["rows"] == [1]
+
+
+def test_an_untracked_folder_of_code_makes_the_checkout_dirty(tmp_path, monkeypatch):
+    """A new package folder not yet added is uncommitted code: '+dirty' with its files in
+    the hash (it read as 'unknown' when git listed the folder as one entry)."""
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "pyproject.toml").write_text("[project]\n")
+    git("add", "pyproject.toml")
+    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "x")
+    monkeypatch.setattr(provenance, "_ROOT", tmp_path)
+    clean, none = provenance._read_code_version()
+    assert none is None and "+" not in clean and clean != "unknown"
+    (tmp_path / "solver" / "new").mkdir(parents=True)
+    (tmp_path / "solver" / "new" / "m.py").write_text("x = 1\n")
+    dirty, digest = provenance._read_code_version()
+    assert dirty == clean + "+dirty" and digest
+    (tmp_path / "solver" / "new" / "m.py").write_text("x = 2\n")
+    assert provenance._read_code_version()[1] != digest
