@@ -144,7 +144,10 @@ class HanSoloMCCFR:
         if iterations is None and seconds is None:
             raise ValueError("give iterations or seconds")
         # Compile first (the kernel is not cached): training time is traversal time.
-        run_iterations(self.game.initial_array, 0, self.level, *self.tables.args(), self.rng)
+        # (On scratch tables: the compiler keeps references to its first arguments, and
+        # numpy will not resize an array referenced elsewhere, Tables.grow.)
+        run_iterations(self.game.initial_array, 0, self.level, *Tables.empty(16, 64).args(),
+                       self.rng.copy())
         start = time.perf_counter()
         goal = None if iterations is None else self.iterations + iterations
         while True:
