@@ -32,6 +32,8 @@ from solver.sim.sampler import sample
 
 STREAM_HAN_SOLO_MCCFR = 31  # solver/sim/rng.py's purposes end at 21
 MAX_DEPTH = 24  # traverser decisions on one path: 3 turns x 2, a pick, with room to spare
+# Not cached: numba's cache of this recursive kernel segfaults on load (measured here, as
+# the engine's _next_pick notes for mutual recursion); it compiles in ~10 s a process.
 _JIT_KERNEL = {"cache": False, "nogil": True}
 
 
