@@ -32,12 +32,16 @@ def main(argv: list[str] | None = None) -> dict:
                         help="training time budget (default %(default)s)")
     parser.add_argument("--iterations", type=int, default=None,
                         help="stop after this many iterations instead")
+    parser.add_argument("--linear", action="store_true",
+                        help="linear averaging (iteration t weighs t in the average)")
+    parser.add_argument("--current-out", metavar="NPZ",
+                        help="also write the current strategy (regret matching) here")
     parser.add_argument("--max-keys", type=int, default=4_000_000,
                         help="keys kept in the file (default %(default)s)")
     add_output_args(parser)
     args = parser.parse_args(argv)
     game = pyspiel.load_game("han_solo", args.params)
-    solver = HanSoloMCCFR(game, args.level, seed=args.seed)
+    solver = HanSoloMCCFR(game, args.level, seed=args.seed, linear=args.linear)
     wall = time.perf_counter()
     last = [0.0]
     curve = []
@@ -57,8 +61,14 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"trained: {solver.iterations:,} iterations, {solver.num_keys:,} keys, "
           f"{solver.seconds:.0f} s (wall {time.perf_counter() - wall:.0f} s)", flush=True)
     if args.out:
-        header = export_table(solver, args.out, max_keys=args.max_keys, curve=curve,
-                              training_wall_seconds=round(time.perf_counter() - wall, 1))
+        extra = {"curve": curve, "linear_averaging": args.linear,
+                 "training_wall_seconds": round(time.perf_counter() - wall, 1)}
+        if args.current_out:
+            current = export_table(solver.current(), args.current_out,
+                                   max_keys=args.max_keys, strategy="current", **extra)
+            print(f"wrote {args.current_out}: {current['keys']:,} keys", flush=True)
+        header = export_table(solver, args.out, max_keys=args.max_keys, strategy="average",
+                              **extra)
         print(f"wrote {args.out}: {header['keys']:,} keys, "
               f"{os.path.getsize(args.out) / 1e6:.1f} MB", flush=True)
         return header

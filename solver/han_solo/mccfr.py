@@ -52,7 +52,7 @@ def _regret_matching(regret, off, n, out):
 
 @njit(**_JIT_KERNEL)
 def _traverse(stack, d, p, level, slots, regret, ssum, meta, acts, sigma, vals, probs,
-              ret, rng):
+              ret, rng, weight):
     """The sampled counterfactual value for p of the state stack[d]."""
     s = stack[d]
     while True:
@@ -75,7 +75,7 @@ def _traverse(stack, d, p, level, slots, regret, ssum, meta, acts, sigma, vals, 
         if player != p:
             if off >= 0:
                 for i in range(n):
-                    ssum[off + i] += sigma[d][i]
+                    ssum[off + i] += weight * sigma[d][i]
             engine.apply_action(s, acts[d][sample(sigma[d], n, rng)])
             continue
         ev = 0.0
@@ -83,7 +83,7 @@ def _traverse(stack, d, p, level, slots, regret, ssum, meta, acts, sigma, vals, 
             stack[d + 1][:] = s
             engine.apply_action(stack[d + 1], acts[d][i])
             vals[d][i] = _traverse(stack, d + 1, p, level, slots, regret, ssum, meta, acts,
-                                   sigma, vals, probs, ret, rng)
+                                   sigma, vals, probs, ret, rng, weight)
             ev += sigma[d][i] * vals[d][i]
         if off >= 0:
             for i in range(n):
@@ -92,9 +92,12 @@ def _traverse(stack, d, p, level, slots, regret, ssum, meta, acts, sigma, vals, 
 
 
 @njit(**_JIT_KERNEL)
-def run_iterations(initial, iterations, level, slots, regret, ssum, meta, rng):
-    """`iterations` iterations (each player traverses once); the number completed (fewer
-    if the table filled up: meta[META_FULL] is then set)."""
+def run_iterations(initial, iterations, level, slots, regret, ssum, meta, rng, done=0,
+                   linear=False):
+    """`iterations` iterations (each player traverses once) after `done` ones; the number
+    completed (fewer if the table filled up: meta[META_FULL] is then set). `linear`:
+    iteration t adds t x the strategy to the average (linear averaging, Brown and
+    Sandholm 2019), so the uniform play of a key's first visits fades."""
     n = initial[S_NUM_PLAYERS]
     stack = np.empty((MAX_DEPTH, STATE_SIZE), dtype=np.int32)
     acts = np.empty((MAX_DEPTH, NUM_ACTIONS), dtype=np.int32)
@@ -103,10 +106,11 @@ def run_iterations(initial, iterations, level, slots, regret, ssum, meta, rng):
     probs = np.empty((MAX_DEPTH, NUM_ACTIONS))
     ret = np.empty(n)
     for it in range(iterations):
+        weight = float(done + it + 1) if linear else 1.0
         for p in range(n):
             stack[0][:] = initial
             _traverse(stack, 0, p, level, slots, regret, ssum, meta, acts, sigma, vals,
-                      probs, ret, rng)
+                      probs, ret, rng, weight)
         if meta[META_FULL]:
             return it + 1
     return iterations
@@ -116,7 +120,7 @@ class HanSoloMCCFR:
     """A han_solo MCCFR run: tables, seed, iterations and training time so far."""
 
     def __init__(self, game, level: str = "fine", seed: int = 0,
-                 capacity: int = 1 << 16, values: int = 1 << 18):
+                 capacity: int = 1 << 16, values: int = 1 << 18, linear: bool = False):
         self.game = game
         self.level_name = level
         self.level = level_id(level)
@@ -125,6 +129,7 @@ class HanSoloMCCFR:
         self.iterations = 0
         self.seconds = 0.0
         self.threads = 1
+        self.linear = linear
         self.rng = np.array([stream_seed(seed, STREAM_HAN_SOLO_MCCFR, 0)], dtype=np.uint64)
         self.curve: list[dict] = []
 
@@ -149,7 +154,7 @@ class HanSoloMCCFR:
         # (On scratch tables: the compiler keeps references to its first arguments, and
         # numpy will not resize an array referenced elsewhere, Tables.grow.)
         run_iterations(self.game.initial_array, 0, self.level, *Tables.empty(16, 64).args(),
-                       self.rng.copy())
+                       self.rng.copy(), 0, self.linear)
         start = time.perf_counter()
         goal = None if iterations is None else self.iterations + iterations
         while True:
@@ -159,7 +164,7 @@ class HanSoloMCCFR:
             self._make_room(left)
             t0 = time.perf_counter()
             done = run_iterations(self.game.initial_array, left, self.level,
-                                  *self.tables.args(), self.rng)
+                                  *self.tables.args(), self.rng, self.iterations, self.linear)
             self.iterations += done
             took = time.perf_counter() - t0
             self.seconds += took
@@ -173,3 +178,20 @@ class HanSoloMCCFR:
     @property
     def num_keys(self) -> int:
         return int(self.tables.meta[META_KEYS])
+
+    def current(self) -> CurrentStrategy:
+        """The current strategy (regret matching) in the shape `average_strategy_rows`
+        reads, for export_table and exact.table_strategy."""
+        return CurrentStrategy(self)
+
+
+class CurrentStrategy:
+    """A run's current strategy: its positive regrets as the strategy sums (a key
+    without a positive regret plays uniformly, as regret matching does)."""
+
+    def __init__(self, solver: HanSoloMCCFR):
+        t = solver.tables
+        self.tables = Tables(t.slots, t.regret, np.maximum(t.regret, 0), t.meta)
+        for name in ("game", "level_name", "seed", "iterations", "seconds", "threads",
+                     "linear"):
+            setattr(self, name, getattr(solver, name))
