@@ -35,7 +35,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=20_000,
                         help="duplicate deals per pairing (default %(default)s)")
-    parser.add_argument("--table", metavar="NPZ", help="an MCCFR table (table_policy.py)")
+    parser.add_argument("--table", metavar="NPZ", action="append", default=[],
+                        help="an MCCFR table (table_policy.py); may be repeated")
     parser.add_argument("--fallback", default="uniform", choices=HEURISTIC_NAMES,
                         help="what the table plays where it has no key (default "
                              "%(default)s)")
@@ -45,15 +46,19 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     wall = time.perf_counter()
     game = pyspiel.load_game("han_solo", {"players": 2})
-    table = load_table(args.table, game) if args.table else None
-    names = [*HEURISTIC_NAMES, "table"]
+    tables = [load_table(path, game) for path in args.table]
     fallback = HEURISTIC_NAMES.index(args.fallback)
-    if fallback:
-        names[TABLE] = f"table+{args.fallback}"
-    pairings = [(TABLE, h) for h in range(len(HEURISTIC_NAMES))] if table else []
-    pairings += list(itertools.combinations(range(len(HEURISTIC_NAMES)), 2))
+    suffix = f"+{args.fallback}" if fallback else ""
+    table_names = [Path(path).stem.removeprefix("policy_full_han_solo_2p_") + suffix
+                   for path in args.table]
+    pairings = [(TABLE, h, i) for i in range(len(tables))
+                for h in range(len(HEURISTIC_NAMES))]
+    pairings += [(a, b, None) for a, b in
+                 itertools.combinations(range(len(HEURISTIC_NAMES)), 2)]
     rows = []
-    for a, b in pairings:
+    for a, b, i in pairings:
+        table = None if i is None else tables[i]
+        names = [*HEURISTIC_NAMES, None if i is None else f"table:{table_names[i]}"]
         clock = time.perf_counter()
         r = duplicate_match(game, a, b, args.deals, args.seed, table, fallback)
         row = {"policy": names[a], "opponent": names[b], **r,
@@ -62,7 +67,7 @@ def main(argv: list[str] | None = None) -> dict:
                "seconds": round(time.perf_counter() - clock, 2)}
         rows.append(row)
         m, w = r["margin"], r["win_rate"]
-        print(f"{names[a]:16s} vs {names[b]:16s} margin {m['mean']:+.3f} "
+        print(f"{names[a]:22s} vs {names[b]:16s} margin {m['mean']:+.3f} "
               f"[{m['low']:+.3f}, {m['high']:+.3f}] win rate {w['mean']:.3f} "
               f"[{w['low']:.3f}, {w['high']:.3f}] ({row['seconds']:.1f} s)", flush=True)
     record = {**provenance.header(game, seconds=time.perf_counter() - wall),
@@ -72,11 +77,15 @@ def main(argv: list[str] | None = None) -> dict:
                       "half)",
               "fallback": args.fallback,
               "deals": args.deals, "seed": args.seed,
-              "table": None if table is None else {
-                  "file": provenance.portable_path(args.table),
+              "tables": [{
+                  "name": f"table:{name}", "file": provenance.portable_path(path),
                   "code_version": table.header["code_version"],
                   "abstraction": table.header["abstraction"],
-                  "iterations": table.header["iterations"], "keys": table.header["keys"]},
+                  "strategy": table.header.get("strategy", "average"),
+                  "linear_averaging": table.header.get("linear_averaging", False),
+                  "iterations": table.header["iterations"], "keys": table.header["keys"],
+                  "training_seconds": table.header["seconds"]}
+                  for name, path, table in zip(table_names, args.table, tables)],
               "rows": rows}
     if args.results:
         out = Path(args.results)
