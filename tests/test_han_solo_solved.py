@@ -194,6 +194,11 @@ def test_mccfr_converges_at_perfect_recall_and_tables_round_trip(tmp_path):
     assert late["nash_conv"] < early["nash_conv"] < uniform["nash_conv"]
     assert late["nash_conv"] < 0.02 * uniform["nash_conv"]
     assert solver.num_keys <= tree.num_infosets  # never a key no information set has
+    # The current strategy (regret matching) is a strategy too, and far from uniform.
+    current = exact.table_strategy(tree, solver.current(), keys)
+    offsets = tree.action_offsets()
+    assert np.allclose(np.add.reduceat(current, offsets[:-1]), 1.0)
+    assert exact.exploitability_of(tree, current)["nash_conv"] < 0.1 * uniform["nash_conv"]
     # Same seed, same tables: deterministic on one thread.
     again = HanSoloMCCFR(tree.game, "exact", seed=3)
     again.train(iterations=2_000)
