@@ -2,6 +2,12 @@
 tree walked through pyspiel): tree size, CFR+ exploitability curve and the game value.
 
     python benchmarks/han_solo_exact.py [--params JSON] [--iterations 1000] [--out FILE]
+    python benchmarks/han_solo_exact.py --study tiny [--mccfr-iterations N] [--results DIR]
+
+--study DECK (solver/han_solo/exact.py DECKS) runs the exploitability study instead
+(solver/han_solo/study.py): the heuristics' NashConv, CFR, CFR+ and DCFR to NashConv <
+--target, MCCFR at each abstraction level, written as
+results/exploitability_han_solo_<deck>_2p.{json,csv,md,png}.
 
 The default deck is the smallest the tests solve (docs/han-solo.md) with dice of 2 symbols:
 5 cards, one turn each, a roll that matches half the time.
@@ -11,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 import pyspiel
 from _common import Stopwatch, add_output_args, markdown_table, write_json_atomic
@@ -18,6 +25,8 @@ from _common import Stopwatch, add_output_args, markdown_table, write_json_atomi
 from solver.exact.best_response import profile_values
 from solver.exact.solve import solve
 from solver.exact.tree import build_tree
+from solver.han_solo.study import study
+from solver.reports.files import write_exploitability
 
 DEFAULT_PARAMS = {"numbers": 1, "copies": 2, "blues": 1, "turns": 1, "dice": 2,
                   "bounties": "green:1x5000+red:1x1000"}
@@ -29,8 +38,23 @@ def main(argv: list[str] | None = None) -> dict:
                         help="han_solo parameters as JSON (default %(default)s)")
     parser.add_argument("--iterations", type=int, default=1000,
                         help="CFR+ iterations (default %(default)s)")
+    parser.add_argument("--study", metavar="DECK",
+                        help="run the exploitability study on this reduced deck")
+    parser.add_argument("--target", type=float, default=1e-3,
+                        help="--study: NashConv the CFR variants stop at (default %(default)s)")
+    parser.add_argument("--mccfr-iterations", type=int, default=0,
+                        help="--study: MCCFR iterations per abstraction level (0: none)")
+    parser.add_argument("--results", metavar="DIR",
+                        help="--study: write the record and its renderings into DIR")
     add_output_args(parser)
     args = parser.parse_args(argv)
+    if args.study:
+        record = study(args.study, iterations=args.iterations, target=args.target,
+                       mccfr_iterations=args.mccfr_iterations, seed=args.seed)
+        if args.results:
+            for path in write_exploitability(record, Path(args.results)):
+                print(f"wrote {path}")
+        return record
     wall = Stopwatch()
     game = pyspiel.load_game("han_solo", args.params)
     clock = Stopwatch()

@@ -1,0 +1,108 @@
+"""Duplicate-deal tournament of a han_solo MCCFR table against each heuristic, and of the
+heuristics against each other (solver/han_solo/tournament.py), 2 players.
+
+    python benchmarks/han_solo_tournament.py --deals 20000 --seed 1 \
+        --table results/policy_full_han_solo_2p_coarse.npz --results results
+
+Writes han_solo_tournament.{json,csv} into --results: per pairing, the first policy's
+margin (its credits less the other's, thousands per round, averaged over the two seatings
+of a deal) with its 95% interval, its credits per round and its game-win rate (its token
+worth more; a tie counts half).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+from pathlib import Path
+
+import pyspiel
+from _common import add_output_args
+
+from solver import provenance
+from solver.han_solo.features import HEURISTIC_NAMES
+from solver.han_solo.table_policy import load_table
+from solver.han_solo.tournament import TABLE, duplicate_match
+from solver.reports import csv
+
+COLUMNS = ["policy", "opponent", "deals", "margin", "margin_low", "margin_high", "credits",
+           "credits_low", "credits_high", "opponent_credits", "win_rate", "win_rate_low",
+           "win_rate_high", "table_miss_rate", "seconds"]
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=20_000,
+                        help="duplicate deals per pairing (default %(default)s)")
+    parser.add_argument("--table", metavar="NPZ", action="append", default=[],
+                        help="an MCCFR table (table_policy.py); may be repeated")
+    parser.add_argument("--fallback", default="uniform", choices=HEURISTIC_NAMES,
+                        help="what the table plays where it has no key (default "
+                             "%(default)s)")
+    parser.add_argument("--results", metavar="DIR",
+                        help="write han_solo_tournament.{json,csv} into DIR")
+    add_output_args(parser)
+    args = parser.parse_args(argv)
+    wall = time.perf_counter()
+    game = pyspiel.load_game("han_solo", {"players": 2})
+    tables = [load_table(path, game) for path in args.table]
+    fallback = HEURISTIC_NAMES.index(args.fallback)
+    suffix = f"+{args.fallback}" if fallback else ""
+    table_names = [Path(path).stem.removeprefix("policy_full_han_solo_2p_") + suffix
+                   for path in args.table]
+    pairings = [(TABLE, h, i) for i in range(len(tables))
+                for h in range(len(HEURISTIC_NAMES))]
+    pairings += [(a, b, None) for a, b in
+                 itertools.combinations(range(len(HEURISTIC_NAMES)), 2)]
+    rows = []
+    for a, b, i in pairings:
+        table = None if i is None else tables[i]
+        names = [*HEURISTIC_NAMES, None if i is None else f"table:{table_names[i]}"]
+        clock = time.perf_counter()
+        r = duplicate_match(game, a, b, args.deals, args.seed, table, fallback)
+        row = {"policy": names[a], "opponent": names[b], **r,
+               "table_miss_rate": r["table_misses"] / r["table_decisions"]
+               if r["table_decisions"] else None,
+               "seconds": round(time.perf_counter() - clock, 2)}
+        rows.append(row)
+        m, w = r["margin"], r["win_rate"]
+        print(f"{names[a]:22s} vs {names[b]:16s} margin {m['mean']:+.3f} "
+              f"[{m['low']:+.3f}, {m['high']:+.3f}] win rate {w['mean']:.3f} "
+              f"[{w['low']:.3f}, {w['high']:.3f}] ({row['seconds']:.1f} s)", flush=True)
+    record = {**provenance.header(game, seconds=time.perf_counter() - wall),
+              "what": "duplicate-deal tournament, 2 players: margin = the policy's credits "
+                      "less its opponent's (thousands per round), mean over deals of both "
+                      "seatings, 95% normal interval; win rate: its token worth more (ties "
+                      "half)",
+              "fallback": args.fallback,
+              "deals": args.deals, "seed": args.seed,
+              "tables": [{
+                  "name": f"table:{name}", "file": provenance.portable_path(path),
+                  "code_version": table.header["code_version"],
+                  "abstraction": table.header["abstraction"],
+                  "strategy": table.header.get("strategy", "average"),
+                  "linear_averaging": table.header.get("linear_averaging", False),
+                  "iterations": table.header["iterations"], "keys": table.header["keys"],
+                  "training_seconds": table.header["seconds"]}
+                  for name, path, table in zip(table_names, args.table, tables)],
+              "rows": rows}
+    if args.results:
+        out = Path(args.results)
+        provenance.write_json(out / "han_solo_tournament.json", record)
+        text = csv.table(COLUMNS, [[
+            r["policy"], r["opponent"], r["deals"], *(csv.number(r["margin"][k]) for k in
+                                                      ("mean", "low", "high")),
+            *(csv.number(r["credits"][k]) for k in ("mean", "low", "high")),
+            csv.number(r["opponent_credits"]["mean"]),
+            *(csv.number(r["win_rate"][k]) for k in ("mean", "low", "high")),
+            csv.number(r["table_miss_rate"]), r["seconds"]] for r in rows])
+        provenance.write_atomic(out / "han_solo_tournament.csv", text.encode())
+        print(f"wrote {out / 'han_solo_tournament.json'} and .csv")
+    if args.out:
+        provenance.write_json(args.out, record)
+    return record
+
+
+if __name__ == "__main__":
+    main()

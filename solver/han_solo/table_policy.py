@@ -1,0 +1,109 @@
+"""han_solo MCCFR policies as files: the layout of solver/policies/table.py (numpy .npz,
+no pickles: `header` JSON with the provenance header, `key_gaps` byte planes of the sorted
+keys' differences, `num_actions` uint8 per key, `probs` uint8 probability x 255 with each
+row renormalised on load), format "han-solo-table-policy", with this game's keys
+(solver/han_solo/abstraction.py, its level and VERSION in the header)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+from open_spiel.python import policy as policy_lib
+
+from spiel_game.han_solo import engine
+from spiel_game.han_solo.layout import NUM_ACTIONS
+
+from solver import provenance
+from solver.han_solo import abstraction
+from solver.policies.table import average_strategy_rows, decode_keys, encode_keys, row_offsets
+
+FORMAT = "han-solo-table-policy"
+FORMAT_VERSION = 1
+_ARRAYS = ("key_gaps", "num_actions", "probs")
+
+
+def _checksum(arrays: dict[str, np.ndarray]) -> str:
+    digest = hashlib.sha256()
+    for name in _ARRAYS:
+        digest.update(np.ascontiguousarray(arrays[name]).tobytes())
+    return digest.hexdigest()
+
+
+def export_table(solver, path: str | Path, max_keys: int | None = None,
+                 command: str | None = None, **extra) -> dict:
+    """Write an MCCFR run's average strategy (at most `max_keys` keys, the most visited),
+    quantised to 8 bits; returns the header."""
+    keys, num_actions, rows, pruned = average_strategy_rows(solver, max_keys)
+    probs = np.round(rows * 255).astype(np.uint8)
+    arrays = {"key_gaps": encode_keys(keys), "num_actions": num_actions, "probs": probs}
+    header = {
+        "format": FORMAT, "format_version": FORMAT_VERSION,
+        **provenance.header(solver.game, seconds=solver.seconds, command=command),
+        "algorithm": "external-sampling MCCFR (solver/han_solo/mccfr.py)",
+        "abstraction": {"level": solver.level_name, "version": abstraction.VERSION},
+        "iterations": solver.iterations, "seed": solver.seed, "threads": solver.threads,
+        "keys": len(keys),
+        "quantisation": "uint8, probability x 255 rounded, rows renormalised on load",
+        "checksum_sha256": _checksum(arrays), **pruned, **extra}
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, header=np.array(json.dumps(header)), **arrays)
+    provenance.write_atomic(path, buffer.getvalue())
+    return header
+
+
+class HanSoloTablePolicy(policy_lib.Policy):
+    """A loaded table as an OpenSpiel policy; a key not in the table plays uniformly."""
+
+    def __init__(self, game, header: dict, keys, num_actions, probs):
+        super().__init__(game, list(range(game.num_players())))
+        self.header = header
+        self.level = abstraction.level_id(header["abstraction"]["level"])
+        self.keys = keys
+        self.num_actions = num_actions.astype(np.int64)
+        self.starts = row_offsets(num_actions)
+        self.probs = probs  # float64, rows renormalised
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def action_probabilities(self, state, player_id=None) -> dict[int, float]:
+        s = state._s
+        acts = np.empty(NUM_ACTIONS, dtype=np.int32)
+        n = engine.legal_actions(s, acts)
+        key = abstraction.info_key(s, acts, n, self.level)
+        j = int(np.searchsorted(self.keys, key))
+        if j < len(self.keys) and self.keys[j] == key and self.num_actions[j] == n:
+            row = self.probs[self.starts[j]:self.starts[j] + n]
+        else:
+            row = np.full(n, 1.0 / n)
+        return {int(acts[i]): float(row[i]) for i in range(n)}
+
+
+def load_table(path: str | Path, game) -> HanSoloTablePolicy:
+    """Read a table, checking its format, checksum, game and abstraction version."""
+    with np.load(path, allow_pickle=False) as f:
+        header = json.loads(str(f["header"]))
+        arrays = {name: f[name] for name in _ARRAYS}
+    if header.get("format") != FORMAT or header.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{path}: not a {FORMAT} file version {FORMAT_VERSION}")
+    if header["checksum_sha256"] != _checksum(arrays):
+        raise ValueError(f"{path}: checksum mismatch (a damaged file)")
+    if header["abstraction"]["version"] != abstraction.VERSION:
+        raise ValueError(f"{path}: abstraction version {header['abstraction']['version']}, "
+                         f"this code has {abstraction.VERSION}")
+    params = provenance.game_parameters(header)
+    if provenance.game_name(header) != "han_solo" or params != dict(game.get_parameters()):
+        raise ValueError(f"{path}: made for {provenance.game_name(header)} {params}, not "
+                         f"han_solo {dict(game.get_parameters())}")
+    num_actions = arrays["num_actions"]
+    probs = arrays["probs"].astype(np.float64)
+    totals = np.add.reduceat(probs, row_offsets(num_actions)) if len(probs) else probs
+    sizes = num_actions.astype(np.int64)
+    totals = np.where(totals > 0, totals, 1.0)
+    probs = np.where(np.repeat(totals, sizes) > 0, probs / np.repeat(totals, sizes), 0.0)
+    return HanSoloTablePolicy(game, header, decode_keys(arrays["key_gaps"]), num_actions,
+                              probs)

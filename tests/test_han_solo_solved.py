@@ -1,0 +1,236 @@
+"""han_solo solved (solver/han_solo/): heuristics are valid policies constant on
+information sets and play as described; abstraction keys are functions of the
+information state; the exact NashConv agrees with OpenSpiel's; MCCFR converges on a
+reduced deck; table files round-trip; duplicate-deal tournaments are fair by construction.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pyspiel
+import pytest
+from open_spiel.python.algorithms import exploitability as os_exploitability
+
+import spiel_game  # noqa: F401  (registers han_solo)
+from spiel_game.han_solo import layout as L
+
+from solver.exact.best_response import nash_conv
+from solver.exact.solve import solve
+from solver.exact.tree_policy import tabular_policy
+from solver.han_solo import exact
+from solver.han_solo.abstraction import LEVELS, state_key
+from solver.han_solo.features import (CLOSEST_TO_ZERO, DICE_AWARE, HEURISTIC_NAMES,
+                                      STAND_ON_ZERO, UNIFORM)
+from solver.han_solo.heuristics import HanSoloHeuristic, heuristics
+from solver.han_solo.mccfr import HanSoloMCCFR
+from solver.han_solo.table_policy import load_table, export_table
+from solver.han_solo.tournament import duplicate_match
+
+B0 = L.BLUE_ZERO
+
+
+def G(n):  # noqa: N802  (green +n)
+    return L.GREEN - 1 + n
+
+
+def R(n):  # noqa: N802  (red -n)
+    return L.RED - 1 + n
+
+
+def walk(game):
+    """Every decision state of a (reduced) game."""
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if not state.is_chance_node():
+            yield state
+        actions = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
+                   else state.legal_actions())
+        for a in actions:
+            stack.append(state.child(a))
+
+
+@pytest.fixture(scope="module")
+def tiny_dice_states():
+    return list(walk(exact.load("tiny_dice")))
+
+
+def setup(game, pot, hands, flip):
+    state = game.new_initial_state()
+    for k in pot:
+        state.apply_action(k)
+    for i in range(2):
+        for hand in hands:
+            state.apply_action(hand[i])
+    state.apply_action(flip)
+    return state
+
+
+def test_heuristics_are_valid_and_constant_on_information_sets(tiny_dice_states):
+    game = exact.load("tiny_dice")
+    seen = collections.defaultdict(dict)
+    for name, policy in heuristics(game).items():
+        for state in tiny_dice_states:
+            probs = policy.action_probabilities(state)
+            assert sorted(probs) == state.legal_actions()
+            assert min(probs.values()) >= 0 and abs(sum(probs.values()) - 1) < 1e-12
+            info = state.information_state_string()
+            assert seen[name].setdefault(info, probs) == probs, (name, info)
+
+
+def test_heuristics_are_valid_on_the_full_game():
+    game = pyspiel.load_game("han_solo", {"players": 3})
+    rng = np.random.default_rng(5)
+    policies = list(heuristics(game).values())
+    for _ in range(20):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            for policy in policies:
+                probs = policy.action_probabilities(state)
+                assert sorted(probs) == state.legal_actions()
+                assert abs(sum(probs.values()) - 1) < 1e-12
+            probs = policies[int(rng.integers(len(policies)))].action_probabilities(state)
+            state.apply_action(int(rng.choice(list(probs), p=list(probs.values()))))
+
+
+def test_stand_on_zero_and_closest_to_zero():
+    game = pyspiel.load_game("han_solo", {"dice": 0})
+    policy = {name: HanSoloHeuristic(game, name) for name in HEURISTIC_NAMES}
+    # Seat 0 holds green 4 and red 4 (zero): stand on zero stands.
+    state = setup(game, [0, 0], [[G(4), R(4)], [G(9), R(2)]], G(7))
+    assert policy["stand_on_zero"].action_probabilities(state) == {
+        L.DRAW: 0.0, L.TAKE: 0.0, L.STAND: 1.0}
+    # Seat 0 holds green 5 and red 2 (+3), the discard shows red 3: taking it makes zero.
+    state = setup(game, [0, 0], [[G(5), R(2)], [G(9), R(8)]], R(3))
+    for name in ("stand_on_zero", "closest_to_zero", "dice_aware"):
+        assert policy[name].action_probabilities(state)[L.TAKE] == 1.0, name
+    state.apply_action(L.TAKE)
+    # Holding +5, -2, -3: keeping all three is zero; any discard is further from it.
+    for name in ("stand_on_zero", "closest_to_zero", "dice_aware"):
+        assert policy[name].action_probabilities(state)[L.KEEP] == 1.0, name
+    # H6: the highest-value token; uniform is uniform.
+    assert policy["uniform"].action_probabilities(state) == {
+        a: 0.25 for a in state.legal_actions()}
+
+
+def test_closest_to_zero_discards_the_card_farthest_from_zero():
+    game = pyspiel.load_game("han_solo", {"dice": 0})
+    # +1 and +9, then the discard's red 1: +9 is the card that keeps the total far away.
+    state = setup(game, [0, 0], [[G(1), G(9)], [R(2), R(8)]], R(1))
+    state.apply_action(L.TAKE)
+    probs = HanSoloHeuristic(game, "closest_to_zero").action_probabilities(state)
+    assert probs[L.encode_discard(G(9))] == 1.0
+
+
+def test_dice_aware_weighs_the_match():
+    # dice=0: no match, so dice_aware is closest_to_zero everywhere.
+    game = pyspiel.load_game("han_solo", {"dice": 0})
+    rng = np.random.default_rng(2)
+    closest, aware = (HanSoloHeuristic(game, n) for n in ("closest_to_zero", "dice_aware"))
+    for _ in range(10):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            assert closest.action_probabilities(state) == aware.action_probabilities(state)
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    # dice=1: a match always follows (H3), so only the number of cards kept matters: the
+    # zero of +5, -2, -3 is given up for a 2-card hand, which it keeps a worse hand with.
+    game = pyspiel.load_game("han_solo", {"dice": 1})
+    state = setup(game, [0, 0], [[G(5), R(2)], [G(9), R(8)]], R(3))
+    state.apply_action(L.TAKE)
+    probs = HanSoloHeuristic(game, "dice_aware").action_probabilities(state)
+    assert probs[L.KEEP] == 0.0
+    assert probs[L.encode_discard(G(5))] == probs[L.encode_discard(R(3))] > 0
+
+
+def test_abstraction_keys_are_functions_of_the_information_state(tiny_dice_states):
+    for level in LEVELS:
+        by_info, by_key = {}, collections.defaultdict(set)
+        for state in tiny_dice_states:
+            info = state.information_state_string()
+            key = state_key(state, level)
+            assert by_info.setdefault(info, key) == key, (level, info)
+            by_key[key].add(len(state.legal_actions()))
+        assert all(len(sizes) == 1 for sizes in by_key.values()), level
+        if level == "exact":  # perfect recall: one key per information state
+            assert len(by_key) == len(by_info)
+
+
+def test_exact_nash_conv_matches_openspiel():
+    tree = exact.build("tiny")
+    game = tree.game
+    strategies = [exact.heuristic_strategy(tree, "closest_to_zero"),
+                  solve(tree, "cfr+", iterations=5).strategy]
+    for strategy in strategies:
+        ours = nash_conv(tree, strategy)
+        theirs = os_exploitability.nash_conv(game, tabular_policy(tree, strategy))
+        assert ours == pytest.approx(theirs, abs=1e-9)
+    # A heuristic's exact figure is OpenSpiel's on the policy object itself, too.
+    policy = HanSoloHeuristic(game, "stand_on_zero")
+    assert os_exploitability.nash_conv(game, policy) == pytest.approx(
+        nash_conv(tree, exact.heuristic_strategy(tree, "stand_on_zero")), abs=1e-9)
+
+
+def test_mccfr_converges_at_perfect_recall_and_tables_round_trip(tmp_path):
+    tree = exact.build("tiny")
+    keys = exact.infoset_keys(tree, "exact")
+    uniform = exact.exploitability_of(tree, exact.heuristic_strategy(tree, "uniform"))
+    solver = HanSoloMCCFR(tree.game, "exact", seed=3)
+    solver.train(iterations=2_000)
+    early = exact.exploitability_of(tree, exact.table_strategy(tree, solver, keys))
+    solver.train(iterations=18_000)
+    late = exact.exploitability_of(tree, exact.table_strategy(tree, solver, keys))
+    assert late["nash_conv"] < early["nash_conv"] < uniform["nash_conv"]
+    assert late["nash_conv"] < 0.02 * uniform["nash_conv"]
+    assert solver.num_keys <= tree.num_infosets  # never a key no information set has
+    # The current strategy (regret matching) is a strategy too, and far from uniform.
+    current = exact.table_strategy(tree, solver.current(), keys)
+    offsets = tree.action_offsets()
+    assert np.allclose(np.add.reduceat(current, offsets[:-1]), 1.0)
+    assert exact.exploitability_of(tree, current)["nash_conv"] < 0.1 * uniform["nash_conv"]
+    # Same seed, same tables: deterministic on one thread.
+    again = HanSoloMCCFR(tree.game, "exact", seed=3)
+    again.train(iterations=2_000)
+    other = HanSoloMCCFR(tree.game, "exact", seed=3)
+    other.train(iterations=2_000)
+    assert np.array_equal(again.tables.regret, other.tables.regret)
+    # The file: a table policy plays the average strategy to within the 8-bit rounding.
+    path = tmp_path / "table.npz"
+    header = export_table(solver, path, command="test")
+    loaded = load_table(path, tree.game)
+    assert header["keys"] == len(loaded) == solver.num_keys
+    from_file = exact.table_strategy(tree, solver, keys)
+    offsets = tree.action_offsets()
+    for index, state in exact.infoset_states(tree):
+        probs = loaded.action_probabilities(state)
+        row = from_file[offsets[index]:offsets[index + 1]]
+        assert np.allclose([probs[a] for a in tree.infoset_actions[index]], row,
+                           atol=2.5 / 255)
+    with pytest.raises(ValueError, match="made for"):
+        load_table(path, exact.load("tiny_dice"))
+
+
+def test_duplicate_tournament():
+    game = pyspiel.load_game("han_solo", {"players": 2})
+    # A policy against itself: each deal's two seatings cancel exactly.
+    same = duplicate_match(game, CLOSEST_TO_ZERO, CLOSEST_TO_ZERO, 200, seed=4)
+    assert same["margin"]["mean"] == 0.0 and same["win_rate"]["mean"] == 0.5
+    first = duplicate_match(game, UNIFORM, STAND_ON_ZERO, 500, seed=4)
+    assert first == duplicate_match(game, UNIFORM, STAND_ON_ZERO, 500, seed=4)
+    # Random play loses to aiming at zero (measured: -2.9 thousand credits a round).
+    assert first["margin"]["high"] < 0 and first["win_rate"]["high"] < 0.5
+    # Margins are the credits' difference; a round shares out one pot of 2 tokens.
+    assert first["margin"]["mean"] == pytest.approx(
+        first["credits"]["mean"] - first["opponent_credits"]["mean"])
+    assert duplicate_match(game, DICE_AWARE, UNIFORM, 100, seed=4)["rounds"] == 200
