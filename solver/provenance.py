@@ -97,7 +97,12 @@ def command_line(command: str | Sequence[str] | None = None) -> str:
     absolute path made portable (`portable_path`), also in --option=/path and in comma
     lists (--policies table,/path/p.npz)."""
     if command is None:
-        words = [Path(sys.argv[0]).name, *sys.argv[1:]]
+        program = Path(sys.argv[0])
+        # a script is run by python, named from the repository's root (benchmarks/x.py);
+        # an installed command (jabba) by its name
+        words = (["python", portable_path(program.resolve(), _ROOT)]
+                 if program.suffix == ".py" else [program.name])
+        words += sys.argv[1:]
     else:
         words = shlex.split(command) if isinstance(command, str) else list(command)
 

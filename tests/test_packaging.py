@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+import spiel_game
+from solver import provenance
 from spiel_game.cards import AGENDA_NAMES, DECK_PRESETS
 
 from solver.policies import shipped
@@ -44,11 +46,24 @@ def _games():
             for variant in variants for players in range(2, 7)]
 
 
+def _header(path: Path) -> dict:
+    import json
+
+    import numpy as np
+
+    with np.load(path, allow_pickle=False) as data:
+        return json.loads(str(data["header"]))
+
+
 def test_wheel_holds_every_policy_the_rule_can_pick_and_the_rules(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     picked = [path for game in _games() for path in shipped.policy_files(*game)]
     assert picked, "the checkout ships no policy at all"
-    assert len(picked) == len(list((ROOT / "results").glob("policy_*.npz")))
+    # every shipped policy of a game the commands take (han_solo's tables are results
+    # no command reads yet: docs/han-solo.md)
+    of_commands = [p for p in (ROOT / "results").glob("policy_*.npz")
+                   if provenance.game_name(_header(p)) in spiel_game.GAMES]
+    assert len(picked) == len(of_commands)
     for path in picked:
         assert f"solver/{shipped.PACKAGE_DATA}/{path.name}" in names, path.name
     if (ROOT / "docs" / "RULES.md").exists():

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import spiel_game
+
 from conftest import load
 from solver import provenance
 from solver.reports import files as report_files
@@ -47,9 +49,13 @@ def _assert_header(record: dict, where: str) -> None:
     missing = [field for field in provenance.HEADER_FIELDS if field not in record]
     assert not missing, f"{where}: no {missing}"
     name = record["game"]["name"]
-    assert name in ("jabbas_palace", "love_letter"), where
-    assert {"deck", "players", "utility"} <= set(record["game"]["parameters"])
-    assert ("agenda" in record["game"]["parameters"]) == (name == "jabbas_palace"), where
+    assert name in spiel_game.REGISTERED, where
+    if name in spiel_game.GAMES:  # the Love Letter games: deck and utility always named
+        assert {"deck", "players", "utility"} <= set(record["game"]["parameters"])
+        assert ("agenda" in record["game"]["parameters"]) == (
+            spiel_game.ruleset(name).has_agendas), where
+    else:
+        assert "players" in record["game"]["parameters"], where
     program = record["command"].split()[:2]
     # a jabba command, or a measurement script of benchmarks/ (the abstraction study)
     assert record["code_version"] and (program[0] == "jabba" or (
@@ -142,7 +148,9 @@ def _committed_renderings() -> dict[str, bytes]:
     for path in sorted([*RESULTS.glob("search_*.json"), *RESULTS.glob("model_fit_*.json"),
                         *RESULTS.glob("match_values_*.json"),
                         *RESULTS.glob("exploit_*.json"),
-                        *RESULTS.glob("match_aware*.json")]):
+                        *RESULTS.glob("match_aware*.json"),
+                        *RESULTS.glob("belief_accuracy.json"),
+                        *RESULTS.glob("han_solo_*.json")]):
         out.update(report_files.table_files(provenance.read_json(path), path.stem))
     loss = RESULTS / "abstraction_loss.json"
     if loss.exists():
@@ -179,11 +187,14 @@ def test_shipped_policy_files_load_with_their_checksums():
 
     import pyspiel
 
+    from solver.han_solo.table_policy import load_table
+
     for path in sorted(RESULTS.glob("policy_*.npz")):
         header = _record(path)
         game = pyspiel.load_game(provenance.game_name(header), {
             k: v for k, v in provenance.game_parameters(header).items() if k != "utility"})
-        assert len(load_policy(path, game)) == header["keys"]  # checksum checked on load
+        load = load_table if provenance.game_name(header) == "han_solo" else load_policy
+        assert len(load(path, game)) == header["keys"]  # checksum checked on load
 
 
 def test_table_policy_file_gets_the_header_and_keeps_its_refusals(tmp_path, monkeypatch):
