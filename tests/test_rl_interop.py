@@ -40,7 +40,10 @@ UNBOUNDED_BOX_WARNINGS = ("Agent's minimum observation space value is -infinity"
 RewardsOnce = type(environment("love_letter"))  # the shipped wrapper, with the fix
 
 
-WRAPPERS = [OpenSpielCompatibilityV0, RewardsOnce]
+# PettingZoo's api_test on the shipped wrapper only: Shimmy's own fails at random on a
+# round that ends in chance alone (KeyError -4 in reset(), about 1 deal in 170; pinned
+# below), and api_test's resets are not seeded.
+WRAPPERS = [RewardsOnce]
 
 
 def make_env(name: str, config: dict, wrapper=None) -> OpenSpielCompatibilityV0:
@@ -138,6 +141,29 @@ def test_shimmy_alone_pays_seat_k_its_return_k_plus_1_times(name, config):
         assert paid == pytest.approx([(k + 1) * r for k, r in enumerate(returns)])
         shown = shown or any(returns[1:])
     assert shown
+
+
+def _chance_only_seed(name: str, config: dict) -> int:
+    """A reset seed whose round ends before any decision (the engine settles every single
+    option itself, and chance can run to the round's end)."""
+    env = make_env(name, config)
+    for seed in range(3000):
+        env.reset(seed=seed)
+        if env.game_state.is_terminal():
+            return seed
+    raise AssertionError("no round ended in chance alone in 3,000 deals")
+
+
+@pytest.mark.parametrize("name,config", GAMES[:2], ids=IDS[:2])
+def test_a_round_that_ends_in_chance_alone_pays_its_returns(name, config):
+    """Every agent is done at once after reset(), each paid its return once; Shimmy's own
+    wrapper fails there (pinned: when it stops failing, the fix in spiel_game.rl can go)."""
+    seed = _chance_only_seed(name, config)
+    run = rollout(make_env(name, config), seed)
+    assert run["steps"] == [] and run["totals"] == pytest.approx(run["returns"])
+    assert any(run["returns"].values())  # somebody won the round
+    with pytest.raises(KeyError):
+        make_env(name, config, OpenSpielCompatibilityV0).reset(seed=seed)
 
 
 def test_the_docs_training_loop_runs():
