@@ -28,7 +28,7 @@ from solver.mccfr.checkpoint import write_checkpoint
 from solver.mccfr.solver import MCCFRSolver, MemoryLimitReached, memory_size
 from solver.mccfr.table import META_SLOTS_USED, MAX_LOAD, Tables, claim_block
 from solver.mccfr.train import (TrainOutcome, _check_budgets, _next_measure, curve_point,
-                                remove_orphans)
+                                resumed)
 
 # A connection to a cluster that does not answer is refused within this (the brief: 30 s).
 CONNECT_TIMEOUT = 10.0
@@ -339,17 +339,8 @@ def train_ray(game, level: int, iterations: int | None, seconds: float | None, *
     if not isinstance(round_iterations, int) or round_iterations < 1:
         raise ValueError(f"round_iterations must be a positive whole number, got "
                          f"{round_iterations!r}")
-    if checkpoint is not None:
-        for orphan in remove_orphans(Path(checkpoint)):
-            log(f"removed {orphan}: left by a checkpoint write that did not finish")
-    solver = None
-    if resume:
-        if checkpoint is None or not Path(checkpoint).exists():
-            raise ValueError(f"--resume needs an existing checkpoint, got {checkpoint}")
-        solver = MCCFRSolver.from_checkpoint(game, checkpoint, max_memory=max_memory)
-        if solver.level != level:
-            raise ValueError(f"{checkpoint}: checkpoint uses abstraction level "
-                             f"{solver.level}, not {level}")
+    solver = resumed(game, level, checkpoint, resume, max_memory, log)
+    if solver is not None:
         if workers is not None and workers != solver.threads:
             raise ValueError(f"{checkpoint}: the run has {solver.threads} random streams "
                              f"(workers or threads); resume it with --ray-workers "

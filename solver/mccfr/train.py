@@ -119,6 +119,24 @@ def remove_orphans(checkpoint: Path) -> list[Path]:
 
 
 
+def resumed(game, level, checkpoint: Path | None, resume: bool, max_memory: int | None,
+            log: Callable[[str], None]) -> MCCFRSolver | None:
+    """The run to resume from `checkpoint` (its level checked), or None for a new run;
+    removes what a killed checkpoint write left behind first."""
+    if checkpoint is not None:
+        for orphan in remove_orphans(Path(checkpoint)):
+            log(f"removed {orphan}: left by a checkpoint write that did not finish")
+    if not resume:
+        return None
+    if checkpoint is None or not Path(checkpoint).exists():
+        raise ValueError(f"--resume needs an existing checkpoint, got {checkpoint}")
+    solver = MCCFRSolver.from_checkpoint(game, checkpoint, max_memory=max_memory)
+    if solver.level != level:
+        raise ValueError(f"{checkpoint}: checkpoint uses abstraction level "
+                         f"{solver.level}, not {level}")
+    return solver
+
+
 def curve_point(solver, tree) -> dict:
     """A point of the training curve, appended to `solver.curve`: iterations, time, keys
     and, on a reduced deck's `tree`, the exact exploitability (NashConv with 3+
@@ -150,17 +168,8 @@ def train(game, level: int, iterations: int | None, seconds: float | None, *,
     (orphans removed, a memory projection over the limit)."""
     _check_budgets(iterations, seconds, checkpoint_every)
     max_memory = default_max_memory() if max_memory is None else max_memory
-    if checkpoint is not None:
-        for orphan in remove_orphans(Path(checkpoint)):
-            log(f"removed {orphan}: left by a checkpoint write that did not finish")
-    if resume:
-        if checkpoint is None or not Path(checkpoint).exists():
-            raise ValueError(f"--resume needs an existing checkpoint, got {checkpoint}")
-        solver = MCCFRSolver.from_checkpoint(game, checkpoint, max_memory=max_memory)
-        if solver.level != level:
-            raise ValueError(f"{checkpoint}: checkpoint uses abstraction level "
-                             f"{solver.level}, not {level}")
-    else:
+    solver = resumed(game, level, checkpoint, resume, max_memory, log)
+    if solver is None:
         solver = MCCFRSolver(game, level=level, seed=seed, threads=threads,
                              max_memory=max_memory)
     if solver.tables.nbytes > max_memory:
