@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import random
+import signal
 import sys
 from pathlib import Path
 
@@ -181,6 +182,10 @@ def _interactive(game, seat, against, search_iterations, seed, match,
     except ValueError as err:
         raise typer.BadParameter(str(err), param_hint="--against") from None
     judge = _make_coach(game, coach, seed) if coach else None
+    # Ctrl-C must stop the game even when the parent left SIGINT ignored (a background
+    # job, some test runners): an ignored signal is inherited through exec, and Python
+    # then installs no KeyboardInterrupt handler of its own.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     log_path, stream = _open_log(log_path, seed)
     with stream:
         writer = LogWriter(stream)

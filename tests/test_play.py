@@ -373,11 +373,15 @@ def _pexpect():
     return pytest.importorskip("pexpect", reason="pexpect drives the pseudo-terminal")
 
 
-def _spawn(args: list[str], tmp_path: Path):
+def _spawn(args: list[str], tmp_path: Path, preexec_fn=None):
     pexpect = _pexpect()
     env = {**os.environ, "COLUMNS": "120", "PYTHONPATH": str(ROOT)}
     return pexpect.spawn(sys.executable, ["-m", "cli.main", "play", *args], cwd=str(tmp_path),
-                         env=env, encoding="utf-8", timeout=120)
+                         env=env, encoding="utf-8", timeout=120, preexec_fn=preexec_fn)
+
+
+def _ignore_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def test_a_round_through_a_pseudo_terminal(tmp_path):
@@ -404,7 +408,9 @@ def test_a_round_through_a_pseudo_terminal(tmp_path):
 
 
 def test_ctrl_c_leaves_a_valid_log_of_the_moves_so_far(tmp_path):
-    child = _spawn(["--seat", "0", "--seed", "6", "--log", "stopped.jsonl"], tmp_path)
+    # Started with SIGINT ignored, as by a background job: Ctrl-C must stop it all the same.
+    child = _spawn(["--seat", "0", "--seed", "6", "--log", "stopped.jsonl"], tmp_path,
+                   preexec_fn=_ignore_sigint)
     child.expect(r"your choice")
     child.sendline("1")
     child.expect(r"your choice")
