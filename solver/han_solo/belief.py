@@ -139,12 +139,13 @@ def _decision_action(s: np.ndarray, log, i: int) -> int:
     return _DECISION_EVENT[kind]
 
 
-def replay(game, events, player: int, policy, particles: int = 4096, seed: int = 0
-           ) -> HanSoloPosterior:
+def replay(game, events, player: int, policy, particles: int = 4096, seed: int = 0,
+           dealt: tuple[int, ...] = ()) -> HanSoloPosterior:
     """The posterior of seat `player` after `events` (engine events (kind, player,
     value), another player's private cards L.HIDDEN), the others playing `policy` (an
     OpenSpiel-style policy of han_solo: `action_probabilities(state)` reading
-    `state._s`; None: no inference from their choices, the chance odds alone)."""
+    `state._s`; None: no inference from their choices, the chance odds alone).
+    `dealt`: the player's dealt cards where the log leaves its deal out."""
     if particles < 1:
         raise ValueError(f"particles={particles}: at least 1")
     rng = np.random.default_rng(seed)
@@ -165,7 +166,10 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
             who = who if want in (L.E_DEAL, L.E_DRAW, L.E_REDEAL) else -1
             k, p, _ = log[i]
             if not (k == want and (who < 0 or p == who)):
-                if want == L.E_POT or (want in (L.E_DEAL, L.E_REDEAL) and who != player):
+                if want == L.E_DEAL and who == player and dealt:
+                    log.insert(i, (want, who, dealt[0]))
+                    dealt = dealt[1:]
+                elif want == L.E_POT or (want in (L.E_DEAL, L.E_REDEAL) and who != player):
                     log.insert(i, (want, who, L.HIDDEN))  # not written: unknown to me
                 else:
                     expected = {L.E_DEAL: f"p{who} deal CARD", L.E_FLIP: "flip CARD",

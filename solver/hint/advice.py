@@ -402,6 +402,10 @@ def answer(request: HintRequest) -> HintAnswer:
     gain and what it risks (docs/opponents.md)."""
     from solver.search.resolve import SearchLimits
 
+    if request.game.get_type().short_name == "han_solo":
+        from solver.han_solo.hint import answer as han_solo_answer
+
+        return han_solo_answer(request)
     start = time.perf_counter()
     r = request
     sit, game, policies, match, opponent = (r.situation, r.game, r.policies, r.match,
