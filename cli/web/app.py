@@ -64,8 +64,10 @@ SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the field
     "type": "object", "description": "A situation: the fields of a situation file "
     "(docs/hint.md, 'The situation'), e.g. the README's worked hint.",
     "properties": {
-        "game": {"type": "string", "enum": list(GAMES), "default": GAMES[0],
-                 "description": "love_letter: classic cards, no agenda"},
+        "game": {"type": "string", "enum": [*GAMES, "han_solo"], "default": GAMES[0],
+                 "description": "love_letter: classic cards, no agenda; han_solo: the "
+                 "fields of docs/han-solo.md 'Hints' (players, seat, hand, log, pot, turn, "
+                 "params)"},
         "players": {"type": "integer", "minimum": 2, "maximum": 6, "default": 2},
         "agenda": {"type": "string", "default": "exalted_one"},
         "seat": {"type": "integer", "default": 0},
@@ -81,7 +83,9 @@ SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the field
         "bottom": {"type": "array", "items": {"type": "string"}},
         "deck": {"type": "integer"},
         "log": {"type": "string", "description": "events separated by ';', or a pasted "
-                "information state"}},
+                "information state"},
+        "pot": {"type": "array", "items": {"type": "string"}},
+        "turn": {"type": "integer"}},
     "example": WARM_SITUATION}
 
 
@@ -366,7 +370,8 @@ def compute_hint(data: dict, seconds: float, resolve_seconds: float, seed: int,
                  search_iterations: int | None = None, score: str | None = None,
                  match_goal: int | None = None, rounds_played: int | None = None,
                  opponent: list[str] | None = None, exploit: str = "safe",
-                 confidence: float = 0.5, prior_only: bool = False) -> dict:
+                 confidence: float = 0.5, prior_only: bool = False,
+                 rollouts: int | None = None) -> dict:
     """`jabba hint --json` for the situation `data`: the command line's one pipeline
     (solver/hint/request.py, advice.answer), the game's tables shared by every request."""
     from solver.hint.advice import answer
@@ -382,7 +387,7 @@ def compute_hint(data: dict, seconds: float, resolve_seconds: float, seed: int,
                 confidence=confidence, prior_only=prior_only, seconds=seconds,
                 resolve_seconds=resolve_seconds,
                 seed=seed, search=search, search_seconds=search_seconds,
-                search_iterations=search_iterations)
+                search_iterations=search_iterations, rollouts=rollouts)
         except TypeError:
             try:  # a field of a JSON type the library does not take: say which
                 from_mapping(situation_fields(data))
@@ -414,12 +419,15 @@ async def api_hint(request: Request, state: State,
                    opponent: list[str] | None = _OPPONENT_QUERY,
                    exploit: str = Query("safe"),
                    confidence: float = Query(0.5, gt=0, le=1),
-                   prior_only: bool = Query(False)
+                   prior_only: bool = Query(False),
+                   rollouts: int | None = Query(None, ge=1, le=100_000, description=(
+                       "exactly this many rollouts (han_solo: default 1000)"))
                    ) -> dict:
     data = _situation(await request.body())
     return await state.in_worker(compute_hint, data, seconds, resolve_seconds, seed, search,
                                  search_seconds, search_iterations, score, match_goal,
-                                 rounds_played, opponent, exploit, confidence, prior_only)
+                                 rounds_played, opponent, exploit, confidence, prior_only,
+                                 rollouts)
 
 
 # Games ---------------------------------------------------------------------------------

@@ -127,15 +127,20 @@ def _decision_action(s: np.ndarray, log, i: int) -> int:
     turn = {L.PH_TURN: "draw, take or stand", L.PH_DISCARD: "discard a card or keep",
             L.PH_PICK: "take a token"}[phase]
     kind, who, value = log[i]
+    if phase == L.PH_PICK and kind != L.E_PICK:
+        raise LogError(f"{_where(log, i)}: the round's {int(s[L.S_TURNS])} turns are over "
+                       "(H2); the players take their tokens now (H6)")
     if who != p and kind != L.E_RESHUFFLE:
         raise LogError(f"{_where(log, i)}: it is p{p}'s turn to {turn} here (turns go "
                        f"p0, p1, ... from the dealer's left, H1/H2)")
+    fits = {L.PH_TURN: (L.E_DRAW, L.E_RESHUFFLE, L.E_TAKE, L.E_STAND),
+            L.PH_DISCARD: (L.E_DISCARD, L.E_KEEP), L.PH_PICK: (L.E_PICK,)}[phase]
+    if kind not in fits:
+        raise LogError(f"{_where(log, i)}: p{p} has to {turn} here (H2)")
     if kind == L.E_DISCARD:
         return L.DISCARD + value
     if kind == L.E_PICK:
         return L.PICK + value
-    if kind not in _DECISION_EVENT:
-        raise LogError(f"{_where(log, i)}: p{p} has to {turn} here")
     return _DECISION_EVENT[kind]
 
 
@@ -207,6 +212,10 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
                     t = s.copy()
                     engine.apply_action(t, action)
                     stepped.append((t, w))
+            if not stepped and p != player and action >= L.DISCARD:
+                raise LogError(f"{_where(log, i)}: p{p} cannot hold a "
+                               f"{L.card_name(action - L.DISCARD)} here in any deal of "
+                               "the cards not seen (every copy is seen elsewhere, H9)")
             if not stepped:
                 legal = (engine.is_legal(s0, action) or
                          any(engine.is_legal(s, action) for s, _ in worlds))

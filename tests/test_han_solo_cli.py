@@ -1,0 +1,178 @@
+"""The Han Solo card game (`--game han_solo`) on the commands: the hint (the EV of every
+option from rollouts over posterior worlds, each opponent's hand-total posterior), its
+belief engine (solver/han_solo/belief.py), the refusals (cards of another game,
+impossible hands, a turn that does not exist, Love Letter's options), and the other
+commands taking --game han_solo."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pyspiel
+import pytest
+from typer.testing import CliRunner
+
+import spiel_game  # noqa: F401  (registers the games)
+from cli.main import app
+from solver.han_solo import belief
+from solver.han_solo.heuristics import HanSoloHeuristic
+from solver.hint.advice import answer
+from solver.hint.answer import without_wall_times
+from solver.hint.parse import SituationError
+from solver.hint.request import HintInputError, HintRequest
+from spiel_game.han_solo import layout as L
+
+runner = CliRunner()
+# Seat 1 on the last turn (no dice): p0 drew and put down a red -2; with green +4 and
+# red -2, taking it makes a three-card zero, which only a Best or a bigger zero beats.
+LAST_TURN = {"game": "han_solo", "seat": 1, "hand": ["green +4", "red -2"],
+             "pot": ["green", "gold"], "params": {"dice": 0},
+             "log": "flip green +9; p0 stand; p1 stand; p0 stand; p1 stand; p0 draw; "
+                    "p0 discard red -2"}
+# Every green +10 is seen by seat 1 (two in hand, one turned up): p0 holds none.
+TENS_SEEN = {"game": "han_solo", "seat": 1, "hand": ["+10", "g10"], "pot": "green,gold",
+             "log": "flip green +10; p0 stand"}
+
+
+def said(result) -> str:
+    return " ".join(re.sub(r"[│╭╮╰╯─]", " ", result.output).split())
+
+
+def _hint(data: dict, rollouts: int = 400, **kw) -> dict:
+    return answer(HintRequest.from_inputs(dict(data), rollouts=rollouts, seed=0, **kw)
+                  ).to_json()
+
+
+def test_take_that_makes_zero_is_recommended_on_the_last_turn():
+    out = _hint(LAST_TURN)
+    assert out["situation"]["turn"] == 3 and out["situation"]["discard_top"] == "red -2"
+    assert out["recommendation"]["action"] == "take the discard, discard nothing"
+    plays = {p["action"]: p for p in out["plays"]}
+    assert set(plays) == {"draw from the pile", "take the discard", "stand"}
+    take, stand = plays["take the discard"], plays["stand"]
+    # Every discard choice after the take is valued; keeping the zero is the best.
+    step = take["steps"][0]
+    assert {o["action"] for o in step["options"]} == {
+        "discard nothing", "discard green +4", "discard red -2"}
+    assert step["chosen"] == "discard nothing"
+    assert take["ev"] - stand["ev"] > stand["vs_best_ci95"] >= 0
+    assert take["ev"] > 0 > stand["ev"]
+    # No table ships for dice=0: the heuristic plays and the answer says so.
+    assert out["policy"]["source"] == "heuristic"
+    assert out["posterior"]["exact"] is True
+
+
+def test_posterior_puts_no_weight_on_cards_all_seen():
+    out = _hint(TENS_SEEN, rollouts=64)
+    (p0,) = out["opponents"]
+    assert "green +10" not in {c["card"] for c in p0["hand"]}
+    totals = {t["total"]: t["probability"] for t in p0["total"]}
+    assert max(totals) <= 19 and 20 not in totals  # +10 +10 cannot be; +10 +9 neither
+    assert max(totals) == 18  # two green +9
+    assert sum(totals.values()) == pytest.approx(1.0)
+    assert p0["cards"] == [{"cards": 2, "probability": pytest.approx(1.0)}]
+    assert out["posterior"]["worlds"] > 1 and out["posterior"]["ess"] > 1
+
+
+def test_belief_keeps_the_true_hand_and_weighs_choices():
+    """On rounds played by a heuristic, the exact posterior gives the opponent's true
+    hand a positive weight, and Bayes on the choices moves the weights off the prior."""
+    game = pyspiel.load_game("han_solo")
+    policy = HanSoloHeuristic(game, "closest_to_zero")
+    rng = np.random.default_rng(5)
+    moved = 0
+    for _ in range(6):
+        state = game.new_initial_state()
+        for _ in range(int(rng.integers(12, 30))):
+            if state.is_terminal():
+                break
+            items = (state.chance_outcomes() if state.is_chance_node() else
+                     list(policy.action_probabilities(state).items()))
+            actions, probs = zip(*items)
+            state.apply_action(int(rng.choice(actions, p=np.array(probs) / sum(probs))))
+        if state.is_terminal():
+            continue
+        post = belief.posterior(game, state, 1, policy, particles=100_000, seed=0)
+        prior = belief.posterior(game, state, 1, None, particles=100_000, seed=0)
+        assert post.exact
+        true = sorted(state.hand(0))
+        weight = sum(w for s, w in zip(post.worlds, post.weights)
+                     if sorted(s[L.S_HAND:L.S_HAND + s[L.S_HAND_N]].tolist()) == true)
+        assert weight > 0
+        dist = belief.hand_total_distribution(post, 0)
+        assert sum(dist["total"].values()) == pytest.approx(1.0)
+        a = belief.hand_total_distribution(prior, 0)["total"]
+        moved += any(abs(dist["total"].get(t, 0) - p) > 1e-9 for t, p in a.items())
+    assert moved > 0
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"hand": ["jabba", "+3"]}, "card of Jabba's Palace"),
+    ({"hand": ["+3", "+3", "+3", "+3"]}, "4 x green +3, but the deck has 3"),
+    ({"hand": ["guard"]}, "card of Jabba's Palace"),
+    ({"turn": 4}, "a round has 3 turns"),
+    ({"turn": 2}, "the log ends in turn 3"),
+    ({"hand": ["+4", "-2", "-2"]}, "you were dealt 3 cards, not 2"),
+    ({"log": LAST_TURN["log"] + "; p1 stand; p0 stand"}, "turns are over"),
+    ({"log": "flip green +9; p1 stand"}, "p0's turn"),
+    ({"log": "flip green +9; p0 discard red -2"}, "p0 has to draw, take or stand"),
+    ({"face_up": ["+3"]}, "Love Letter fields"),
+    ({"pot": ["green"]}, "one per player"),
+])
+def test_bad_situations_are_refused(change, words):
+    with pytest.raises(SituationError, match=re.escape(words)):
+        _hint({**LAST_TURN, **change}, rollouts=8)
+
+
+def test_a_copy_too_many_in_the_log_is_refused():
+    data = {**LAST_TURN, "hand": ["+9", "-9"], "log": "flip green +9; p0 draw; "
+            "p0 discard green +9; p1 take; p1 discard green +9; p0 draw; "
+            "p0 discard green +9"}
+    with pytest.raises(SituationError, match="p0 cannot hold a green \\+9"):
+        _hint(data, rollouts=8)
+
+
+def test_match_and_opponent_options_are_refused():
+    with pytest.raises(HintInputError, match="han_solo has no match values"):
+        HintRequest.from_inputs(dict(LAST_TURN), score="1,2")
+
+
+def test_cli_hint_json_is_the_one_answer():
+    args = ["hint", "--game", "han_solo", "--seat", "1", "--hand", "green +4,red -2",
+            "--pot", "green,gold", "--log", TENS_SEEN["log"].replace("p0 stand",
+                                                                     "p0 stand"),
+            "--rollouts", "200", "--seed", "3", "--json"]
+    args[args.index("--hand") + 1] = "+10,g10"
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.output)
+    want = answer(HintRequest.from_inputs(dict(TENS_SEEN), rollouts=200, seed=3)).to_json()
+    assert without_wall_times(got) == without_wall_times(want)
+    text = runner.invoke(app, args[:-1])
+    assert text.exit_code == 0 and "Recommended:" in text.output and "P(zero)" in text.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--face-up", "+3"], "applies only to --game jabbas_palace or love_letter"),
+    (["--agenda", "exalted_one"], "applies only"),
+    (["--hand", "boba,+3"], "card of Jabba's Palace"),
+])
+def test_cli_hint_refusals(args, words):
+    base = ["hint", "--game", "han_solo", "--seat", "1", "--log", "flip +9; p0 stand",
+            "--hand", "+3,-2"]
+    result = runner.invoke(app, base + args)
+    assert result.exit_code == 2 and words in said(result), said(result)
+
+
+def test_cli_han_solo_options_refused_for_love_letter():
+    result = runner.invoke(app, ["hint", "--game", "love_letter", "--hand", "spy,guard",
+                                 "--pot", "green,gold"])
+    assert result.exit_code == 2 and "with --game han_solo" in said(result)
+
+
+def test_commands_without_han_solo_say_which_have_it():
+    result = runner.invoke(app, ["rules", "--game", "han_solo"])
+    assert result.exit_code == 2
+    assert "han_solo's commands are hint, play" in said(result)
