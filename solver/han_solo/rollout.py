@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from spiel_game.han_solo import engine
-from spiel_game.han_solo.layout import MAX_PLAYERS, NUM_ACTIONS, PH_CHANCE, PH_TERMINAL, S_CUR, S_PHASE
+from spiel_game.han_solo.layout import MAX_PLAYERS, NUM_ACTIONS, PH_CHANCE, PH_TERMINAL, S_PHASE
 
 from solver.han_solo.features import heuristic_probs
 from solver.han_solo.tournament import TABLE, _table_probs
