@@ -35,7 +35,7 @@ def _bank(policies: list[str], game, deck: str, agenda: str, players: int):
 
 def tournament(
     ctx: typer.Context,
-    game_name: str = options.game_option(),
+    game_name: str = options.game_option(han_solo=True),
     players: int = options.players_option("Number of players, 2 to 6."),
     agenda: str = options.agenda_option(),
     deck: str = options.deck_option(),
@@ -68,6 +68,13 @@ def tournament(
         raise typer.BadParameter("--deals and --matches are both 0; give at least one "
                                  "of them above 0", param_hint="--deals")
     game = options.load_game(game_name, players, deck, "margin", agenda, ctx)
+    if game_name == options.HAN_SOLO:
+        from cli import han_solo
+
+        options.refuse_han_solo_options(ctx, game_name, "matches")
+        han_solo.tournament(game, None if policies == DEFAULT_POLICIES else policies,
+                            deals, seed, diagonal, out)
+        return
     agenda = variant(game)  # what names its shipped table and its rows
     names = [p.strip() for p in policies.split(",") if p.strip()]
     if policies == DEFAULT_POLICIES:

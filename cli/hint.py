@@ -214,7 +214,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def export(
         ctx: typer.Context,
-        game_name: str = options.game_option(),
+        game_name: str = options.game_option(han_solo=True),
         players: int = options.players_option("Players, for the shipped policy."),
         agenda: str = options.agenda_option("Agenda, for the shipped policy (--game "
                                             f"{' or '.join(options.AGENDA_GAMES)} only)."),
@@ -241,6 +241,11 @@ def register(app: typer.Typer) -> None:
         if fmt not in FORMATS:
             raise typer.BadParameter(f"--format {fmt!r}: allowed are {', '.join(FORMATS)}")
         game = options.load_game(game_name, players, "full", agenda=agenda, ctx=ctx)
+        if game_name == HAN_SOLO:
+            from cli import han_solo
+
+            han_solo.export(game, policy, fmt, output, rounds, all_keys, seed)
+            return
         from spiel_game.game import variant
 
         paths = [policy] if policy else shipped_policies("full", variant(game), players)

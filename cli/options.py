@@ -272,6 +272,10 @@ def refuse_han_solo_options(ctx: typer.Context, game: str, *names: str) -> None:
 
 def refuse_agendas(ctx: typer.Context, game: str, *names: str) -> None:
     """Refuse these options (an agenda, agendas) given for a game without agendas."""
+    if game == HAN_SOLO:
+        applies_only(ctx, names, f"to --game {' or '.join(AGENDA_GAMES)}: han_solo has no "
+                     "agendas")
+        return
     rules = RULESET_OF_GAME[game]
     if not rules.has_agendas:
         applies_only(ctx, names, f"to --game {' or '.join(AGENDA_GAMES)}: {game} has no "
