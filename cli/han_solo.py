@@ -211,3 +211,40 @@ def exploit(deck: str, players: int, iterations: int, out_dir: Path) -> None:
         typer.echo(f"wrote {path}")
     typer.echo(f"NashConv in thousands of credits per round ({record['seconds']:.0f} s "
                "in all)")
+
+
+def lbr(game, policy: str, deals: int, rollouts: int, particles: int, seed: int,
+        out: Path | None) -> None:
+    """A local best response against a han_solo policy (solver/han_solo/lbr.py), 2
+    players: a lower bound on its exploitability."""
+    from cli.evaluate import print_bound
+    from solver import provenance
+    from solver.han_solo.players import resolve
+
+    try:
+        from solver.han_solo.lbr import run_lbr
+    except ImportError:
+        raise typer.BadParameter("han_solo: this version has no local best response "
+                                 "(solver/han_solo/lbr.py); lbr takes --game "
+                                 f"{' or '.join(options.GAMES)}", param_hint="--game"
+                                 ) from None
+    _two_players(game, "LBR")
+    try:
+        player = resolve(policy, game)
+    except ValueError as err:
+        raise typer.BadParameter(str(err), param_hint="--policy") from None
+    with options.progress_bars() as progress:
+        update = options.tracker(progress)
+        result = run_lbr(game, player.kind, deals, player.table, seed, rollouts, particles,
+                         on_progress=lambda done, total: update("LBR deals", done, total))
+    print_bound(result, player.describe(), 2, "thousand credits")
+    if out:
+        record = {**provenance.header(game, seconds=result.seconds),
+                  "what": f"local best response lower bound on {result.metric}",
+                  "policy": player.name, "spec": player.describe(), "deals": result.deals,
+                  "rollouts": rollouts, "max_particles": particles, "seed": seed,
+                  result.metric: result.lower_bound().to_dict(),
+                  "per_seat": [e.to_dict() for e in result.per_seat()],
+                  "belief": result.belief_stats, "interrupted": result.interrupted}
+        provenance.write_json(out, record)
+        typer.echo(f"wrote {out}")

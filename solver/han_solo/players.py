@@ -18,9 +18,10 @@ from open_spiel.python import policy as policy_lib
 from spiel_game.han_solo import engine
 from spiel_game.han_solo.layout import NUM_ACTIONS
 
-from solver.han_solo.features import CLOSEST_TO_ZERO, HEURISTIC_NAMES, heuristic_probs
+from solver.han_solo.features import CLOSEST_TO_ZERO, HEURISTIC_NAMES
+from solver.han_solo.rollout import policy_probs
 from solver.han_solo.table_policy import HanSoloTablePolicy, load_table
-from solver.han_solo.tournament import TABLE, _table_probs
+from solver.han_solo.tournament import TABLE
 
 GAME = "han_solo"
 TABLE_NAME = "table"
@@ -77,28 +78,22 @@ class HanSoloPlayer(policy_lib.Policy):
                     np.zeros(1))
         return (t.level, t.keys, t.starts, t.num_actions, t.probs)
 
+    def _probs(self, s) -> tuple[dict[int, float], bool]:
+        acts = np.empty(NUM_ACTIONS, dtype=np.int32)
+        n = engine.legal_actions(s, acts)
+        out = np.zeros(NUM_ACTIONS)
+        found = policy_probs(s, self.kind, acts, n, *self.arrays(), self.heuristic, out)
+        return {int(acts[i]): float(out[i]) for i in range(n)}, found
+
     def table_row(self, s) -> dict[int, float] | None:
         """The table's probabilities at s, or None (no table, or no key)."""
         if self.table is None:
             return None
-        acts = np.empty(NUM_ACTIONS, dtype=np.int32)
-        n = engine.legal_actions(s, acts)
-        out = np.empty(NUM_ACTIONS)
-        level, keys, starts, num_actions, probs = self.arrays()
-        if not _table_probs(s, acts, n, level, keys, starts, num_actions, probs, out):
-            return None
-        return {int(acts[i]): float(out[i]) for i in range(n)}
+        row, found = self._probs(s)
+        return row if found else None
 
     def action_probabilities(self, state, player_id=None) -> dict[int, float]:
-        s = state._s
-        row = self.table_row(s)
-        if row is not None:
-            return row
-        acts = np.empty(NUM_ACTIONS, dtype=np.int32)
-        n = engine.legal_actions(s, acts)
-        out = np.zeros(NUM_ACTIONS)
-        heuristic_probs(s, self.heuristic, acts, n, out)
-        return {int(acts[i]): float(out[i]) for i in range(n)}
+        return self._probs(state._s)[0]
 
 
 def resolve(spec: str, game) -> HanSoloPlayer:

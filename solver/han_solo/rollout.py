@@ -20,6 +20,21 @@ STREAM_HS_HINT = 40  # a han_solo hint's rollouts (index: the rollout)
 
 
 @njit(**_JIT)
+def policy_probs(s, kind, acts, n, level, keys, starts, num_actions, probs, fallback,
+                 out):
+    """Policy `kind`'s probabilities over acts[:n] into out[:n]: a heuristic, or TABLE
+    (the table's arrays; where it has no key, heuristic `fallback`). False on a table
+    miss. The one lookup of this module and players.py (tournament's, for one table)."""
+    if kind == TABLE:
+        if _table_probs(s, acts, n, level, keys, starts, num_actions, probs, out):
+            return True
+        heuristic_probs(s, fallback, acts, n, out)
+        return False
+    heuristic_probs(s, kind, acts, n, out)
+    return True
+
+
+@njit(**_JIT)
 def play_out(s, kind, level, keys, starts, num_actions, probs, fallback, rng, counts):
     """Play s to the end in place: policy `kind` (a heuristic id, or TABLE with the
     table's arrays and `fallback` where it has no key) for every seat. counts[0]: table
@@ -31,13 +46,10 @@ def play_out(s, kind, level, keys, starts, num_actions, probs, fallback, rng, co
             k = engine.chance_outcomes(s, acts, pr)
         else:
             k = engine.legal_actions(s, acts)
-            if kind == TABLE:
-                counts[0] += 1
-                if not _table_probs(s, acts, k, level, keys, starts, num_actions, probs, pr):
-                    counts[1] += 1
-                    heuristic_probs(s, fallback, acts, k, pr)
-            else:
-                heuristic_probs(s, kind, acts, k, pr)
+            counts[0] += kind == TABLE
+            if not policy_probs(s, kind, acts, k, level, keys, starts, num_actions, probs,
+                                fallback, pr):
+                counts[1] += 1
         engine.apply_action(s, acts[sample(pr, k, rng)])
 
 
