@@ -176,3 +176,113 @@ def test_commands_without_han_solo_say_which_have_it():
     result = runner.invoke(app, ["rules", "--game", "han_solo"])
     assert result.exit_code == 2
     assert "han_solo's commands are hint, play" in said(result)
+
+
+def test_web_api_answers_han_solo_as_the_command_line():
+    from fastapi.testclient import TestClient
+
+    from cli.web.app import create_app
+
+    with TestClient(create_app(warm=False)) as client:
+        body = dict(TENS_SEEN, pot=["green", "gold"])
+        reply = client.post("/api/hint?rollouts=100&seed=4", json=body)
+        assert reply.status_code == 200, reply.text
+        want = answer(HintRequest.from_inputs(dict(body), rollouts=100, seed=4)).to_json()
+        assert without_wall_times(reply.json()) == without_wall_times(want)
+        refused = client.post("/api/hint", json={**body, "hand": ["luke", "+3"]})
+        assert refused.status_code == 422
+        assert "card of Jabba's Palace" in refused.json()["detail"]
+        page = client.get("/han-solo")
+        assert page.status_code == 200 and "han_solo.js" in page.text
+        meta = client.get("/api/meta").json()["han_solo"]
+        assert len(meta["cards"]) == 21 and meta["cards"][0] == "blue 0"
+
+
+def test_tournament_plays_duplicate_deals(tmp_path):
+    out = tmp_path / "t"
+    result = runner.invoke(app, ["tournament", "--game", "han_solo", "--policies",
+                                 "uniform,closest_to_zero", "--deals", "200", "--no-diagonal",
+                                 "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    record = json.loads(out.with_suffix(".json").read_text())
+    (row,) = record["rows"]
+    assert (row["policy"], row["opponent"], row["deals"]) == ("uniform", "closest_to_zero", 200)
+    assert row["margin"]["high"] < 0  # uniform loses to a heuristic (docs/han-solo.md)
+    assert record["game"]["name"] == "han_solo"
+    refused = runner.invoke(app, ["tournament", "--game", "han_solo", "--matches", "5"])
+    assert refused.exit_code == 2 and "not han_solo" in said(refused)
+
+
+def test_export_writes_the_tables_rows(tmp_path):
+    out = tmp_path / "table.csv"
+    result = runner.invoke(app, ["export", "--game", "han_solo", "--rounds", "20", "--out",
+                                 str(out)])
+    if "no shipped han_solo table" in said(result):
+        pytest.skip("no han_solo table ships for the default parameters")
+    assert result.exit_code == 0, result.output
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("key,level,seat,decision,information_state")
+    assert any("hand " in line and "total" in line for line in lines[1:])
+    header = json.loads((tmp_path / "table.csv.json").read_text())
+    assert header["game"]["name"] == "han_solo" and header["policy_header"]["format"] == \
+        "han-solo-table-policy"
+
+
+def test_solve_exactly_and_by_mccfr(tmp_path):
+    result = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
+                                 "--algorithm", "cfr+", "--iterations", "300"])
+    assert result.exit_code == 0, result.output
+    # docs/han-solo.md: CFR+ reaches NashConv 0.00049 in 300 iterations; seat 0 is worth +1.6
+    conv = float(re.search(r"NashConv ([0-9.e-]+)", said(result))[1])
+    value = float(re.search(r"game value ([-+0-9.]+)", said(result))[1])
+    assert conv < 1e-3 and value == pytest.approx(1.6, abs=0.01)
+    out = tmp_path / "p.npz"
+    result = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
+                                 "--algorithm", "mccfr", "--iterations", "500", "--out",
+                                 str(out)])
+    assert result.exit_code == 0, result.output
+    from cli.options import load_han_solo
+    from solver.han_solo.table_policy import load_table
+
+    assert len(load_table(out, load_han_solo(2, "tiny"))) > 0
+    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
+                                  "--algorithm", "mccfr", "--ray"])
+    assert refused.exit_code == 2 and "not han_solo" in said(refused)
+    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "medium"])
+    assert refused.exit_code == 2 and "han_solo's decks are full, tiny" in said(refused)
+
+
+def test_exploit_study_of_a_reduced_deck(tmp_path):
+    result = runner.invoke(app, ["exploit", "--game", "han_solo", "--deck", "tiny",
+                                 "--iterations", "5", "--out-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    record = json.loads((tmp_path / "exploitability_han_solo_tiny_2p.json").read_text())
+    rows = {r["policy"]: r["value"] for r in record["rows"]}
+    assert rows["uniform"] == pytest.approx(7.317, abs=1e-3)  # docs/han-solo.md's table
+
+
+def test_play_a_round_and_replay_it(tmp_path):
+    log = tmp_path / "game.jsonl"
+    result = runner.invoke(app, ["play", "--game", "han_solo", "--seat", "1", "--seed", "3",
+                                 "--against", "closest_to_zero", "--log", str(log)],
+                           input="1\n" * 20)
+    assert result.exit_code == 0, result.output
+    assert "--- round over ---" in result.output and "your hand:" in result.output
+    replayed = runner.invoke(app, ["play", "--replay", str(log)])
+    assert replayed.exit_code == 0, replayed.output
+    assert result.output.split("--- round over ---")[1].strip() in replayed.output
+    refused = runner.invoke(app, ["play", "--game", "han_solo", "--seat", "0", "--coach"])
+    assert refused.exit_code == 2 and "not han_solo" in said(refused)
+
+
+def test_lbr_runs_or_says_why_not():
+    import importlib.util
+
+    result = runner.invoke(app, ["lbr", "--game", "han_solo", "--policy", "uniform",
+                                 "--deals", "1", "--rollouts", "4"])
+    if importlib.util.find_spec("solver.han_solo.lbr") is None:
+        assert result.exit_code == 2
+        assert "this version has no local best response" in said(result)
+    else:
+        assert result.exit_code == 0, result.output
+        assert "exploitability >=" in result.output

@@ -4,9 +4,9 @@ coach), static files from static/. The JSON API is in docs/play.md; FastAPI serv
 OpenAPI schema at /openapi.json and a browsable form of it at /docs.
 
 - `POST /api/hint`: the body is a situation with the fields of a situation file
-  (docs/hint.md), the query the command's other flags (seconds, resolve_seconds, seed,
+  (docs/hint.md; han_solo's: docs/han-solo.md "Hints", its form at `/han-solo`), the query the command's other flags (seconds, resolve_seconds, seed,
   search, search_seconds, search_iterations, score, match_goal, rounds_played,
-  opponent, exploit, confidence); the answer is `jabba hint --json`'s, made
+  opponent, exploit, confidence, rollouts); the answer is `jabba hint --json`'s, made
   by the same calls (cli/hint.py).
 - `POST /api/play/new`, `GET /api/play/{id}`, `POST /api/play/{id}/act`,
   `POST /api/play/{id}/next`, `GET /api/play/{id}/log`: a game of solver/play/.
@@ -340,6 +340,12 @@ def play_page():
     return FileResponse(STATIC / "play.html")
 
 
+@router.get("/han-solo", include_in_schema=False)
+def han_solo_page():
+    """The advice form of the Han Solo card game (its hint: /api/hint, game han_solo)."""
+    return FileResponse(STATIC / "han_solo.html")
+
+
 @router.get("/api/status", summary="Warming up or ready")
 def status(state: State) -> dict:
     return state.warmup.to_json()
@@ -352,7 +358,12 @@ def meta() -> dict:
     from solver.evaluation.tournament import TOKEN_GOAL
     from solver.play.opponents import HEURISTIC_KINDS, OPPONENTS
 
-    return {"cards": [{"id": c.id, "name": c.name, "short": c.aliases[0],
+    from spiel_game.han_solo import layout as hs
+
+    return {"han_solo": {"cards": [hs.card_name(k) for k in range(hs.NUM_CARD_KINDS)],
+                         "tokens": list(hs.TOKEN_NAMES), "turns": 3,
+                         "max_players": hs.MAX_PLAYERS},
+            "cards": [{"id": c.id, "name": c.name, "short": c.aliases[0],
                        "number": c.number, "side": c.side.name.lower(),
                        "copies": c.copies, "effect": c.effect.name.lower(), "text": c.text}
                       for c in CHARACTERS],

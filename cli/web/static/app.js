@@ -500,6 +500,7 @@ function playPage(meta) {
   watchStatus();
   const meta = await api("/api/meta");
   if (document.body.dataset.page === "advice") advicePage(meta);
+  else if (document.body.dataset.page === "han_solo") hanSoloPage(meta);  // han_solo.js
   else playPage(meta);
   document.body.dataset.loaded = "yes";
 })();
