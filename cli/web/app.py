@@ -4,9 +4,10 @@ coach), static files from static/. The JSON API is in docs/play.md; FastAPI serv
 OpenAPI schema at /openapi.json and a browsable form of it at /docs.
 
 - `POST /api/hint`: the body is a situation with the fields of a situation file
-  (docs/hint.md; han_solo's: docs/han-solo.md "Hints", its form at `/han-solo`), the query the command's other flags (seconds, resolve_seconds, seed,
-  search, search_seconds, search_iterations, score, match_goal, rounds_played,
-  opponent, exploit, confidence, rollouts); the answer is `jabba hint --json`'s, made
+  (docs/hint.md; han_solo's: docs/han-solo.md "Hints", its form at `/han-solo`), the
+  query the command's other flags (seconds, resolve_seconds, seed, search,
+  search_seconds, search_iterations, score, match_goal, rounds_played, opponent,
+  exploit, confidence, rollouts); the answer is `jabba hint --json`'s, made
   by the same calls (cli/hint.py).
 - `POST /api/play/new`, `GET /api/play/{id}`, `POST /api/play/{id}/act`,
   `POST /api/play/{id}/next`, `GET /api/play/{id}/log`: a game of solver/play/.
