@@ -286,3 +286,18 @@ def test_lbr_runs_or_says_why_not():
     else:
         assert result.exit_code == 0, result.output
         assert "exploitability >=" in result.output
+
+
+def test_serve_game_han_solo_opens_its_form_and_warms_its_hint():
+    from fastapi.testclient import TestClient
+
+    from cli.web.app import Warmup, compute_hint, create_app, make_game
+
+    with TestClient(create_app(warm=False, game="han_solo")) as client:
+        assert "han_solo.js" in client.get("/").text
+    warm = Warmup()
+    warm.run(compute_hint, make_game, "han_solo")
+    assert warm.state == "ready", warm.detail
+    refused = runner.invoke(app, ["serve", "--game", "love_letter", "--port", "0"])
+    assert refused.exit_code == 2 and "the pages are for jabbas_palace or han_solo" in \
+        said(refused)

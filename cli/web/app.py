@@ -60,6 +60,9 @@ MAX_PLAY_ITERATIONS = 2000  # a game's search budgets per decision (the search's
 _OPPONENT_QUERY = Query(None, description="SEAT=MODEL, repeatable (jabba hint --opponent)")
 WARM_SITUATION = {"players": 2, "seat": 1, "hand": ["jabba", "guard"],
                   "face_up": ["crumb", "bib", "merc"], "areas": {"0": ["han"]}}
+HAN_SOLO = "han_solo"  # `jabba serve --game han_solo`: its advice form at /
+WARM_HAN_SOLO = {"game": HAN_SOLO, "seat": 1, "hand": ["green +4", "red -2"],
+                 "pot": ["green", "gold"], "log": "flip green +9; p0 draw; p0 discard red -2"}
 
 SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the fields
     "type": "object", "description": "A situation: the fields of a situation file "
@@ -116,13 +119,17 @@ class Warmup:
         self.started = time.perf_counter()
         self.seconds = None
 
-    def run(self, hint_fn, make_game) -> None:
+    def run(self, hint_fn, make_game, game: str = GAMES[0]) -> None:
         try:
-            hint_fn(dict(WARM_SITUATION), seconds=0.01, resolve_seconds=0.01, seed=0,
-                    search_iterations=1)
-            played = make_game(NewGame(coach=True, coach_seconds=0.01,
-                                       coach_search_iterations=1)).session
-            played.act(played.legal()[0][0])  # the opponents' tables and the coach
+            if game == HAN_SOLO:  # its hint's belief and rollouts (no play page)
+                hint_fn(dict(WARM_HAN_SOLO), seconds=0.01, resolve_seconds=0.01, seed=0,
+                        rollouts=8)
+            else:
+                hint_fn(dict(WARM_SITUATION), seconds=0.01, resolve_seconds=0.01, seed=0,
+                        search_iterations=1)
+                played = make_game(NewGame(coach=True, coach_seconds=0.01,
+                                           coach_search_iterations=1)).session
+                played.act(played.legal()[0][0])  # the opponents' tables and the coach
             self.state, self.detail = "ready", "ready"
         except Exception as err:  # the server still answers; the page says what failed
             self.state, self.detail = "failed", f"warm-up failed: {type(err).__name__}: {err}"
@@ -191,9 +198,10 @@ class AppState:
     """What the routes share: the warm-up, the games kept (the least recently used goes
     first past MAX_SESSIONS), and the worker threads' limit."""
 
-    def __init__(self, warm: bool, workers: int):
+    def __init__(self, warm: bool, workers: int, game: str = GAMES[0]):
         self.warm = warm
         self.workers = workers
+        self.game = game  # whose advice page `/` is
         self.warmup = Warmup()
         self.games: collections.OrderedDict[str, _Game] = collections.OrderedDict()
         self.games_lock = threading.Lock()
@@ -229,10 +237,11 @@ def app_state(request: Request) -> AppState:
 State = Annotated[AppState, Depends(app_state)]
 
 
-def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
+def create_app(warm: bool = True, workers: int | None = None, game: str = GAMES[0]
+               ) -> FastAPI:
     """The app; `warm` compiles the kernels in a thread at start-up; `workers`: hints
     and coached plays computed at once (default: the machine's cores)."""
-    state = AppState(warm, workers or os.cpu_count() or 1)
+    state = AppState(warm, workers or os.cpu_count() or 1, game)
     # max_body_size: the framework answers a longer body (announced or streamed) with 413.
     app = FastAPI(title="Jabba's Palace solver", lifespan=_lifespan,
                   description="Hints and games against the solver (docs/play.md).",
@@ -251,7 +260,7 @@ def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
 async def _lifespan(app: FastAPI):
     state: AppState = app.state.app
     if state.warm:
-        threading.Thread(target=state.warmup.run, args=(compute_hint, make_game),
+        threading.Thread(target=state.warmup.run, args=(compute_hint, make_game, state.game),
                          name="warm-up", daemon=True).start()
     else:
         state.warmup.state, state.warmup.detail = "ready", "ready (not warmed)"
@@ -332,8 +341,8 @@ router = APIRouter(route_class=_DepthCheckedRoute)  # bodies of bounded depth
 
 
 @router.get("/", include_in_schema=False)
-def advice_page():
-    return FileResponse(STATIC / "index.html")
+def advice_page(state: State):
+    return FileResponse(STATIC / ("han_solo.html" if state.game == HAN_SOLO else "index.html"))
 
 
 @router.get("/play", include_in_schema=False)
@@ -624,10 +633,12 @@ def is_loopback(sock: socket.socket) -> bool:
     return ipaddress.ip_address(sock.getsockname()[0]).is_loopback
 
 
-def serve(sock: socket.socket, workers: int | None = None, warm: bool = True) -> None:
+def serve(sock: socket.socket, workers: int | None = None, warm: bool = True,
+          game: str = GAMES[0]) -> None:
     """Serve the app on a bound socket until Ctrl-C (uvicorn's graceful shutdown)."""
     import uvicorn
 
-    config = uvicorn.Config(create_app(warm=warm, workers=workers), log_level="warning",
+    config = uvicorn.Config(create_app(warm=warm, workers=workers, game=game),
+                            log_level="warning",
                             access_log=False, timeout_graceful_shutdown=5)
     uvicorn.Server(config).run(sockets=[sock])
