@@ -173,7 +173,7 @@ def lbr(
         from cli import han_solo
 
         options.refuse_han_solo_options(ctx, game_name, "continuation", "exact")
-        han_solo.lbr(game, policy, deals, rollouts, max_particles, seed, out)
+        han_solo.lbr(game, policy, deals, rollouts, max_particles, seed, out, print_bound)
         return
     agenda = variant(game)
     names = [policy] + ([continuation] if continuation and continuation != policy else [])

@@ -10,9 +10,9 @@ solver/hint/answer.py's HintAnswer out, `advice.answer` dispatching here).
    decision, keep or each discard) rolled out `rollouts` times from worlds drawn by
    weight, everybody then playing the policy (the shipped table, closest_to_zero where
    it has no key; with no table for these parameters, closest_to_zero), common random
-   numbers across options. The 95% intervals are advice's cluster-robust ones.
-3. The choice: advice's rule (`_choose`): the best mean, or the table's likeliest of the
-   options within the interval of their difference to it.
+   numbers across options; 95% intervals cluster-robust (solver/hint/choice.py).
+3. The choice: every hint's rule (solver/hint/choice.py `_choose`): the best mean, or
+   the table's likeliest of the options within the interval of their difference to it.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from solver.han_solo import belief, rollout
 from solver.han_solo.players import HanSoloPlayer, default_player, resolve
 from solver.han_solo.situation import HanSoloSituation, from_mapping
 from solver.hint.answer import HintAnswer
+from solver.hint.choice import _choose
 from solver.hint.parse import SituationError
 from solver.sim.rng import check_seed
 
@@ -163,8 +164,6 @@ def _paths(s, me: int) -> list[tuple[int, ...]]:
 
 def answer(request) -> HintAnswer:
     """The HintAnswer for a han_solo HintRequest (its `policies` a HanSoloPlayer)."""
-    from solver.hint.advice import _choose
-
     start = time.perf_counter()
     sit, game, player = request.situation, request.game, request.policies
     seed = check_seed(request.seed)

@@ -11,7 +11,15 @@ from spiel_game.han_solo import engine
 from spiel_game.han_solo.layout import MAX_PLAYERS, NUM_ACTIONS, PH_CHANCE, PH_TERMINAL, S_PHASE
 
 from solver.han_solo.features import heuristic_probs
-from solver.han_solo.tournament import TABLE, _table_probs
+from solver.han_solo.tournament import TABLE
+
+# The table lookup is tournament.py's: `policy_probs` (a heuristic, or a table with a
+# heuristic where it has no key) where that module has it, else its `_table_probs`.
+try:
+    from solver.han_solo.tournament import policy_probs as _shared_policy_probs
+except ImportError:
+    _shared_policy_probs = None
+    from solver.han_solo.tournament import _table_probs
 from solver.sim.rng import stream_seed
 from solver.sim.sampler import sample
 
@@ -19,19 +27,28 @@ _JIT = dict(cache=True, nogil=True)
 STREAM_HS_HINT = 40  # a han_solo hint's rollouts (index: the rollout)
 
 
-@njit(**_JIT)
-def policy_probs(s, kind, acts, n, level, keys, starts, num_actions, probs, fallback,
-                 out):
-    """Policy `kind`'s probabilities over acts[:n] into out[:n]: a heuristic, or TABLE
-    (the table's arrays; where it has no key, heuristic `fallback`). False on a table
-    miss. The one lookup of this module and players.py (tournament's, for one table)."""
-    if kind == TABLE:
-        if _table_probs(s, acts, n, level, keys, starts, num_actions, probs, out):
-            return True
-        heuristic_probs(s, fallback, acts, n, out)
-        return False
-    heuristic_probs(s, kind, acts, n, out)
-    return True
+if _shared_policy_probs is not None:
+    @njit(**_JIT)
+    def policy_probs(s, kind, acts, n, level, keys, starts, num_actions, probs, fallback,
+                     out):
+        """tournament.policy_probs, the one lookup of a policy's probabilities."""
+        choices = np.empty(NUM_ACTIONS, dtype=np.int32)
+        return _shared_policy_probs(s, kind, acts, n, level, keys, starts, num_actions,
+                                    probs, fallback, choices, out)
+else:
+    @njit(**_JIT)
+    def policy_probs(s, kind, acts, n, level, keys, starts, num_actions, probs, fallback,
+                     out):
+        """Policy `kind`'s probabilities over acts[:n] into out[:n]: a heuristic, or
+        TABLE (the table's arrays; where it has no key, heuristic `fallback`). False on
+        a table miss. The lookup of this module and players.py, tournament's own."""
+        if kind == TABLE:
+            if _table_probs(s, acts, n, level, keys, starts, num_actions, probs, out):
+                return True
+            heuristic_probs(s, fallback, acts, n, out)
+            return False
+        heuristic_probs(s, kind, acts, n, out)
+        return True
 
 
 @njit(**_JIT)
