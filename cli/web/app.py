@@ -201,7 +201,7 @@ class AppState:
     def __init__(self, warm: bool, workers: int, game: str = GAMES[0]):
         self.warm = warm
         self.workers = workers
-        self.game = game  # whose advice page `/` is
+        self.page_game = game  # whose advice page `/` is
         self.warmup = Warmup()
         self.games: collections.OrderedDict[str, _Game] = collections.OrderedDict()
         self.games_lock = threading.Lock()
@@ -260,7 +260,7 @@ def create_app(warm: bool = True, workers: int | None = None, game: str = GAMES[
 async def _lifespan(app: FastAPI):
     state: AppState = app.state.app
     if state.warm:
-        threading.Thread(target=state.warmup.run, args=(compute_hint, make_game, state.game),
+        threading.Thread(target=state.warmup.run, args=(compute_hint, make_game, state.page_game),
                          name="warm-up", daemon=True).start()
     else:
         state.warmup.state, state.warmup.detail = "ready", "ready (not warmed)"
@@ -342,7 +342,7 @@ router = APIRouter(route_class=_DepthCheckedRoute)  # bodies of bounded depth
 
 @router.get("/", include_in_schema=False)
 def advice_page(state: State):
-    return FileResponse(STATIC / ("han_solo.html" if state.game == HAN_SOLO else "index.html"))
+    return FileResponse(STATIC / ("han_solo.html" if state.page_game == HAN_SOLO else "index.html"))
 
 
 @router.get("/play", include_in_schema=False)
