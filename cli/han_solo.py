@@ -101,32 +101,15 @@ def tournament(game, policies: str | None, deals: int, seed: int, diagonal: bool
         typer.echo(f"wrote {out.with_suffix('.json')}, .csv")
 
 
-def export(game, policy: Path | None, fmt: str, output: Path, rounds: int,
-           all_keys: bool, seed: int) -> None:
-    """A han_solo table (the shipped one, or --policy) as strategy-table rows."""
-    from rich.progress import Progress
-
+def export_policy(game, policy: Path | None):
+    """What `jabba export` writes of a han_solo table (the shipped one, or --policy):
+    (the player whose self-play finds the keys, its table, the file, the rows' function).
+    ValueError if there is no such table."""
     from solver.han_solo.commands import export_rows
     from solver.han_solo.players import TABLE_NAME, resolve
-    from solver.hint.export import export_header, write_rows
 
-    try:
-        player = resolve(str(policy) if policy else TABLE_NAME, game)
-    except ValueError as err:
-        typer.echo(f"Error: {err}", err=True)
-        raise typer.Exit(2) from None
-    start = time.perf_counter()
-    with Progress(transient=True) as bar:
-        task = bar.add_task("self-play", total=rounds)
-        rows = export_rows(game, player, rounds, seed, all_keys,
-                           progress=lambda r: bar.update(task, completed=r))
-    header = export_header(game, player.table, Path(player.source), rounds=rounds,
-                           seed=seed, all_keys=all_keys,
-                           seconds=time.perf_counter() - start)
-    written = write_rows(rows, output, fmt, header)
-    keys = len({r["key"] for r in rows})
-    typer.echo(f"wrote {output}: {len(rows)} rows, {keys} keys from {player.source}"
-               + "".join(f"; header in {p}" for p in written[1:]))
+    player = resolve(str(policy) if policy else TABLE_NAME, game)
+    return player, player.table, Path(player.source), export_rows
 
 
 def solve(game, deck: str, algorithm: str, iterations: int, seconds: float | None,

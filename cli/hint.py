@@ -241,32 +241,34 @@ def register(app: typer.Typer) -> None:
         if fmt not in FORMATS:
             raise typer.BadParameter(f"--format {fmt!r}: allowed are {', '.join(FORMATS)}")
         game = options.load_game(game_name, players, "full", agenda=agenda, ctx=ctx)
-        if game_name == HAN_SOLO:
-            from cli import han_solo
-
-            han_solo.export(game, policy, fmt, output, rounds, all_keys, seed)
-            return
-        from spiel_game.game import variant
-
-        paths = [policy] if policy else shipped_policies("full", variant(game), players)
-        if not paths:
-            raise typer.BadParameter(f"no shipped policy for {players} players, "
-                                     f"{variant(game)}; give --policy")
         try:
-            table = load_policy(paths[0], game)
+            if game_name == HAN_SOLO:  # its table, its keys and its rows
+                from cli import han_solo
+
+                player, table, source, rows_of = han_solo.export_policy(game, policy)
+            else:
+                from spiel_game.game import variant
+
+                paths = [policy] if policy else shipped_policies("full", variant(game),
+                                                                 players)
+                if not paths:
+                    raise typer.BadParameter(f"no shipped policy for {players} players, "
+                                             f"{variant(game)}; give --policy")
+                player = table = load_policy(paths[0], game)
+                source, rows_of = paths[0], export_rows
         except ValueError as err:
             typer.echo(f"Error: {err}", err=True)
             raise typer.Exit(2) from None
         start = time.perf_counter()
         with Progress(transient=True) as bar:
             task = bar.add_task("self-play", total=rounds)
-            rows = export_rows(game, table, rounds, seed, all_keys,
-                               progress=lambda r: bar.update(task, completed=r))
-        header = export_header(game, table, paths[0], rounds=rounds, seed=seed,
+            rows = rows_of(game, player, rounds, seed, all_keys,
+                           progress=lambda r: bar.update(task, completed=r))
+        header = export_header(game, table, source, rounds=rounds, seed=seed,
                                all_keys=all_keys, seconds=time.perf_counter() - start)
         written = write_rows(rows, output, fmt, header)
         keys = len({r["key"] for r in rows})
-        typer.echo(f"wrote {output}: {len(rows)} rows, {keys} keys from {paths[0]}"
+        typer.echo(f"wrote {output}: {len(rows)} rows, {keys} keys from {source}"
                    + "".join(f"; header in {p}" for p in written[1:]))
 
 

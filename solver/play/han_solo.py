@@ -131,11 +131,7 @@ class HanSoloSession(Session):
                        for _ in range(v.pot[k])],
                "turn": min(v.cycle + 1, self.game.config.turns),
                "turns": self.game.config.turns, "phase": v.phase, "seats": seats,
-               "events": self.events(),
-               "information_state": self.state.information_state_string(me),
-               "waiting": self.waiting,
-               "legal": [{"action": a, "text": t} for a, t in self.legal()],
-               "round_over": over, "match_over": self.over}
+               **self.view_state()}
         if over:
             out["result"] = self.rounds[-1]
         return out

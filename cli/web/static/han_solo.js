@@ -70,20 +70,7 @@ function hanSoloPage(meta) {
   async function ask() {
     const body = situation();
     const query = new URLSearchParams({seed: $("#seed").value || "0", rollouts: $("#rollouts").value || "1000"});
-    $("#request").textContent = `POST /api/hint?${query}\n${JSON.stringify(body, null, 2)}`;
-    $("#ask").disabled = true; $("#ask").textContent = "Thinking...";
-    try {
-      const answer = await api(`/api/hint?${query}`, {method: "POST", body});
-      window.lastAnswer = answer;
-      $("#error").hidden = true;
-      show(answer);
-    } catch (err) {
-      window.lastAnswer = null;
-      $("#result").hidden = true;
-      showError(err.message);
-    } finally {
-      $("#ask").disabled = false; $("#ask").textContent = "Ask";
-    }
+    await askHint(query, body, show, showError);
   }
 
   function show(a) {
