@@ -65,15 +65,26 @@ def test_take_that_makes_zero_is_recommended_on_the_last_turn():
 
 
 def test_posterior_puts_no_weight_on_cards_all_seen():
-    out = _hint(TENS_SEEN, rollouts=64)
+    out = _hint(TENS_SEEN, rollouts=64, prior_only=True)  # card counting alone
     (p0,) = out["opponents"]
     assert "green +10" not in {c["card"] for c in p0["hand"]}
     totals = {t["total"]: t["probability"] for t in p0["total"]}
-    assert max(totals) <= 19 and 20 not in totals  # +10 +10 cannot be; +10 +9 neither
-    assert max(totals) == 18  # two green +9
-    assert sum(totals.values()) == pytest.approx(1.0)
+    assert max(totals) == 18  # two green +9: +10 +10 and +10 +9 cannot be
+    assert min(totals) == -20 and sum(totals.values()) == pytest.approx(1.0)
     assert p0["cards"] == [{"cards": 2, "probability": pytest.approx(1.0)}]
-    assert out["posterior"]["worlds"] > 1 and out["posterior"]["ess"] > 1
+    assert out["posterior"]["exact"] and out["posterior"]["worlds"] > 100
+
+
+def test_a_stand_is_explained_by_the_hands_the_policy_stands_on():
+    """Bayes on a choice: closest_to_zero (the policy without a table: dice=0) draws on
+    every first turn but with both blue 0s (a draw can then only tie, the drawn card put
+    down again), so p0's stand leaves one world: blue 0, blue 0."""
+    out = _hint({**TENS_SEEN, "params": {"dice": 0}}, rollouts=16)
+    assert out["policy"]["source"] == "heuristic"
+    (p0,) = out["opponents"]
+    assert p0["hand"] == [{"card": "blue 0", "probability": pytest.approx(1.0)}]
+    assert p0["total"] == [{"total": 0, "probability": pytest.approx(1.0)}]
+    assert out["posterior"]["worlds"] == 1
 
 
 def test_belief_keeps_the_true_hand_and_weighs_choices():
