@@ -315,3 +315,36 @@ def test_serve_game_han_solo_opens_its_form_and_warms_its_hint():
     refused = runner.invoke(app, ["serve", "--game", "love_letter", "--port", "0"])
     assert refused.exit_code == 2 and "the pages are for jabbas_palace or han_solo" in \
         said(refused)
+
+
+def test_a_pasted_information_state_is_the_seats_own_log():
+    """The information-state string a seat sees (`jabba play`, OpenSpiel) pasted as the
+    log gives the posterior of that seat's own events, world for world."""
+    game = pyspiel.load_game("han_solo")
+    policy = HanSoloHeuristic(game, "closest_to_zero")
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(20):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if not state.is_chance_node() and state.current_player() == 1 and \
+                    rng.random() < 0.3:
+                break
+            items = (state.chance_outcomes() if state.is_chance_node() else
+                     list(policy.action_probabilities(state).items()))
+            actions, probs = zip(*items)
+            state.apply_action(int(rng.choice(actions, p=np.array(probs) / sum(probs))))
+        if state.is_terminal() or state.view().phase not in ("turn", "discard"):
+            continue
+        pasted = state.information_state_string(1)
+        out = _hint({"game": "han_solo", "log": pasted}, rollouts=8, prior_only=True)
+        assert out["situation"]["seat"] == 1
+        assert out["situation"]["hand"] == [L.card_name(c) for c in sorted(state.hand(1))]
+        post = belief.posterior(game, state, 1, None, particles=4096, seed=0)
+        want = belief.hand_total_distribution(post, 0)["total"]
+        got = {t["total"]: t["probability"] for t in out["opponents"][0]["total"]}
+        assert got == pytest.approx(want)
+        checked += 1
+        if checked == 4:
+            break
+    assert checked == 4
