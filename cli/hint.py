@@ -416,6 +416,7 @@ def _render_han_solo(answer: dict, console) -> None:
     console.print(beliefs)
     post, roll = answer["posterior"], answer["rollouts"]
     console.print(f"policy: {answer['policy']['detail']}; posterior: {post['basis']}, "
-                  f"{post['worlds']:,} worlds (effective {post['ess']:,.0f}); values from "
+                  f"{post['worlds']:,} worlds (effective "
+                  f"{post['effective_sample_size']:,.0f}); values from "
                   f"{roll['count']:,} rollouts ({roll['from_table']:.1%} of their decisions "
                   f"from the table); {answer['seconds']:.2f} s")

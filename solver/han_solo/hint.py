@@ -246,7 +246,7 @@ def answer(request) -> HintAnswer:
         opponents=[_opponent(post, q) for q in range(sit.players) if q != me],
         posterior={"basis": f"{basis} ({'exact' if post.exact else 'sampled'})",
                    "worlds": len(post.worlds), "exact": post.exact,
-                   "ess": round(post.ess, 1), "particles": PARTICLES,
+                   "effective_sample_size": round(post.ess, 1), "particles": PARTICLES,
                    "policy": None if request.prior_only else player.describe()},
         rollouts={"count": count, "seconds": round(roll_seconds, 3),
                   "worlds": int(len(np.unique(picks))), "decisions": decisions,

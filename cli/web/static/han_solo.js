@@ -96,7 +96,7 @@ function hanSoloPage(meta) {
           el("span", {class: "label"}, `total ${signed(t.total, 0)}: ${pct(t.probability)}`))));
     }));
     const r = a.rollouts, post = a.posterior;
-    $("#source").textContent = `policy: ${a.policy.detail}; posterior: ${post.basis}, ${post.worlds} worlds (effective ${Math.round(post.ess)}); ` +
+    $("#source").textContent = `policy: ${a.policy.detail}; posterior: ${post.basis}, ${post.worlds} worlds (effective ${Math.round(post.effective_sample_size)}); ` +
       `values from ${r.count.toLocaleString()} rollouts; ${a.seconds.toFixed(2)} s`;
   }
 
