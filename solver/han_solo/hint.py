@@ -230,10 +230,11 @@ def answer(request) -> HintAnswer:
                    if all(e[2] != L.HIDDEN for e in post.events if e[0] == L.E_POT)
                    else None},
         policy={"source": "table" if root is not None else "heuristic",
-                "detail": (f"{player.describe()}: " + ("its probabilities beside the values"
-                                                       if root is not None else
-                                                       "no table key here; chosen by the "
-                                                       "rollout values")),
+                "detail": f"{player.describe()}: " + (
+                    "its probabilities beside the values" if root is not None else
+                    "no table for these parameters (or none this code reads); chosen by "
+                    "the rollout values" if player.table is None else
+                    "no table key here; chosen by the rollout values"),
                 "level": (player.table.header["abstraction"]["level"]
                           if player.table is not None and root is not None else None),
                 "tables": [] if player.source is None else [player.source],
