@@ -167,8 +167,8 @@ class NewGame(BaseModel):
         given = self.model_fields_set
         if self.game != "jabbas_palace":  # the pages read Jabba's Palace's cards
             return (f"game {self.game!r}: the web app plays jabbas_palace only; play "
-                    "classic Love Letter with jabba play --game love_letter (its hints: "
-                    "/api/hint with \"game\": \"love_letter\")")
+                    f"{self.game} with jabba play --game {self.game} (its hints: "
+                    f"/api/hint with \"game\": \"{self.game}\")")
         if "opponent_search_iterations" in given and self.against != "search":
             return "opponent_search_iterations: applies only with against search"
         coach_fields = ("coach_threshold", "coach_seconds", "coach_search",
