@@ -355,3 +355,35 @@ def test_a_pasted_information_state_is_the_seats_own_log():
         if checked == 4:
             break
     assert checked == 4
+
+
+def test_web_han_solo_bodies_mutated_at_random_are_never_a_500():
+    """Seeded mutations of a han_solo situation (fields dropped or given values of every
+    JSON type, out-of-range numbers, other games' fields): a 200 or a 4xx, never a 5xx."""
+    import random
+
+    from fastapi.testclient import TestClient
+
+    from cli.web.app import create_app
+
+    values = [None, 1, -1, 2.5, True, "x", "", [], {}, [1, 2], {"a": 1}, ["green"],
+              "p0 draw", "+3,-3", ["+3"] * 6, 10 ** 30, "p9 stand", "flip", "pot purple",
+              ["jabba"], {"dice": 0}, {"players": 3}, {"dice": "x"}, {"dice": 10 ** 30}]
+    fields = ["game", "seat", "hand", "pot", "log", "players", "turn", "params", "utility",
+              "agenda", "face_up"]
+    rng = random.Random(0)
+    codes = set()
+    with TestClient(create_app(warm=False), raise_server_exceptions=False) as client:
+        for _ in range(40):
+            body = dict(TENS_SEEN)
+            for _ in range(rng.randint(1, 3)):
+                field = rng.choice(fields)
+                if rng.random() < 0.2:
+                    body.pop(field, None)
+                else:
+                    body[field] = rng.choice(values)
+            reply = client.post("/api/hint?rollouts=4", json=body)
+            assert reply.status_code < 500, (body, reply.text)
+            codes.add(reply.status_code)
+    assert 200 in codes and 422 in codes
+

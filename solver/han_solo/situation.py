@@ -21,6 +21,7 @@ import re
 
 from spiel_game.cards import RULESETS
 from spiel_game.han_solo import layout as L
+from spiel_game.han_solo.game import DEFAULTS, UTILITIES
 
 from solver.hint.parse import SituationError, read_log
 
@@ -204,10 +205,22 @@ def from_mapping(data: dict) -> HanSoloSituation:
                              "(docs/han-solo.md \"Parameters\")")
     if {"players", "utility"} & set(params):
         raise SituationError("params: give players and utility as fields of their own")
+    for name, value in params.items():
+        if name not in DEFAULTS:
+            raise SituationError(f"params: unknown parameter {name!r}; allowed: "
+                                 f"{', '.join(sorted(set(DEFAULTS) - {'players', 'utility'}))}")
+        kind = type(DEFAULTS[name])
+        if isinstance(value, bool) or not isinstance(value, kind) or (
+                kind is int and not -1000 <= value <= 1000):
+            raise SituationError(f"params: {name}={value!r}: "
+                                 + ("a whole number" if kind is int else "a text")
+                                 + " (docs/han-solo.md \"Parameters\")")
+    utility = data.get("utility", "margin")
+    if utility not in UTILITIES:
+        raise SituationError(f"utility={utility!r}: allowed are {', '.join(UTILITIES)}")
     events = tuple(parse_event(line, players) for line in text.lines)
     return HanSoloSituation(players, seat, events, hand, pot, turn,
-                            tuple(sorted(params.items())), data.get("utility", "margin"),
-                            text.lines)
+                            tuple(sorted(params.items())), utility, text.lines)
 
 
 def _check_copies(hand, what: str, copies: int = 3, blues: int = 2) -> None:
