@@ -249,7 +249,7 @@ def test_export_writes_the_tables_rows(tmp_path):
         "han-solo-table-policy"
 
 
-def test_solve_exactly_and_by_mccfr(tmp_path):
+def test_solve_exactly_and_refusals(tmp_path):
     result = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
                                  "--algorithm", "cfr+", "--iterations", "300"])
     assert result.exit_code == 0, result.output
@@ -257,6 +257,15 @@ def test_solve_exactly_and_by_mccfr(tmp_path):
     conv = float(re.search(r"NashConv ([0-9.e-]+)", said(result))[1])
     value = float(re.search(r"game value ([-+0-9.]+)", said(result))[1])
     assert conv < 1e-3 and value == pytest.approx(1.6, abs=0.01)
+    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
+                                  "--algorithm", "mccfr", "--ray"])
+    assert refused.exit_code == 2 and "not han_solo" in said(refused)
+    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "medium"])
+    assert refused.exit_code == 2 and "han_solo's decks are full, tiny" in said(refused)
+
+
+@pytest.mark.slow  # compiles the MCCFR kernel (about 10 s a process)
+def test_solve_by_mccfr_writes_a_table(tmp_path):
     out = tmp_path / "p.npz"
     result = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
                                  "--algorithm", "mccfr", "--iterations", "500", "--out",
@@ -266,11 +275,6 @@ def test_solve_exactly_and_by_mccfr(tmp_path):
     from solver.han_solo.table_policy import load_table
 
     assert len(load_table(out, load_han_solo(2, "tiny"))) > 0
-    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
-                                  "--algorithm", "mccfr", "--ray"])
-    assert refused.exit_code == 2 and "not han_solo" in said(refused)
-    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "medium"])
-    assert refused.exit_code == 2 and "han_solo's decks are full, tiny" in said(refused)
 
 
 def test_exploit_study_of_a_reduced_deck(tmp_path):
