@@ -124,7 +124,7 @@ def solve(game, deck: str, algorithm: str, iterations: int, seconds: float | Non
         from solver.han_solo.mccfr import HanSoloMCCFR
         from solver.han_solo.table_policy import export_table
 
-        level = level or "coarse"
+        level = level or LEVELS[-1]  # the coarsest, that of the shipped tables
         if level not in LEVELS:
             raise typer.BadParameter(f"{level!r}: han_solo's levels are "
                                      f"{', '.join(LEVELS)}", param_hint="--abstraction")
@@ -133,7 +133,7 @@ def solve(game, deck: str, algorithm: str, iterations: int, seconds: float | Non
 
             folder = options.ship_folder(out, "--out")
             try:
-                out = folder / policy_name(deck, HAN_SOLO, game.num_players(), level)
+                out = folder / policy_name(deck, HAN_SOLO, game.num_players(), level, LEVELS)
             except ValueError as err:
                 raise typer.BadParameter(str(err), param_hint="--abstraction") from None
         out = out or Path(f"policy_{deck}_{HAN_SOLO}_{game.num_players()}p_{level}.npz")

@@ -4,7 +4,8 @@ the game, a heuristic playing where it lacks a key), a heuristic
 tournament, export and lbr.
 
 The shipped table is found by the rule of solver/policies/shipped.py (results/
-policy_full_han_solo_<n>p_<level>.npz, finest level first) and read by
+policy_full_han_solo_<n>p_<level>.npz, in the order of han_solo's abstraction levels) and
+read by
 table_policy.load_table, which refuses a file made for other parameters.
 """
 
@@ -33,18 +34,20 @@ NAMES = (TABLE_NAME, *HEURISTIC_NAMES)
 
 def shipped_tables(game) -> list[Path]:
     """The shipped table files of this game's player count, finest level first."""
+    from solver.han_solo.abstraction import LEVELS
     from solver.policies import shipped
 
-    return shipped.policy_files("full", GAME, game.num_players())
+    return shipped.policy_files("full", GAME, game.num_players(), levels=LEVELS)
 
 
 def shipped_table(game) -> HanSoloTablePolicy | None:
-    """The first shipped table made for exactly this game's parameters, or None."""
+    """The first shipped table made for exactly this game's parameters and this code's
+    abstraction version, or None; a damaged file is refused (ValueError)."""
     for path in shipped_tables(game):
         try:
             return load_table(path, game)
-        except ValueError as err:
-            if "made for" not in str(err):  # another game's parameters: not this one's
+        except ValueError as err:  # other parameters or an older abstraction: not ours
+            if "made for" not in str(err) and "abstraction version" not in str(err):
                 raise
     return None
 
