@@ -37,6 +37,7 @@ _CHANCE_EVENT = {L.CH_POT: L.E_POT, L.CH_DEAL: L.E_DEAL, L.CH_FLIP: L.E_FLIP,
                  L.CH_TIE: L.E_TIE}
 # Events a log may leave out, filled in as hidden: the engine writes them by itself.
 _IMPLIED = (L.E_REVEAL, L.E_RESHUFFLE)
+BRANCHING = 4  # a hidden card may branch the worlds to at most this many times `particles`
 _DECISION_EVENT = {L.E_DRAW: L.DRAW, L.E_RESHUFFLE: L.DRAW, L.E_TAKE: L.TAKE,
                    L.E_STAND: L.STAND, L.E_KEEP: L.KEEP}
 
@@ -164,7 +165,6 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
         if phase == L.PH_TERMINAL:
             raise LogError(f"{_where(log, i)}: the round is over (after "
                            f"{int(s0[L.S_TURNS])} turns each, H2/H3)")
-        stepped: list[tuple[np.ndarray, float]] = []
         if phase == L.PH_CHANCE:
             kind = int(s0[L.S_CHANCE_KIND])
             want, who = _CHANCE_EVENT[kind], int(s0[L.S_CUR])
@@ -183,71 +183,49 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
                     raise LogError(f"{_where(log, i)}: next comes {expected[want]} "
                                    f"({L.CHANCE_NAMES[kind]}, H1-H3)")
             value = log[i][2]
-            for s, w in worlds:
-                if value == L.HIDDEN:
-                    outcomes = _branches(s)
-                else:
-                    o = log[i][1] if want == L.E_TIE else value
-                    outcomes = [(o, _chance_probability(s, o))]
-                for o, prob in outcomes:
-                    if prob > 0:
-                        t = s.copy()
-                        engine.apply_action(t, o)
-                        stepped.append((t, w * prob))
-            if not stepped:
-                raise LogError(f"{_where(log, i)}: no such card is left to come (every "
-                               "copy is seen elsewhere: in a hand, the discard pile or "
-                               "the log, H9)")
+            if value == L.HIDDEN and len(worlds) * len(_branches(s0)) > BRANCHING * particles:
+                # Bounded memory: so many worlds branching are resampled first.
+                worlds = _resample(worlds, max(1, BRANCHING * particles
+                                               // len(_branches(s0))), rng)
+                exact = False
+            children = _chance_children(worlds, log[i], want)
+            empty = lambda i=i: (  # noqa: E731  (said only if no world has a child)
+                f"{_where(log, i)}: no such card is left to come (every copy is seen "
+                "elsewhere: in a hand, the discard pile or the log, H9)")
         else:
             p = int(s0[L.S_CUR])
             action = _decision_action(s0, log, i)
             if log[i][0] == L.E_RESHUFFLE and p != log[i][1] and log[i][1] >= 0:
                 raise LogError(f"{_where(log, i)}: it is p{p}'s turn here")
-            for s, w in worlds:
-                if not engine.is_legal(s, action):
-                    continue
-                if p != player and policy is not None:
-                    w *= _probability(policy, s, action)
-                if w > 0:
-                    t = s.copy()
-                    engine.apply_action(t, action)
-                    stepped.append((t, w))
-            if not stepped and p != player and action >= L.DISCARD:
-                raise LogError(f"{_where(log, i)}: p{p} cannot hold a "
-                               f"{L.card_name(action - L.DISCARD)} here in any deal of "
-                               "the cards not seen (every copy is seen elsewhere, H9)")
-            if not stepped:
-                legal = (engine.is_legal(s0, action) or
-                         any(engine.is_legal(s, action) for s, _ in worlds))
-                why = ("no hidden cards make it a choice the others' policy would ever "
-                       "make" if legal else
-                       f"not legal here ({L.action_to_string(action)}: "
-                       + ("a card not in the hand" if action >= L.DISCARD else
-                          "H2 allows draw, take or stand, then a discard or keep") + ")")
-                raise LogError(f"{_where(log, i)}: {why}")
-        # The events the step wrote: the implied ones (reveals, reshuffles) filled in
-        # from the first world, then each world checked against the log.
+            children = _decision_children(worlds, action, None if p == player else policy)
+            empty = lambda i=i, worlds=worlds, p=p, action=action: _no_decision(  # noqa: E731
+                log, i, worlds, p, player, action)
+        # Each child as it is made: the events the step wrote checked against the log (the
+        # implied ones, reveals and reshuffles, filled in from the first), then merged.
         start = i
-        written = _events_of(stepped[0][0], start)
-        for j, e in enumerate(written):
-            at = start + j
-            if (at >= len(log) or log[at][0] != e[0]) and e[0] in _IMPLIED:
-                log.insert(at, (e[0], e[1], L.HIDDEN))
-        kept = [(t, w) for t, w in stepped
-                if all(at < len(log) and _agrees(e, log[at])
-                       for at, e in enumerate(_events_of(t, start), start))]
-        if not kept:
+        merged: dict[bytes, list] = {}
+        written = None
+        for t, w in children:
+            if written is None:
+                written = _events_of(t, start)
+                for j, e in enumerate(written):
+                    at = start + j
+                    if (at >= len(log) or log[at][0] != e[0]) and e[0] in _IMPLIED:
+                        log.insert(at, (e[0], e[1], L.HIDDEN))
+            if all(at < len(log) and _agrees(e, log[at])
+                   for at, e in enumerate(_events_of(t, start), start)):
+                key = _canonical(t)
+                if key in merged:
+                    merged[key][1] += w
+                else:
+                    merged[key] = [t, w]
+        if written is None:
+            raise LogError(empty())
+        if not merged:
             said = "; ".join(event_text(e) for e in written) or "nothing"
             raise LogError(f"{_where(log, start)}: cannot happen here (the rules and the "
                            f"cards seen so far give: {said}; H2/H3)")
         i = start + len(written)  # a draw decision writes nothing: its chance follows
-        merged: dict[bytes, list] = {}
-        for t, w in kept:
-            key = _canonical(t)
-            if key in merged:
-                merged[key][1] += w
-            else:
-                merged[key] = [t, w]
         worlds = [(t, w) for t, w in merged.values()]
         if len(worlds) > particles:
             worlds = _resample(worlds, particles, rng)
@@ -259,6 +237,53 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
     weights /= total
     return HanSoloPosterior([s for s, _ in worlds], weights, exact,
                             float(1.0 / np.sum(weights ** 2)), player, log)
+
+
+def _chance_children(worlds, event, want):
+    """Each world's children at a chance node: every outcome a hidden event allows
+    (weight: its odds), or the one it names."""
+    value = event[2]
+    for s, w in worlds:
+        if value == L.HIDDEN:
+            outcomes = _branches(s)
+        else:
+            o = event[1] if want == L.E_TIE else value
+            outcomes = [(o, _chance_probability(s, o))]
+        for o, prob in outcomes:
+            if prob > 0:
+                t = s.copy()
+                engine.apply_action(t, o)
+                yield t, w * prob
+
+
+def _decision_children(worlds, action, policy):
+    """Each world where `action` is legal, after it, weighed by the policy's probability
+    of it (policy None: my own decision, or no inference)."""
+    for s, w in worlds:
+        if not engine.is_legal(s, action):
+            continue
+        if policy is not None:
+            w *= _probability(policy, s, action)
+        if w > 0:
+            t = s.copy()
+            engine.apply_action(t, action)
+            yield t, w
+
+
+def _no_decision(log, i, worlds, p, player, action) -> str:
+    """Why no world allows the logged decision."""
+    if p != player and action >= L.DISCARD and any(
+            engine.is_legal(s, L.KEEP) for s, _ in worlds[:1]):
+        if not any(engine.is_legal(s, action) for s, _ in worlds):
+            return (f"{_where(log, i)}: p{p} cannot hold a {L.card_name(action - L.DISCARD)}"
+                    " here in any deal of the cards not seen (every copy is seen "
+                    "elsewhere, H9)")
+    legal = any(engine.is_legal(s, action) for s, _ in worlds)
+    why = ("no hidden cards make it a choice the others' policy would ever make" if legal
+           else f"not legal here ({L.action_to_string(action)}: "
+           + ("a card not in the hand" if action >= L.DISCARD else
+              "H2 allows draw, take or stand, then a discard or keep") + ")")
+    return f"{_where(log, i)}: {why}"
 
 
 def _resample(worlds, particles: int, rng) -> list[tuple[np.ndarray, float]]:

@@ -33,7 +33,7 @@ from solver.hint.parse import SituationError
 from solver.sim.rng import check_seed
 
 DEFAULT_ROLLOUTS = 1000  # a fixed count: the same seed gives the same answer anywhere
-PARTICLES = 4096
+PARTICLES = 16384  # the posterior: exact within so many worlds, else sampled (seeded)
 
 
 def load(data: dict, policy_files=None):
