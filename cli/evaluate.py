@@ -35,7 +35,7 @@ def _bank(policies: list[str], game, deck: str, agenda: str, players: int):
 
 def tournament(
     ctx: typer.Context,
-    game_name: str = options.game_option(),
+    game_name: str = options.game_option(han_solo=True),
     players: int = options.players_option("Number of players, 2 to 6."),
     agenda: str = options.agenda_option(),
     deck: str = options.deck_option(),
@@ -68,6 +68,13 @@ def tournament(
         raise typer.BadParameter("--deals and --matches are both 0; give at least one "
                                  "of them above 0", param_hint="--deals")
     game = options.load_game(game_name, players, deck, "margin", agenda, ctx)
+    if game_name == options.HAN_SOLO:
+        from cli import han_solo
+
+        options.refuse_han_solo_options(ctx, game_name, "matches")
+        han_solo.tournament(game, None if policies == DEFAULT_POLICIES else policies,
+                            deals, seed, diagonal, out)
+        return
     agenda = variant(game)  # what names its shipped table and its rows
     names = [p.strip() for p in policies.split(",") if p.strip()]
     if policies == DEFAULT_POLICIES:
@@ -133,7 +140,7 @@ def lbr(
     ctx: typer.Context,
     policy: str = typer.Option(..., help="'table' (the shipped table policy of this game), "
                                "a heuristic, or a policy file (.npz)."),
-    game_name: str = options.game_option(),
+    game_name: str = options.game_option(han_solo=True),
     players: int = options.players_option(),
     agenda: str = options.agenda_option(),
     deck: str = options.deck_option(),
@@ -162,6 +169,12 @@ def lbr(
         raise typer.BadParameter("--exact needs a reduced deck: the full game's tree is far "
                                  "too large")
     game = options.load_game(game_name, players, deck, "margin", agenda, ctx)
+    if game_name == options.HAN_SOLO:
+        from cli import han_solo
+
+        options.refuse_han_solo_options(ctx, game_name, "continuation", "exact")
+        han_solo.lbr(game, policy, deals, rollouts, max_particles, seed, out, print_bound)
+        return
     agenda = variant(game)
     names = [policy] + ([continuation] if continuation and continuation != policy else [])
     bank = _bank(names, game, deck, agenda, players)
@@ -172,13 +185,7 @@ def lbr(
                          on_progress=lambda done, total: update("LBR deals", done, total))
     bound = result.lower_bound()
     metric = result.metric
-    typer.echo(f"LBR against {bank.names[0]} ({bank.specs[0]}), {result.deals:,} deals x "
-               f"{players} seats in {result.seconds:.1f} s"
-               + (" (interrupted)" if result.interrupted else ""))
-    for seat, e in enumerate(result.per_seat()):
-        typer.echo(f"  LBR in seat {seat}: margin {e} tokens per round")
-    typer.echo(f"{metric} >= {bound.mean:.4f} tokens per round (95% interval "
-               f"{bound.low:.4f} to {bound.high:.4f})")
+    print_bound(result, f"{bank.names[0]} ({bank.specs[0]})", players, "tokens")
     b = result.belief_stats
     typer.echo(f"belief: {b['decisions']:,} decisions, up to {b['most_particles']:,} "
                f"particles, cap reached {b['truncated']:,} times, lost {b['lost']}")
@@ -205,6 +212,17 @@ def lbr(
     if out:
         provenance.write_json(out, record)
         typer.echo(f"wrote {out}")
+
+
+def print_bound(result, against: str, players: int, unit: str) -> None:
+    """An LBR run's lower bound (solver.evaluation.lbr.LBRResult), seat by seat."""
+    bound = result.lower_bound()
+    typer.echo(f"LBR against {against}, {result.deals:,} deals x {players} seats in "
+               f"{result.seconds:.1f} s" + (" (interrupted)" if result.interrupted else ""))
+    for seat, e in enumerate(result.per_seat()):
+        typer.echo(f"  LBR in seat {seat}: margin {e} {unit} per round")
+    typer.echo(f"{result.metric} >= {bound.mean:.4f} {unit} per round (95% interval "
+               f"{bound.low:.4f} to {bound.high:.4f})")
 
 
 def evaluate(

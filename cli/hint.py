@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from cli import options
+from cli.options import HAN_SOLO
 
 
 def _read_situation_file(path: Path) -> dict:
@@ -56,7 +57,7 @@ def register(app: typer.Typer) -> None:
             None, "--situation", "-s", **options.INPUT_FILE, help="A TOML or JSON "
             "situation file (docs/hint.md); the flags below override its fields."),
         # No defaults here: a flag given overrides the situation file's field.
-        game: str | None = options.game_option(None),
+        game: str | None = options.game_option(None, han_solo=True),
         players: int | None = options.players_option("Players in the round, 2 to 6 "
                                                      "(default: 2).", None),
         agenda: str | None = options.agenda_option(
@@ -135,6 +136,14 @@ def register(app: typer.Typer) -> None:
                                         "chance odds alone: no inference from what the "
                                         "others chose to play (card counting over the "
                                         "histories the situation allows)."),
+        pot: str | None = typer.Option(None, help="han_solo: the pot's tokens, one per "
+                                       "player, e.g. 'green,gold' (if the log has no "
+                                       "'pot' lines)."),
+        turn: int | None = typer.Option(None, help="han_solo: your turn, 1 to 3, checked "
+                                        "against the log."),
+        rollouts: int | None = typer.Option(None, **options.POSITIVE, help="Exactly this "
+                                            "many rollouts (repeatable answers); han_solo: "
+                                            "default 1000."),
         as_json: bool = typer.Option(False, "--json", help="Print the versioned JSON "
                                      "answer."),
     ) -> None:
@@ -151,11 +160,20 @@ def register(app: typer.Typer) -> None:
             options.applies_only(ctx, ("exploit", "confidence"), "with --opponent")
         data = _read_situation_file(situation) if situation else {}
         chosen = game or data.get("game") or options.GAMES[0]
+        if chosen == options.HAN_SOLO:  # docs/han-solo.md "Hints": a log, a hand, a pot
+            options.refuse_han_solo_options(
+                ctx, chosen, "agenda", "face_up", "area", "out", "protected", "saw",
+                "seen_by", "set_aside", "bottom", "deck", "score", "match_goal",
+                "match_values", "rounds_played", "opponent", "exploit", "confidence",
+                "resolve_seconds", "search_seconds", "search_iterations", "seconds")
+        else:
+            options.applies_only(ctx, ("pot", "turn"), "with --game han_solo")
         if agenda is not None and chosen in options.GAMES:  # another game: refused below
             options.refuse_agendas(ctx, chosen, "agenda")
         flags = {"game": game, "players": players, "agenda": agenda, "seat": seat, "hand": hand,
                  "face_up": face_up, "out": out, "protected": protected,
-                 "set_aside": set_aside, "bottom": bottom, "deck": deck}
+                 "set_aside": set_aside, "bottom": bottom, "deck": deck, "pot": pot,
+                 "turn": turn}
         data.update({k: v for k, v in flags.items() if v is not None})
         for field, values, option in (("areas", area, "--area"), ("saw", saw, "--saw"),
                                       ("seen_by", seen_by, "--seen-by")):
@@ -167,7 +185,7 @@ def register(app: typer.Typer) -> None:
         if log_file is not None:
             data["log"] = [x for x in options.read_text(log_file, "--log-file").splitlines()
                            if x.strip()]
-        if not _compiled_yet():
+        if chosen != HAN_SOLO and not _compiled_yet():
             print("First run: compiling the rollout and search kernels (about a minute, "
                   "once)...", file=sys.stderr)
         try:
@@ -176,7 +194,8 @@ def register(app: typer.Typer) -> None:
                 match_values=match_values, rounds_played=rounds_played, opponent=opponent,
                 exploit=exploit, confidence=confidence, prior_only=prior_only, seconds=seconds,
                 resolve_seconds=resolve_seconds, seed=seed, search=search,
-                search_seconds=search_seconds, search_iterations=search_iterations)
+                search_seconds=search_seconds, search_iterations=search_iterations,
+                rollouts=rollouts)
             answer = answer_hint(request).to_json()
         except HintInputError as err:
             raise typer.BadParameter(str(err), param_hint="--" + err.option.replace("_", "-")
@@ -195,7 +214,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def export(
         ctx: typer.Context,
-        game_name: str = options.game_option(),
+        game_name: str = options.game_option(han_solo=True),
         players: int = options.players_option("Players, for the shipped policy."),
         agenda: str = options.agenda_option("Agenda, for the shipped policy (--game "
                                             f"{' or '.join(options.AGENDA_GAMES)} only)."),
@@ -222,27 +241,34 @@ def register(app: typer.Typer) -> None:
         if fmt not in FORMATS:
             raise typer.BadParameter(f"--format {fmt!r}: allowed are {', '.join(FORMATS)}")
         game = options.load_game(game_name, players, "full", agenda=agenda, ctx=ctx)
-        from spiel_game.game import variant
-
-        paths = [policy] if policy else shipped_policies("full", variant(game), players)
-        if not paths:
-            raise typer.BadParameter(f"no shipped policy for {players} players, "
-                                     f"{variant(game)}; give --policy")
         try:
-            table = load_policy(paths[0], game)
+            if game_name == HAN_SOLO:  # its table, its keys and its rows
+                from cli import han_solo
+
+                player, table, source, rows_of = han_solo.export_policy(game, policy)
+            else:
+                from spiel_game.game import variant
+
+                paths = [policy] if policy else shipped_policies("full", variant(game),
+                                                                 players)
+                if not paths:
+                    raise typer.BadParameter(f"no shipped policy for {players} players, "
+                                             f"{variant(game)}; give --policy")
+                player = table = load_policy(paths[0], game)
+                source, rows_of = paths[0], export_rows
         except ValueError as err:
             typer.echo(f"Error: {err}", err=True)
             raise typer.Exit(2) from None
         start = time.perf_counter()
         with Progress(transient=True) as bar:
             task = bar.add_task("self-play", total=rounds)
-            rows = export_rows(game, table, rounds, seed, all_keys,
-                               progress=lambda r: bar.update(task, completed=r))
-        header = export_header(game, table, paths[0], rounds=rounds, seed=seed,
+            rows = rows_of(game, player, rounds, seed, all_keys,
+                           progress=lambda r: bar.update(task, completed=r))
+        header = export_header(game, table, source, rounds=rounds, seed=seed,
                                all_keys=all_keys, seconds=time.perf_counter() - start)
         written = write_rows(rows, output, fmt, header)
         keys = len({r["key"] for r in rows})
-        typer.echo(f"wrote {output}: {len(rows)} rows, {keys} keys from {paths[0]}"
+        typer.echo(f"wrote {output}: {len(rows)} rows, {keys} keys from {source}"
                    + "".join(f"; header in {p}" for p in written[1:]))
 
 
@@ -252,6 +278,9 @@ def _render(answer: dict) -> None:
 
     console = Console()
     sit = answer["situation"]
+    if sit["game"] == HAN_SOLO:
+        _render_han_solo(answer, console)
+        return
     variant = sit["agenda"] or sit["game"]  # love_letter has no agenda
     deck = "" if sit["deck"] is None else f"; deck {sit['deck']}"
     console.print(f"[bold]{sit['players']} players, {variant}, you are seat "
@@ -341,3 +370,53 @@ def _render(answer: dict) -> None:
                   f"{roll['from_coarser_table']:.1%} from a coarser one, "
                   f"{roll['from_default_policy']:.1%} from {roll['default_policy']}); "
                   f"{answer['seconds']:.2f} s")
+
+
+def _render_han_solo(answer: dict, console) -> None:
+    """A han_solo answer: each option's EV, the discard after a take, each opponent's
+    hand total."""
+    from rich.table import Table
+
+    sit, rec = answer["situation"], answer["recommendation"]
+    pot = ", ".join(sit["pot"]) if sit["pot"] else "unknown"
+    console.print(f"[bold]{sit['players']} players, han_solo, you are seat {sit['seat']}"
+                  f"[/bold]: hand {', '.join(sit['hand'])} (total {sit['hand_total']:+d}); "
+                  f"turn {sit['turn']} of {sit['turns']}, {sit['decision']}; discard top "
+                  f"{sit['discard_top'] or '-'}; pot {pot}; draw pile {sit['deck']}")
+    console.print(f"[bold green]Recommended: {rec['action']}[/bold green]"
+                  + ("" if rec["chosen_by"] == "value" else f" ({rec['chosen_by']})"))
+    table = Table(title="Your options (EV: token margin, thousands of credits)")
+    for name, justify in (("option", "left"), ("then", "left"), ("table", "right"),
+                          ("EV", "right"), ("vs best", "right")):
+        table.add_column(name, justify=justify)
+    for p in answer["plays"]:
+        prob = "-" if p["probability"] is None else f"{p['probability']:.0%}"
+        then = p["full_action"].partition(", ")[2]
+        table.add_row(p["action"], then, prob, f"{p['ev']:+.3f} ± {p['ev_ci95']:.3f}",
+                      f"{p['vs_best']:+.3f} ± {p['vs_best_ci95']:.3f}")
+    console.print(table)
+    for play in answer["plays"]:
+        for step in play["steps"]:
+            shown = ", ".join(f"{o['action']} {o['ev']:+.2f}" for o in sorted(
+                step["options"], key=lambda o: -o["ev"]))
+            console.print(f"  after '{play['action']}': {shown}")
+    beliefs = Table(title="What the others hold (posterior)")
+    beliefs.add_column("seat")
+    beliefs.add_column("cards")
+    beliefs.add_column("hand total (likeliest)")
+    beliefs.add_column("P(zero)", justify="right")
+    for o in answer["opponents"]:
+        top = sorted(o["total"], key=lambda x: -x["probability"])[:5]
+        zero = sum(x["probability"] for x in o["total"] if x["total"] == 0)
+        beliefs.add_row(f"p{o['seat']}", ", ".join(f"{c['cards']}" + (
+            "" if c["probability"] > 0.999 else f" {c['probability']:.0%}")
+            for c in o["cards"]),
+            ", ".join(f"{x['total']:+d} {x['probability']:.0%}" for x in top),
+            f"{zero:.1%}")
+    console.print(beliefs)
+    post, roll = answer["posterior"], answer["rollouts"]
+    console.print(f"policy: {answer['policy']['detail']}; posterior: {post['basis']}, "
+                  f"{post['worlds']:,} worlds (effective "
+                  f"{post['effective_sample_size']:,.0f}); values from "
+                  f"{roll['count']:,} rollouts ({roll['from_table']:.1%} of their decisions "
+                  f"from the table); {answer['seconds']:.2f} s")

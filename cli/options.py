@@ -17,6 +17,7 @@ from pathlib import Path
 import typer
 from typer.core import TyperGroup
 
+from spiel_game import REGISTERED
 from spiel_game.cards import AGENDA_GAMES, AGENDAS, GAMES, RULESET_OF_GAME, RULESETS
 
 HELP_OPTION_NAMES = ["-h", "--help"]
@@ -66,10 +67,18 @@ PORT = dict(parser=_integer(0, 65536, "an integer from 0 (any free port) to 6553
             metavar="PORT")
 
 
-def _game(value) -> str:
-    if value not in GAMES:
-        raise typer.BadParameter(f"{value!r}: allowed are {', '.join(GAMES)}")
-    return value
+def _games_parser(games: tuple[str, ...]):
+    """A --game parser allowing `games`; han_solo refused by a command that lacks it."""
+    def parse(value) -> str:
+        if value not in games:
+            why = (f"; han_solo's commands are {', '.join(HAN_SOLO_COMMANDS)}"
+                   if value == HAN_SOLO else "")
+            raise typer.BadParameter(f"{value!r}: allowed are {', '.join(games)}{why}")
+        return value
+    return parse
+
+
+_game = _games_parser(GAMES)
 
 
 def _described(rules) -> str:
@@ -77,9 +86,18 @@ def _described(rules) -> str:
             f"{'' if rules.has_agendas else '; it has no agenda'})")
 
 
+# The games of the commands: the Love Letter rule sets (spiel_game.cards.GAMES) and, for
+# the commands of HAN_SOLO_COMMANDS, han_solo (its own engine: spiel_game/han_solo/).
+HAN_SOLO = "han_solo"
+HAN_SOLO_COMMANDS = ("hint", "play", "serve", "export", "tournament", "lbr", "solve",
+                     "exploit")
+ALL_GAMES = REGISTERED
 _GAMES_TEXT = [_described(r) for r in RULESETS]
+_HAN_SOLO_TEXT = "han_solo (Star Wars: Han Solo card game; docs/han-solo.md)"
 GAME = dict(parser=_game, metavar="GAME",
             help=f"The game: {', '.join(_GAMES_TEXT[:-1])} or {_GAMES_TEXT[-1]}.")
+GAME_OR_HAN_SOLO = dict(parser=_games_parser(ALL_GAMES), metavar="GAME",
+                        help=f"The game: {', '.join(_GAMES_TEXT)} or {_HAN_SOLO_TEXT}.")
 AGENDA_HELP = f"Agenda ({', '.join(AGENDA_GAMES)})."
 AGENDA_LIST = f"{', '.join(AGENDAS[:-1])} or {AGENDAS[-1]}"  # for help texts
 DECK_HELP = "full, a reduced preset or a spec."
@@ -87,8 +105,9 @@ DECK_HELP = "full, a reduced preset or a spec."
 
 # The game's options, the same for every command (a command's help may say more; `jabba
 # hint` defaults them to None, so that its situation file's fields stand).
-def game_option(default: str | None = GAMES[0]):
-    return typer.Option(default, "--game", **GAME)
+def game_option(default: str | None = GAMES[0], han_solo: bool = False):
+    """--game; `han_solo`: the command takes han_solo too (HAN_SOLO_COMMANDS)."""
+    return typer.Option(default, "--game", **(GAME_OR_HAN_SOLO if han_solo else GAME))
 
 
 def players_option(help: str = "Number of players.", default: int | None = 2):
@@ -210,6 +229,11 @@ def load_game(game: str, players: int, deck: str, utility: str = "margin",
 
     import spiel_game
 
+    if game == HAN_SOLO:
+        if ctx is not None:
+            applies_only(ctx, (agenda_option,), f"to --game {' or '.join(AGENDA_GAMES)}: "
+                         "han_solo has no agendas")
+        return load_han_solo(players, deck, utility)
     if not RULESET_OF_GAME[_game(game)].has_agendas:
         if ctx is not None:
             refuse_agendas(ctx, game, agenda_option)
@@ -221,8 +245,37 @@ def load_game(game: str, players: int, deck: str, utility: str = "margin",
         raise typer.BadParameter(str(err)) from None
 
 
+def load_han_solo(players: int, deck: str = "full", utility: str = "margin"):
+    """han_solo with `players`; deck 'full' or a reduced deck of solver/han_solo/exact.py
+    (DECKS: the exact tools' one-turn decks)."""
+    import pyspiel
+
+    from solver.han_solo.exact import DECKS
+
+    if deck != "full" and deck not in DECKS:
+        raise typer.BadParameter(f"{deck!r}: han_solo's decks are full, "
+                                 f"{', '.join(DECKS)} (docs/han-solo.md)",
+                                 param_hint="--deck")
+    params = {} if deck == "full" else dict(DECKS[deck])
+    try:
+        return pyspiel.load_game(HAN_SOLO, {**params, "players": players,
+                                            "utility": utility})
+    except (ValueError, pyspiel.SpielError) as err:
+        raise typer.BadParameter(str(err)) from None
+
+
+def refuse_han_solo_options(ctx: typer.Context, game: str, *names: str) -> None:
+    """Refuse options of the Love Letter games given with --game han_solo."""
+    if game == HAN_SOLO:
+        applies_only(ctx, names, f"to --game {' or '.join(GAMES)}, not han_solo")
+
+
 def refuse_agendas(ctx: typer.Context, game: str, *names: str) -> None:
     """Refuse these options (an agenda, agendas) given for a game without agendas."""
+    if game == HAN_SOLO:
+        applies_only(ctx, names, f"to --game {' or '.join(AGENDA_GAMES)}: han_solo has no "
+                     "agendas")
+        return
     rules = RULESET_OF_GAME[game]
     if not rules.has_agendas:
         applies_only(ctx, names, f"to --game {' or '.join(AGENDA_GAMES)}: {game} has no "

@@ -20,10 +20,15 @@ def serve(
                              "this machine only; another address lets the network in."),
     workers: int | None = typer.Option(None, **options.THREADS, help="Hints computed at "
                                        "once (default: the machine's cores)."),
+    game: str = options.game_option(han_solo=True),
 ) -> None:
     """The local web app: advice and play pages and their JSON API (docs/play.md)."""
     from cli.web import app as web
 
+    if game not in (options.GAMES[0], options.HAN_SOLO):
+        raise typer.BadParameter(f"{game!r}: the pages are for {options.GAMES[0]} or "
+                                 f"{options.HAN_SOLO}; {game}'s hints: POST /api/hint with "
+                                 f"\"game\": \"{game}\" (docs/play.md)", param_hint="--game")
     try:
         sock = web.bind(host, port)
     except OSError as err:
@@ -35,12 +40,15 @@ def serve(
     if not web.is_loopback(sock):
         typer.echo(f"warning: listening on {address}, not this machine only: anyone who can "
                    "reach it can use the app", err=True)
-    typer.echo(f"serving {url} (advice), {url}play (play), {url}docs (the API); Ctrl-C "
-               "stops")
+    if game == options.HAN_SOLO:
+        typer.echo(f"serving {url} (Han Solo advice), {url}docs (the API); Ctrl-C stops")
+    else:
+        typer.echo(f"serving {url} (advice), {url}play (play), {url}han-solo (Han Solo "
+                   f"advice), {url}docs (the API); Ctrl-C stops")
     typer.echo("warming up: compiling the kernels (about 30 s the first time; the pages "
                "say when ready)")
     try:
-        web.serve(sock, workers)
+        web.serve(sock, workers, game=game)
     except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it shut down for
         pass
     typer.echo("stopped")

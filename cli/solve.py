@@ -63,7 +63,7 @@ def _shipped_result_path(deck: str, agenda: str, players: int, algorithm: str,
 
 def solve(
     ctx: typer.Context,
-    game_name: str = options.game_option(),
+    game_name: str = options.game_option(han_solo=True),
     deck: str = options.deck_option("tiny", "full, a reduced preset or a spec (see "
                                     "docs/game.md)."),
     players: int = options.players_option(),
@@ -125,6 +125,25 @@ def solve(
     if algorithm not in (*ALGORITHMS, "mccfr"):
         raise typer.BadParameter(f"algorithm {algorithm!r}: allowed are "
                                  f"{', '.join(ALGORITHMS)}, mccfr")
+    if game_name == options.HAN_SOLO:
+        from cli import han_solo
+
+        options.refuse_han_solo_options(ctx, game_name, "lp", "max_memory", "threads",
+                                        "ray", "ray_workers", "ray_round", "checkpoint",
+                                        "checkpoint_every", "resume")
+        if algorithm == "mccfr":
+            options.applies_only(ctx, ("target",), "to the exact algorithms (cfr, cfr+, "
+                                 "dcfr)")
+        else:
+            options.applies_only(ctx, ("abstraction", "max_keys", "seed"),
+                                 "to --algorithm mccfr")
+        if iterations == 0 and seconds is None and target is None:
+            raise typer.BadParameter("0 (no iteration budget) needs --seconds or --target",
+                                     param_hint="--iterations")
+        game = options.load_game(game_name, players, deck, utility, agenda, ctx)
+        han_solo.solve(game, deck, algorithm, iterations, seconds, target, abstraction,
+                       max_keys, seed, out, ship)
+        return
     if algorithm == "mccfr":
         options.applies_only(ctx, ("target", "lp"), "to the exact algorithms (cfr, cfr+, "
                              "dcfr)")
@@ -336,7 +355,7 @@ def _progress(description: str, total: int | None):
 
 def exploit(
     ctx: typer.Context,
-    game_name: str = options.game_option(),
+    game_name: str = options.game_option(han_solo=True),
     deck: str = options.deck_option("small", "A reduced deck: preset or spec."),
     players: int = options.players_option("Number of players (2: exploitability, 3+: "
                                           "NashConv)."),
@@ -361,6 +380,12 @@ def exploit(
         raise typer.BadParameter(f"unknown agenda(s) {unknown}; allowed: "
                                  f"{', '.join(AGENDA_NAMES)} or 'all'")
     out_dir = options.ship_folder(out_dir, "--out-dir") if ship else out_dir or Path(".")
+    if game_name == options.HAN_SOLO:
+        from cli import han_solo
+
+        options.refuse_agendas(ctx, game_name, "agendas")
+        han_solo.exploit(deck, players, iterations, out_dir)
+        return
     # Validates game, deck and players (and refuses --agendas for a game without agendas).
     loaded = options.load_game(game_name, players, deck, "margin", chosen[0], ctx, "agendas")
     if not loaded.rules.has_agendas:

@@ -226,6 +226,59 @@ def test_a_seeded_round_is_played_to_the_end(browser, server_url, tmp_path):
     assert not errors
 
 
+HAN_SOLO_FLAGS = ["--game", "han_solo", "--seat", "1", "--hand", "green +4,red -2", "--pot",
+                  "green,gold", "--log", "flip green +9; p0 draw; p0 discard red -2",
+                  "--rollouts", "300", "--seed", "2"]
+
+
+def test_a_han_solo_situation_set_up_by_clicking_gets_the_command_lines_answer(
+        browser, server_url):
+    """The Han Solo form: seat 1, hand green +4 and red -2, a green +9 turned up, p0 drew
+    and put down a red -2; the answer is `jabba hint --game han_solo --json`'s."""
+    page, errors = open_page(browser, server_url + "han-solo")
+    page.select_option("#seat", "1")
+    for card in ("green +4", "red -2"):
+        page.click(f'#cards [data-card="{card}"]')
+    page.click("#flip")
+    page.click('#cards [data-card="green +9"]')
+    page.select_option("#actor", "0")
+    page.click('[data-move="draw"]')
+    page.click('[data-move="discard"]')
+    page.click('#cards [data-card="red -2"]')
+    page.click("summary:has-text('Options')")
+    page.fill("#rollouts", "300")
+    page.fill("#seed", "2")
+    assert page.locator("#log li").all_inner_texts() == [
+        "flip green +9", "p0 draw", "p0 discard red -2"]
+    ask(page)
+    shown = page.evaluate("window.lastAnswer")
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    result = CliRunner().invoke(app, ["hint", *HAN_SOLO_FLAGS, "--json"])
+    assert result.exit_code == 0, result.output
+    expected = json.loads(result.stdout)
+    assert timeless(shown) == timeless(expected)
+    assert page.inner_text("#recommendation") == \
+        f"Recommended: {expected['recommendation']['action']}"
+    rows = page.locator("#plays tbody tr")
+    assert rows.count() == len(expected["plays"]) == 3  # draw, take, stand
+    for i, play in enumerate(expected["plays"]):
+        cells = rows.nth(i).locator("td").all_inner_texts()
+        assert cells[0] == play["action"]
+        assert cells[3].startswith(f"{play['ev']:+.3f}")
+    (p0,) = expected["opponents"]
+    assert page.locator("#opponents .bar").count() == min(8, len(p0["total"]))
+    # A move the rules do not allow (a stand after a draw, H2) is refused with the reason.
+    page.click("#undo")
+    page.click('[data-move="stand"]')
+    ask(page)
+    assert page.inner_text("#error") == ("impossible situation: event 9 'p0 stand': p0 has "
+                                         "to discard a card or keep here (H2)")
+    assert not errors
+
+
 def screenshot(path: Path) -> None:
     """The advice page on the README's situation (default rollouts and search), for docs/."""
     from playwright.sync_api import sync_playwright

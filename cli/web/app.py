@@ -4,9 +4,10 @@ coach), static files from static/. The JSON API is in docs/play.md; FastAPI serv
 OpenAPI schema at /openapi.json and a browsable form of it at /docs.
 
 - `POST /api/hint`: the body is a situation with the fields of a situation file
-  (docs/hint.md), the query the command's other flags (seconds, resolve_seconds, seed,
-  search, search_seconds, search_iterations, score, match_goal, rounds_played,
-  opponent, exploit, confidence); the answer is `jabba hint --json`'s, made
+  (docs/hint.md; han_solo's: docs/han-solo.md "Hints", its form at `/han-solo`), the
+  query the command's other flags (seconds, resolve_seconds, seed, search,
+  search_seconds, search_iterations, score, match_goal, rounds_played, opponent,
+  exploit, confidence, rollouts); the answer is `jabba hint --json`'s, made
   by the same calls (cli/hint.py).
 - `POST /api/play/new`, `GET /api/play/{id}`, `POST /api/play/{id}/act`,
   `POST /api/play/{id}/next`, `GET /api/play/{id}/log`: a game of solver/play/.
@@ -59,13 +60,18 @@ MAX_PLAY_ITERATIONS = 2000  # a game's search budgets per decision (the search's
 _OPPONENT_QUERY = Query(None, description="SEAT=MODEL, repeatable (jabba hint --opponent)")
 WARM_SITUATION = {"players": 2, "seat": 1, "hand": ["jabba", "guard"],
                   "face_up": ["crumb", "bib", "merc"], "areas": {"0": ["han"]}}
+HAN_SOLO = "han_solo"  # `jabba serve --game han_solo`: its advice form at /
+WARM_HAN_SOLO = {"game": HAN_SOLO, "seat": 1, "hand": ["green +4", "red -2"],
+                 "pot": ["green", "gold"], "log": "flip green +9; p0 draw; p0 discard red -2"}
 
 SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the fields
     "type": "object", "description": "A situation: the fields of a situation file "
     "(docs/hint.md, 'The situation'), e.g. the README's worked hint.",
     "properties": {
-        "game": {"type": "string", "enum": list(GAMES), "default": GAMES[0],
-                 "description": "love_letter: classic cards, no agenda"},
+        "game": {"type": "string", "enum": [*GAMES, "han_solo"], "default": GAMES[0],
+                 "description": "love_letter: classic cards, no agenda; han_solo: the "
+                 "fields of docs/han-solo.md 'Hints' (players, seat, hand, log, pot, turn, "
+                 "params)"},
         "players": {"type": "integer", "minimum": 2, "maximum": 6, "default": 2},
         "agenda": {"type": "string", "default": "exalted_one"},
         "seat": {"type": "integer", "default": 0},
@@ -81,7 +87,9 @@ SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the field
         "bottom": {"type": "array", "items": {"type": "string"}},
         "deck": {"type": "integer"},
         "log": {"type": "string", "description": "events separated by ';', or a pasted "
-                "information state"}},
+                "information state"},
+        "pot": {"type": "array", "items": {"type": "string"}},
+        "turn": {"type": "integer"}},
     "example": WARM_SITUATION}
 
 
@@ -111,13 +119,17 @@ class Warmup:
         self.started = time.perf_counter()
         self.seconds = None
 
-    def run(self, hint_fn, make_game) -> None:
+    def run(self, hint_fn, make_game, game: str = GAMES[0]) -> None:
         try:
-            hint_fn(dict(WARM_SITUATION), seconds=0.01, resolve_seconds=0.01, seed=0,
-                    search_iterations=1)
-            played = make_game(NewGame(coach=True, coach_seconds=0.01,
-                                       coach_search_iterations=1)).session
-            played.act(played.legal()[0][0])  # the opponents' tables and the coach
+            if game == HAN_SOLO:  # its hint's belief and rollouts (no play page)
+                hint_fn(dict(WARM_HAN_SOLO), seconds=0.01, resolve_seconds=0.01, seed=0,
+                        rollouts=8)
+            else:
+                hint_fn(dict(WARM_SITUATION), seconds=0.01, resolve_seconds=0.01, seed=0,
+                        search_iterations=1)
+                played = make_game(NewGame(coach=True, coach_seconds=0.01,
+                                           coach_search_iterations=1)).session
+                played.act(played.legal()[0][0])  # the opponents' tables and the coach
             self.state, self.detail = "ready", "ready"
         except Exception as err:  # the server still answers; the page says what failed
             self.state, self.detail = "failed", f"warm-up failed: {type(err).__name__}: {err}"
@@ -155,8 +167,8 @@ class NewGame(BaseModel):
         given = self.model_fields_set
         if self.game != "jabbas_palace":  # the pages read Jabba's Palace's cards
             return (f"game {self.game!r}: the web app plays jabbas_palace only; play "
-                    "classic Love Letter with jabba play --game love_letter (its hints: "
-                    "/api/hint with \"game\": \"love_letter\")")
+                    f"{self.game} with jabba play --game {self.game} (its hints: "
+                    f"/api/hint with \"game\": \"{self.game}\")")
         if "opponent_search_iterations" in given and self.against != "search":
             return "opponent_search_iterations: applies only with against search"
         coach_fields = ("coach_threshold", "coach_seconds", "coach_search",
@@ -186,9 +198,10 @@ class AppState:
     """What the routes share: the warm-up, the games kept (the least recently used goes
     first past MAX_SESSIONS), and the worker threads' limit."""
 
-    def __init__(self, warm: bool, workers: int):
+    def __init__(self, warm: bool, workers: int, game: str = GAMES[0]):
         self.warm = warm
         self.workers = workers
+        self.page_game = game  # whose advice page `/` is
         self.warmup = Warmup()
         self.games: collections.OrderedDict[str, _Game] = collections.OrderedDict()
         self.games_lock = threading.Lock()
@@ -224,10 +237,11 @@ def app_state(request: Request) -> AppState:
 State = Annotated[AppState, Depends(app_state)]
 
 
-def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
+def create_app(warm: bool = True, workers: int | None = None, game: str = GAMES[0]
+               ) -> FastAPI:
     """The app; `warm` compiles the kernels in a thread at start-up; `workers`: hints
     and coached plays computed at once (default: the machine's cores)."""
-    state = AppState(warm, workers or os.cpu_count() or 1)
+    state = AppState(warm, workers or os.cpu_count() or 1, game)
     # max_body_size: the framework answers a longer body (announced or streamed) with 413.
     app = FastAPI(title="Jabba's Palace solver", lifespan=_lifespan,
                   description="Hints and games against the solver (docs/play.md).",
@@ -246,7 +260,7 @@ def create_app(warm: bool = True, workers: int | None = None) -> FastAPI:
 async def _lifespan(app: FastAPI):
     state: AppState = app.state.app
     if state.warm:
-        threading.Thread(target=state.warmup.run, args=(compute_hint, make_game),
+        threading.Thread(target=state.warmup.run, args=(compute_hint, make_game, state.page_game),
                          name="warm-up", daemon=True).start()
     else:
         state.warmup.state, state.warmup.detail = "ready", "ready (not warmed)"
@@ -327,13 +341,19 @@ router = APIRouter(route_class=_DepthCheckedRoute)  # bodies of bounded depth
 
 
 @router.get("/", include_in_schema=False)
-def advice_page():
-    return FileResponse(STATIC / "index.html")
+def advice_page(state: State):
+    return FileResponse(STATIC / ("han_solo.html" if state.page_game == HAN_SOLO else "index.html"))
 
 
 @router.get("/play", include_in_schema=False)
 def play_page():
     return FileResponse(STATIC / "play.html")
+
+
+@router.get("/han-solo", include_in_schema=False)
+def han_solo_page():
+    """The advice form of the Han Solo card game (its hint: /api/hint, game han_solo)."""
+    return FileResponse(STATIC / "han_solo.html")
 
 
 @router.get("/api/status", summary="Warming up or ready")
@@ -348,7 +368,12 @@ def meta() -> dict:
     from solver.evaluation.tournament import TOKEN_GOAL
     from solver.play.opponents import HEURISTIC_KINDS, OPPONENTS
 
-    return {"cards": [{"id": c.id, "name": c.name, "short": c.aliases[0],
+    from spiel_game.han_solo import layout as hs
+
+    return {"han_solo": {"cards": [hs.card_name(k) for k in range(hs.NUM_CARD_KINDS)],
+                         "tokens": list(hs.TOKEN_NAMES), "turns": 3,
+                         "max_players": hs.MAX_PLAYERS},
+            "cards": [{"id": c.id, "name": c.name, "short": c.aliases[0],
                        "number": c.number, "side": c.side.name.lower(),
                        "copies": c.copies, "effect": c.effect.name.lower(), "text": c.text}
                       for c in CHARACTERS],
@@ -366,7 +391,8 @@ def compute_hint(data: dict, seconds: float, resolve_seconds: float, seed: int,
                  search_iterations: int | None = None, score: str | None = None,
                  match_goal: int | None = None, rounds_played: int | None = None,
                  opponent: list[str] | None = None, exploit: str = "safe",
-                 confidence: float = 0.5, prior_only: bool = False) -> dict:
+                 confidence: float = 0.5, prior_only: bool = False,
+                 rollouts: int | None = None) -> dict:
     """`jabba hint --json` for the situation `data`: the command line's one pipeline
     (solver/hint/request.py, advice.answer), the game's tables shared by every request."""
     from solver.hint.advice import answer
@@ -382,7 +408,7 @@ def compute_hint(data: dict, seconds: float, resolve_seconds: float, seed: int,
                 confidence=confidence, prior_only=prior_only, seconds=seconds,
                 resolve_seconds=resolve_seconds,
                 seed=seed, search=search, search_seconds=search_seconds,
-                search_iterations=search_iterations)
+                search_iterations=search_iterations, rollouts=rollouts)
         except TypeError:
             try:  # a field of a JSON type the library does not take: say which
                 from_mapping(situation_fields(data))
@@ -414,12 +440,15 @@ async def api_hint(request: Request, state: State,
                    opponent: list[str] | None = _OPPONENT_QUERY,
                    exploit: str = Query("safe"),
                    confidence: float = Query(0.5, gt=0, le=1),
-                   prior_only: bool = Query(False)
+                   prior_only: bool = Query(False),
+                   rollouts: int | None = Query(None, ge=1, le=100_000, description=(
+                       "exactly this many rollouts (han_solo: default 1000)"))
                    ) -> dict:
     data = _situation(await request.body())
     return await state.in_worker(compute_hint, data, seconds, resolve_seconds, seed, search,
                                  search_seconds, search_iterations, score, match_goal,
-                                 rounds_played, opponent, exploit, confidence, prior_only)
+                                 rounds_played, opponent, exploit, confidence, prior_only,
+                                 rollouts)
 
 
 # Games ---------------------------------------------------------------------------------
@@ -604,10 +633,12 @@ def is_loopback(sock: socket.socket) -> bool:
     return ipaddress.ip_address(sock.getsockname()[0]).is_loopback
 
 
-def serve(sock: socket.socket, workers: int | None = None, warm: bool = True) -> None:
+def serve(sock: socket.socket, workers: int | None = None, warm: bool = True,
+          game: str = GAMES[0]) -> None:
     """Serve the app on a bound socket until Ctrl-C (uvicorn's graceful shutdown)."""
     import uvicorn
 
-    config = uvicorn.Config(create_app(warm=warm, workers=workers), log_level="warning",
+    config = uvicorn.Config(create_app(warm=warm, workers=workers, game=game),
+                            log_level="warning",
                             access_log=False, timeout_graceful_shutdown=5)
     uvicorn.Server(config).run(sockets=[sock])

@@ -31,7 +31,6 @@ answered from the engine (`engine.forced_card`), with nothing to value.
 from __future__ import annotations
 
 import concurrent.futures
-import math
 import time
 
 import numpy as np
@@ -44,6 +43,7 @@ from spiel_game.actions import decision_to_string
 from solver.belief import hand_probabilities
 from solver.policies.chain import PolicySet, load_policies
 from solver.hint.answer import SCHEMA, SCHEMA_VERSION, HintAnswer  # noqa: F401  (re-exported)
+from solver.hint.choice import Z95, _choose, _standard_error
 from solver.hint.log import log_worlds, prior_worlds, summary_log_worlds
 from solver.hint.request import (HintRequest, MatchContext, OpponentModelUse,  # noqa: F401
                                  check_game, match_context)
@@ -53,7 +53,6 @@ from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, next_float, stream_s
 from solver.sim.utility import round_utility
 
 _JIT = dict(cache=True, nogil=True)
-Z95 = 1.96
 SUMMARY_PARTICLES = 4096  # a summary's posterior: exact within this many particles, then sampled
 # Rollouts stop before their time budget once the card to play is settled (`_card_settled`),
 # but never before this many: the values shown keep intervals of a useful width.
@@ -210,17 +209,6 @@ def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rol
             time.perf_counter() - start)
 
 
-def _standard_error(x: np.ndarray, clusters: np.ndarray) -> float:
-    """The cluster-robust standard error of x.mean(): rollouts of one world draw are
-    correlated, different draws independent, so the spread of the clusters' sums counts
-    both the rollouts' noise and the worlds'. One rollout per cluster: the usual one."""
-    dev = np.bincount(clusters, weights=x - x.mean())
-    g = int(np.count_nonzero(np.bincount(clusters)))
-    if g < 2:
-        return float("inf")
-    return float(math.sqrt(g / (g - 1) * float((dev ** 2).sum())) / len(x))
-
-
 def _card_settled(values: np.ndarray, clusters: np.ndarray, cards: list[list[int]]) -> bool:
     """Whether the card to play is settled: the best card's best full action (by mean)
     leads every other card's best by more than the 95% interval of their paired
@@ -234,26 +222,6 @@ def _card_settled(values: np.ndarray, clusters: np.ndarray, cards: list[list[int
             if diff.mean() + Z95 * _standard_error(diff, clusters) >= 0:
                 return False
     return True
-
-
-def _choose(rows: np.ndarray, clusters: np.ndarray, probs) -> tuple[int, list[dict], str]:
-    """The rule for every decision: the option of best mean value; options whose paired
-    difference to it is within its 95% interval are ties, and the policy's likeliest tie
-    is chosen (the best mean when there is no policy). Returns (chosen, each option's
-    ev, ev_ci95, vs_best, vs_best_ci95, how it was chosen)."""
-    means = rows.mean(axis=1)
-    best = int(np.argmax(means))
-    stats = []
-    for i in range(len(rows)):
-        diff = rows[i] - rows[best]
-        stats.append({"ev": float(means[i]), "ev_ci95": Z95 * _standard_error(rows[i], clusters),
-                      "vs_best": float(diff.mean()),
-                      "vs_best_ci95": Z95 * _standard_error(diff, clusters) if i != best else 0.0})
-    ties = [i for i in range(len(rows)) if -stats[i]["vs_best"] <= stats[i]["vs_best_ci95"]]
-    if probs is None or len(ties) == 1:
-        return best, stats, "value"
-    chosen = max(ties, key=lambda i: (probs[i], means[i]))
-    return chosen, stats, "value" if chosen == best else "policy, within the values' interval"
 
 
 def _decide(s, prefix, index_of, values, clusters, policies, me):
@@ -402,6 +370,10 @@ def answer(request: HintRequest) -> HintAnswer:
     gain and what it risks (docs/opponents.md)."""
     from solver.search.resolve import SearchLimits
 
+    if request.game.get_type().short_name == "han_solo":
+        from solver.han_solo.hint import answer as han_solo_answer
+
+        return han_solo_answer(request)
     start = time.perf_counter()
     r = request
     sit, game, policies, match, opponent = (r.situation, r.game, r.policies, r.match,

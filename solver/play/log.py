@@ -120,10 +120,12 @@ def load_game(header: dict):
 
     params = provenance.game_parameters(header)
     name = provenance.game_name(header)  # jabbas_palace in a log from before love_letter
-    if name not in spiel_game.GAMES:
+    if name not in spiel_game.REGISTERED:
         raise LogError(f"the header's game {name!r}: allowed are "
-                       f"{', '.join(spiel_game.GAMES)}")
+                       f"{', '.join(spiel_game.REGISTERED)}")
     try:
+        if name not in spiel_game.GAMES:  # han_solo: its own parameters
+            return pyspiel.load_game(name, params)
         return spiel_game.load_parameters(name, params)
     except (ValueError, pyspiel.SpielError) as err:
         raise LogError(f"the header's game parameters {params}: {err}") from None
@@ -136,6 +138,8 @@ def replay(path: Path, record: Callable[[dict], None] | None = None, coach_facto
     `coach_factory(game)`, if
     given, coaches the human's plays again; `on_step(session, line, verdict)` is called
     after each line. Returns the session where the log ends (a prefix: where it stopped)."""
+    from solver.play.han_solo import session_class
+
     path = Path(path)
     lines = read_lines(path)
     header = read_header(path, lines)
@@ -150,7 +154,7 @@ def replay(path: Path, record: Callable[[dict], None] | None = None, coach_facto
             if "starter" in line:
                 starter = _int(line, "starter", where)
                 if session is None:
-                    session = Session(game, _int(header, "seat", where), None,
+                    session = session_class(game)(game, _int(header, "seat", where), None,
                                       seed=_int(header, "seed", where),
                                       match=bool(header["match"]), record=record,
                                       coach=coach, first_starter=starter)

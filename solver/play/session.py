@@ -246,6 +246,15 @@ class Session:
         fresh, self._shown = lines[self._shown:], len(lines)
         return fresh
 
+    def view_state(self) -> dict:
+        """The part of `view` every game has: the events as the seat saw them, its
+        information state, whether it is to act and its choices, whether it is over."""
+        return {"events": self.events(),
+                "information_state": self.state.information_state_string(self.me),
+                "waiting": self.waiting,
+                "legal": [{"action": a, "text": t} for a, t in self.legal()],
+                "round_over": self.round_over, "match_over": self.over}
+
     def view(self) -> dict:
         """What the human's seat knows now, JSON-ready: own hand, the public table, the
         events as the seat saw them, the choices; at a round's end every hand."""
@@ -270,11 +279,7 @@ class Session:
                "turn": v.turn_player, "phase": v.phase,
                "resolving": (None if v.pending_card is None
                              else self.characters[v.pending_card].name),
-               "events": self.events(),
-               "information_state": self.state.information_state_string(me),
-               "waiting": self.waiting,
-               "legal": [{"action": a, "text": t} for a, t in self.legal()],
-               "round_over": over, "match_over": self.over}
+               **self.view_state()}
         if over:
             result = self.rounds[-1]
             out["result"] = {**result, "set_aside": None if v.set_aside is None

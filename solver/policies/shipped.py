@@ -46,24 +46,26 @@ def shipped_folder() -> Path | None:
     return installed if installed.is_dir() else None
 
 
-def policy_name(deck: str, variant: str, players: int, level: str) -> str:
-    """The file name of a game's table policy at `level` (rule 2)."""
+def policy_name(deck: str, variant: str, players: int, level: str,
+                levels: tuple[str, ...] = LEVELS) -> str:
+    """The file name of a game's table policy at `level` (rule 2); `levels`: the game's
+    abstraction levels (han_solo has its own, solver/han_solo/abstraction.py)."""
     if not deck.isidentifier():
         raise ValueError(f"deck {deck!r}: only a named deck (full, tiny, small, medium) "
                          "has a shipped policy, not a deck spec")
-    if level not in LEVELS:
-        raise ValueError(f"abstraction level {level!r}: allowed are {', '.join(LEVELS)}")
+    if level not in levels:
+        raise ValueError(f"abstraction level {level!r}: allowed are {', '.join(levels)}")
     return f"policy_{deck}_{variant}_{players}p_{level}.npz"
 
 
-def policy_files(deck: str, variant: str, players: int, folder: Path | None = None
-                 ) -> list[Path]:
-    """The shipped policy files a game uses, finest level first (rule 3); `folder`
-    replaces the shipped folder (rule 1)."""
+def policy_files(deck: str, variant: str, players: int, folder: Path | None = None,
+                 levels: tuple[str, ...] = LEVELS) -> list[Path]:
+    """The shipped policy files a game uses, in the order of `levels` (rule 3: finest
+    first); `folder` replaces the shipped folder (rule 1)."""
     folder = shipped_folder() if folder is None else folder
     if folder is None or not deck.isidentifier():
         return []
-    paths = (folder / policy_name(deck, variant, players, level) for level in LEVELS)
+    paths = (folder / policy_name(deck, variant, players, level, levels) for level in levels)
     return [path for path in paths if path.is_file()]
 
 

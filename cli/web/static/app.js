@@ -59,6 +59,26 @@ async function watchStatus() {
   }
 }
 
+// POST /api/hint from an advice page: the request shown in #request, the Ask button busy
+// meanwhile, the answer kept in window.lastAnswer (the browser tests read it), then
+// show(answer) or showError(message).
+async function askHint(query, body, show, showError) {
+  $("#request").textContent = `POST /api/hint?${query}\n${JSON.stringify(body, null, 2)}`;
+  $("#ask").disabled = true; $("#ask").textContent = "Thinking...";
+  try {
+    const answer = await api(`/api/hint?${query}`, {method: "POST", body});
+    window.lastAnswer = answer;
+    $("#error").hidden = true;
+    show(answer);
+  } catch (err) {
+    window.lastAnswer = null;
+    $("#result").hidden = true;
+    showError(err.message);
+  } finally {
+    $("#ask").disabled = false; $("#ask").textContent = "Ask";
+  }
+}
+
 function fillSelect(select, values, chosen, label = (v) => v) {
   select.replaceChildren(...values.map((v) => el("option", {value: v, selected: String(v) === String(chosen) ? "" : null}, label(v))));
 }
@@ -289,20 +309,7 @@ function advicePage(meta) {
     if (!$("#search").checked) query.set("search", "false");
     else if ($("#search-iterations").value !== "") query.set("search_iterations", $("#search-iterations").value);
     else query.set("search_seconds", $("#search-seconds").value || "1");
-    $("#request").textContent = `POST /api/hint?${query}\n${JSON.stringify(body, null, 2)}`;
-    $("#ask").disabled = true; $("#ask").textContent = "Thinking...";
-    try {
-      const answer = await api(`/api/hint?${query}`, {method: "POST", body});
-      window.lastAnswer = answer;
-      hideError();
-      showAnswer(answer);
-    } catch (err) {
-      window.lastAnswer = null;
-      $("#result").hidden = true;
-      showError(err.message);
-    } finally {
-      $("#ask").disabled = false; $("#ask").textContent = "Ask";
-    }
+    await askHint(query, body, showAnswer, showError);
   }
 
   function showAnswer(a) {
@@ -500,6 +507,7 @@ function playPage(meta) {
   watchStatus();
   const meta = await api("/api/meta");
   if (document.body.dataset.page === "advice") advicePage(meta);
+  else if (document.body.dataset.page === "han_solo") hanSoloPage(meta);  // han_solo.js
   else playPage(meta);
   document.body.dataset.loaded = "yes";
 })();

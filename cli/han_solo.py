@@ -1,0 +1,237 @@
+"""The `jabba` commands with `--game han_solo` (docs/han-solo.md "Commands"): each
+command's own module parses and validates as for every game, then calls here where
+han_solo's engine, policies and solvers differ (solver/han_solo/). Options a command has
+for the Love Letter games only are refused, naming them (docs/bad-input.md)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+
+from cli import options
+
+HAN_SOLO = options.HAN_SOLO
+
+
+def _players(names: list[str], game) -> list:
+    from solver.han_solo.players import resolve
+
+    try:
+        return [resolve(name, game) for name in names]
+    except ValueError as err:
+        raise typer.BadParameter(str(err), param_hint="--policies") from None
+
+
+def _two_players(game, what: str) -> None:
+    if game.num_players() != 2:
+        raise typer.BadParameter(f"{game.num_players()}: han_solo's {what} is for 2 "
+                                 "players", param_hint="--players")
+
+
+def tournament(game, policies: str | None, deals: int, seed: int, diagonal: bool,
+               out: Path | None) -> None:
+    """Duplicate deals of han_solo policies (the shipped table and the heuristics by
+    default), 2 players: margins and game-win rates with 95% intervals."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from solver import provenance
+    from solver.han_solo.commands import cross_table, tournament_csv
+    from solver.han_solo.features import HEURISTIC_NAMES
+    from solver.han_solo.players import TABLE_NAME, shipped_table
+
+    _two_players(game, "tournament (duplicate deals)")
+    if deals == 0:
+        raise typer.BadParameter("0: han_solo plays duplicate deals only (no matches); "
+                                 "give at least 1", param_hint="--deals")
+    if policies is None:
+        try:
+            table = shipped_table(game)
+        except ValueError as err:  # a shipped file this code cannot read: said, not used
+            typer.echo(f"warning: the shipped table is not played: {err}", err=True)
+            table = None
+        names = ([TABLE_NAME] if table is not None else []) + list(HEURISTIC_NAMES)
+    else:
+        names = [p.strip() for p in policies.split(",") if p.strip()]
+    if not names:
+        raise typer.BadParameter("give at least one policy", param_hint="--policies")
+    players = _players(names, game)
+    start = time.perf_counter()
+    with options.progress_bars() as progress:
+        update = options.tracker(progress)
+        try:
+            rows = cross_table(game, players, deals, seed, diagonal,
+                               on_pairing=lambda done, total: update("pairings", done,
+                                                                     total))
+        except ValueError as err:
+            raise typer.BadParameter(str(err), param_hint="--policies") from None
+    seconds = time.perf_counter() - start
+    table = Table(title=f"han_solo, 2 players, {deals:,} duplicate deals: the row's margin "
+                  "(thousands of credits a round) and game-win rate against the column")
+    for column in ("policy", "opponent", "margin [95%]", "win rate [95%]"):
+        table.add_column(column, justify="left" if column in ("policy", "opponent")
+                         else "right")
+    for r in rows:
+        m, w = r["margin"], r["win_rate"]
+        table.add_row(r["policy"], r["opponent"],
+                      f"{m['mean']:+.3f} [{m['low']:+.3f}, {m['high']:+.3f}]",
+                      f"{w['mean']:.3f} [{w['low']:.3f}, {w['high']:.3f}]")
+    Console().print(table)
+    typer.echo(f"{sum(r['rounds'] for r in rows):,} rounds in {seconds:.1f} s")
+    decisions = sum(r["table_decisions"] for r in rows)
+    for p in players:
+        if p.table is not None and decisions:
+            misses = sum(r["table_misses"] for r in rows)
+            typer.echo(f"{p.name} ({p.describe()}): {100 * misses / decisions:.2f}% of its "
+                       "decisions missing from the table")
+    if out:
+        command = (f"jabba tournament --game han_solo --players 2 --policies "
+                   f"{','.join(names)} --deals {deals} --seed {seed}"
+                   + ("" if diagonal else " --no-diagonal"))
+        record = {**provenance.header(game, seconds=seconds, command=command),
+                  "what": "tournament (duplicate deals), han_solo: margin = the policy's "
+                          "credits less its opponent's (thousands a round), both seatings "
+                          "of a deal; win rate: its token worth more (ties half)",
+                  "policies": {p.name: p.describe() for p in players},
+                  "deals": deals, "seed": seed, "rows": rows}
+        provenance.write_json(out.with_suffix(".json"), record)
+        provenance.write_atomic(out.with_suffix(".csv"), tournament_csv(rows).encode())
+        typer.echo(f"wrote {out.with_suffix('.json')}, .csv")
+
+
+def export_policy(game, policy: Path | None):
+    """What `jabba export` writes of a han_solo table (the shipped one, or --policy):
+    (the player whose self-play finds the keys, its table, the file, the rows' function).
+    ValueError if there is no such table."""
+    from solver.han_solo.commands import export_rows
+    from solver.han_solo.players import TABLE_NAME, resolve
+
+    player = resolve(str(policy) if policy else TABLE_NAME, game)
+    return player, player.table, Path(player.source), export_rows
+
+
+def solve(game, deck: str, algorithm: str, iterations: int, seconds: float | None,
+          target: float | None, level: str | None, max_keys: int | None, seed: int,
+          out: Path | None, ship: bool) -> None:
+    """han_solo solved: exactly (cfr, cfr+, dcfr on a reduced deck: exploitability and
+    game value) or by MCCFR (solver/han_solo/mccfr.py; a table file)."""
+    from solver import provenance
+
+    if algorithm == "mccfr":
+        from solver.han_solo.abstraction import LEVELS
+        from solver.han_solo.mccfr import HanSoloMCCFR
+        from solver.han_solo.table_policy import export_table
+
+        level = level or LEVELS[-1]  # the coarsest, that of the shipped tables
+        if level not in LEVELS:
+            raise typer.BadParameter(f"{level!r}: han_solo's levels are "
+                                     f"{', '.join(LEVELS)}", param_hint="--abstraction")
+        if ship:
+            from solver.policies.shipped import policy_name
+
+            folder = options.ship_folder(out, "--out")
+            try:
+                out = folder / policy_name(deck, HAN_SOLO, game.num_players(), level, LEVELS)
+            except ValueError as err:
+                raise typer.BadParameter(str(err), param_hint="--abstraction") from None
+        out = out or Path(f"policy_{deck}_{HAN_SOLO}_{game.num_players()}p_{level}.npz")
+        solver = HanSoloMCCFR(game, level, seed=seed)
+        with options.progress_bars() as progress:
+            update = options.tracker(progress)
+            solver.train(iterations=iterations or None, seconds=seconds,
+                         on_batch=lambda s: update("MCCFR iterations", s.iterations,
+                                                   iterations or 0))
+        header = export_table(solver, out, max_keys=max_keys)
+        typer.echo(f"MCCFR ({level}): {solver.iterations:,} iterations, "
+                   f"{solver.num_keys:,} keys in {solver.seconds:.1f} s; wrote {out} "
+                   f"({header['keys']:,} keys)")
+        return
+    from solver.exact.best_response import profile_values
+    from solver.exact.solve import solve as solve_tree
+    from solver.exact.tree import build_tree
+    from solver.han_solo.exact import exploitability_of
+
+    if deck == "full":
+        raise typer.BadParameter("the exact algorithms need a reduced deck (tiny, "
+                                 "tiny_dice, small): the full game's tree is far too large; "
+                                 "or use --algorithm mccfr", param_hint="--deck")
+    tree = build_tree(game)
+    outcome = solve_tree(tree, algorithm, iterations=iterations or None, seconds=seconds,
+                         target=None if target is None else target / 2)
+    figures = exploitability_of(tree, outcome.strategy)
+    value = profile_values(tree, outcome.strategy).tolist()
+    typer.echo(f"{algorithm} on han_solo {deck}: {tree.num_nodes:,} histories, "
+               f"{tree.num_infosets:,} information sets; {outcome.iterations} iterations "
+               f"in {outcome.seconds:.1f} s; NashConv {figures['nash_conv']:.6g}; game "
+               f"value {', '.join(f'{v:+.4f}' for v in value)} (thousands of credits)")
+    if out is not None or ship:
+        if ship:
+            out = options.ship_folder(out, "--out") / (
+                f"solve_{deck}_{HAN_SOLO}_{game.num_players()}p_{algorithm}.json")
+        record = {**provenance.header(game, seconds=outcome.seconds),
+                  "what": f"{algorithm} on a reduced han_solo deck", "deck": deck,
+                  "algorithm": algorithm, "iterations": outcome.iterations,
+                  "stopped_by": outcome.stopped_by, **figures, "game_value": value,
+                  "curve": [[m.iteration, 2 * m.value] for m in outcome.curve]}
+        provenance.write_json(out, record)
+        typer.echo(f"wrote {out}")
+
+
+def exploit(deck: str, players: int, iterations: int, out_dir: Path) -> None:
+    """The exploitability study of a reduced han_solo deck (solver/han_solo/study.py)."""
+    from solver.han_solo.exact import DECKS
+    from solver.han_solo.study import study
+    from solver.reports.files import write_exploitability
+
+    if deck not in DECKS:
+        raise typer.BadParameter(f"{deck!r}: han_solo's reduced decks are "
+                                 f"{', '.join(DECKS)}", param_hint="--deck")
+    if players != 2:
+        raise typer.BadParameter(f"{players}: han_solo's exploitability study is for 2 "
+                                 "players", param_hint="--players")
+    record = study(deck, iterations=iterations, log=typer.echo,
+                   command=f"jabba exploit --game han_solo --deck {deck} "
+                           f"--iterations {iterations}")
+    for path in write_exploitability(record, out_dir):
+        typer.echo(f"wrote {path}")
+    typer.echo(f"NashConv in thousands of credits per round ({record['seconds']:.0f} s "
+               "in all)")
+
+
+def lbr(game, policy: str, deals: int, rollouts: int, particles: int, seed: int,
+        out: Path | None, print_bound) -> None:
+    """A local best response against a han_solo policy (solver/han_solo/lbr.py), 2
+    players: a lower bound on its exploitability, printed by `print_bound` (the
+    command's)."""
+    from solver import provenance
+    from solver.han_solo.players import resolve
+
+    try:
+        from solver.han_solo.lbr import run_lbr
+    except ImportError:
+        raise typer.BadParameter("han_solo: this version has no local best response "
+                                 "(solver/han_solo/lbr.py); lbr takes --game "
+                                 f"{' or '.join(options.GAMES)}", param_hint="--game"
+                                 ) from None
+    _two_players(game, "LBR")
+    try:
+        player = resolve(policy, game)
+    except ValueError as err:
+        raise typer.BadParameter(str(err), param_hint="--policy") from None
+    with options.progress_bars() as progress:
+        update = options.tracker(progress)
+        result = run_lbr(game, player.kind, deals, player.table, seed, rollouts, particles,
+                         on_progress=lambda done, total: update("LBR deals", done, total))
+    print_bound(result, player.describe(), 2, "thousand credits")
+    if out:
+        record = {**provenance.header(game, seconds=result.seconds),
+                  "what": f"local best response lower bound on {result.metric}",
+                  "policy": player.name, "spec": player.describe(), "deals": result.deals,
+                  "rollouts": rollouts, "max_particles": particles, "seed": seed,
+                  result.metric: result.lower_bound().to_dict(),
+                  "per_seat": [e.to_dict() for e in result.per_seat()],
+                  "belief": result.belief_stats, "interrupted": result.interrupted}
+        provenance.write_json(out, record)
+        typer.echo(f"wrote {out}")

@@ -1,0 +1,393 @@
+"""The Han Solo card game (`--game han_solo`) on the commands: the hint (the EV of every
+option from rollouts over posterior worlds, each opponent's hand-total posterior), its
+belief engine (solver/han_solo/belief.py), the refusals (cards of another game,
+impossible hands, a turn that does not exist, Love Letter's options), and the other
+commands taking --game han_solo."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pyspiel
+import pytest
+from typer.testing import CliRunner
+
+import spiel_game  # noqa: F401  (registers the games)
+from cli.main import app
+from solver.han_solo import belief
+from solver.han_solo.heuristics import HanSoloHeuristic
+from solver.hint.advice import answer
+from solver.hint.answer import without_wall_times
+from solver.hint.parse import SituationError
+from solver.hint.request import HintInputError, HintRequest
+from spiel_game.han_solo import layout as L
+
+runner = CliRunner()
+# Seat 1 on the last turn (no dice): p0 drew and put down a red -2; with green +4 and
+# red -2, taking it makes a three-card zero, which only a Best or a bigger zero beats.
+LAST_TURN = {"game": "han_solo", "seat": 1, "hand": ["green +4", "red -2"],
+             "pot": ["green", "gold"], "params": {"dice": 0},
+             "log": "flip green +9; p0 stand; p1 stand; p0 stand; p1 stand; p0 draw; "
+                    "p0 discard red -2"}
+# Every green +10 is seen by seat 1 (two in hand, one turned up): p0 holds none.
+TENS_SEEN = {"game": "han_solo", "seat": 1, "hand": ["+10", "g10"], "pot": "green,gold",
+             "log": "flip green +10; p0 stand"}
+
+
+def said(result) -> str:
+    return " ".join(re.sub(r"[│╭╮╰╯─]", " ", result.output).split())
+
+
+def _hint(data: dict, rollouts: int = 400, **kw) -> dict:
+    return answer(HintRequest.from_inputs(dict(data), rollouts=rollouts, seed=0, **kw)
+                  ).to_json()
+
+
+def test_take_that_makes_zero_is_recommended_on_the_last_turn():
+    out = _hint(LAST_TURN)
+    assert out["situation"]["turn"] == 3 and out["situation"]["discard_top"] == "red -2"
+    assert out["recommendation"]["action"] == "take the discard, discard nothing"
+    plays = {p["action"]: p for p in out["plays"]}
+    assert set(plays) == {"draw from the pile", "take the discard", "stand"}
+    take, stand = plays["take the discard"], plays["stand"]
+    # Every discard choice after the take is valued; keeping the zero is the best.
+    step = take["steps"][0]
+    assert {o["action"] for o in step["options"]} == {
+        "discard nothing", "discard green +4", "discard red -2"}
+    assert step["chosen"] == "discard nothing"
+    assert take["ev"] - stand["ev"] > stand["vs_best_ci95"] >= 0
+    assert take["ev"] > 0 > stand["ev"]
+    # No table ships for dice=0: the heuristic plays and the answer says so.
+    assert out["policy"]["source"] == "heuristic"
+    assert out["posterior"]["exact"] is True
+
+
+def test_posterior_puts_no_weight_on_cards_all_seen():
+    out = _hint(TENS_SEEN, rollouts=64, prior_only=True)  # card counting alone
+    (p0,) = out["opponents"]
+    assert "green +10" not in {c["card"] for c in p0["hand"]}
+    totals = {t["total"]: t["probability"] for t in p0["total"]}
+    assert max(totals) == 18  # two green +9: +10 +10 and +10 +9 cannot be
+    assert min(totals) == -20 and sum(totals.values()) == pytest.approx(1.0)
+    assert p0["cards"] == [{"cards": 2, "probability": pytest.approx(1.0)}]
+    assert out["posterior"]["exact"] and out["posterior"]["worlds"] > 100
+
+
+def test_a_stand_is_explained_by_the_hands_the_policy_stands_on():
+    """Bayes on a choice: closest_to_zero (the policy without a table: dice=0) draws on
+    every first turn but with both blue 0s (a draw can then only tie, the drawn card put
+    down again), so p0's stand leaves one world: blue 0, blue 0."""
+    out = _hint({**TENS_SEEN, "params": {"dice": 0}}, rollouts=16)
+    assert out["policy"]["source"] == "heuristic"
+    (p0,) = out["opponents"]
+    assert p0["hand"] == [{"card": "blue 0", "probability": pytest.approx(1.0)}]
+    assert p0["total"] == [{"total": 0, "probability": pytest.approx(1.0)}]
+    assert out["posterior"]["worlds"] == 1
+
+
+def test_belief_keeps_the_true_hand_and_weighs_choices():
+    """On rounds played by a heuristic, the exact posterior gives the opponent's true
+    hand a positive weight, and Bayes on the choices moves the weights off the prior."""
+    game = pyspiel.load_game("han_solo")
+    policy = HanSoloHeuristic(game, "closest_to_zero")
+    rng = np.random.default_rng(5)
+    moved = checked = 0
+    while checked < 3:
+        state = game.new_initial_state()
+        for _ in range(int(rng.integers(10, 24))):
+            if state.is_terminal():
+                break
+            items = (state.chance_outcomes() if state.is_chance_node() else
+                     list(policy.action_probabilities(state).items()))
+            actions, probs = zip(*items)
+            state.apply_action(int(rng.choice(actions, p=np.array(probs) / sum(probs))))
+        if state.is_terminal():
+            continue
+        post = belief.posterior(game, state, 1, policy, particles=4096, seed=0)
+        prior = belief.posterior(game, state, 1, None, particles=4096, seed=0)
+        if not (post.exact and prior.exact):
+            continue
+        checked += 1
+        true = sorted(state.hand(0))
+        weight = sum(w for s, w in zip(post.worlds, post.weights)
+                     if sorted(s[L.S_HAND:L.S_HAND + s[L.S_HAND_N]].tolist()) == true)
+        assert weight > 0
+        dist = belief.hand_total_distribution(post, 0)
+        assert sum(dist["total"].values()) == pytest.approx(1.0)
+        a = belief.hand_total_distribution(prior, 0)["total"]
+        moved += any(abs(dist["total"].get(t, 0) - p) > 1e-9 for t, p in a.items())
+    assert moved > 0
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"hand": ["jabba", "+3"]}, "card of Jabba's Palace"),
+    ({"hand": ["+3", "+3", "+3", "+3"]}, "4 x green +3, but the deck has 3"),
+    ({"hand": ["guard"]}, "card of Jabba's Palace"),
+    ({"turn": 4}, "a round has 3 turns"),
+    ({"turn": 2}, "the log ends in turn 3"),
+    ({"hand": ["+4", "-2", "-2"]}, "you were dealt 3 cards, not 2"),
+    ({"log": LAST_TURN["log"] + "; p1 stand; p0 stand"}, "turns are over"),
+    ({"log": "flip green +9; p1 stand"}, "p0's turn"),
+    ({"log": "flip green +9; p0 discard red -2"}, "p0 has to draw, take or stand"),
+    ({"face_up": ["+3"]}, "Love Letter fields"),
+    ({"pot": ["green"]}, "one per player"),
+])
+def test_bad_situations_are_refused(change, words):
+    with pytest.raises(SituationError, match=re.escape(words)):
+        _hint({**LAST_TURN, **change}, rollouts=8)
+
+
+def test_a_copy_too_many_in_the_log_is_refused():
+    data = {**LAST_TURN, "hand": ["+9", "-9"], "log": "flip green +9; p0 draw; "
+            "p0 discard green +9; p1 take; p1 discard green +9; p0 draw; "
+            "p0 discard green +9"}
+    with pytest.raises(SituationError, match="p0 cannot hold a green \\+9"):
+        _hint(data, rollouts=8)
+
+
+def test_match_and_opponent_options_are_refused():
+    with pytest.raises(HintInputError, match="han_solo has no match values"):
+        HintRequest.from_inputs(dict(LAST_TURN), score="1,2")
+
+
+def test_cli_hint_json_is_the_one_answer():
+    args = ["hint", "--game", "han_solo", "--seat", "1", "--hand", "green +4,red -2",
+            "--pot", "green,gold", "--log", TENS_SEEN["log"].replace("p0 stand",
+                                                                     "p0 stand"),
+            "--rollouts", "200", "--seed", "3", "--json"]
+    args[args.index("--hand") + 1] = "+10,g10"
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.output)
+    want = answer(HintRequest.from_inputs(dict(TENS_SEEN), rollouts=200, seed=3)).to_json()
+    assert without_wall_times(got) == without_wall_times(want)
+    text = runner.invoke(app, args[:-1])
+    assert text.exit_code == 0 and "Recommended:" in text.output and "P(zero)" in text.output
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--face-up", "+3"], "applies only to --game jabbas_palace or love_letter"),
+    (["--agenda", "exalted_one"], "applies only"),
+    (["--hand", "boba,+3"], "card of Jabba's Palace"),
+])
+def test_cli_hint_refusals(args, words):
+    base = ["hint", "--game", "han_solo", "--seat", "1", "--log", "flip +9; p0 stand",
+            "--hand", "+3,-2"]
+    result = runner.invoke(app, base + args)
+    assert result.exit_code == 2 and words in said(result), said(result)
+
+
+def test_cli_han_solo_options_refused_for_love_letter():
+    result = runner.invoke(app, ["hint", "--game", "love_letter", "--hand", "spy,guard",
+                                 "--pot", "green,gold"])
+    assert result.exit_code == 2 and "with --game han_solo" in said(result)
+
+
+def test_commands_without_han_solo_say_which_have_it():
+    result = runner.invoke(app, ["rules", "--game", "han_solo"])
+    assert result.exit_code == 2
+    assert "han_solo's commands are hint, play" in said(result)
+
+
+def test_web_api_answers_han_solo_as_the_command_line():
+    from fastapi.testclient import TestClient
+
+    from cli.web.app import create_app
+
+    with TestClient(create_app(warm=False)) as client:
+        body = dict(TENS_SEEN, pot=["green", "gold"])
+        reply = client.post("/api/hint?rollouts=100&seed=4", json=body)
+        assert reply.status_code == 200, reply.text
+        want = answer(HintRequest.from_inputs(dict(body), rollouts=100, seed=4)).to_json()
+        assert without_wall_times(reply.json()) == without_wall_times(want)
+        refused = client.post("/api/hint", json={**body, "hand": ["luke", "+3"]})
+        assert refused.status_code == 422
+        assert "card of Jabba's Palace" in refused.json()["detail"]
+        page = client.get("/han-solo")
+        assert page.status_code == 200 and "han_solo.js" in page.text
+        meta = client.get("/api/meta").json()["han_solo"]
+        assert len(meta["cards"]) == 21 and meta["cards"][0] == "blue 0"
+
+
+def test_tournament_plays_duplicate_deals(tmp_path):
+    out = tmp_path / "t"
+    result = runner.invoke(app, ["tournament", "--game", "han_solo", "--policies",
+                                 "uniform,closest_to_zero", "--deals", "200", "--no-diagonal",
+                                 "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    record = json.loads(out.with_suffix(".json").read_text())
+    (row,) = record["rows"]
+    assert (row["policy"], row["opponent"], row["deals"]) == ("uniform", "closest_to_zero", 200)
+    assert row["margin"]["high"] < 0  # uniform loses to a heuristic (docs/han-solo.md)
+    assert record["game"]["name"] == "han_solo"
+    refused = runner.invoke(app, ["tournament", "--game", "han_solo", "--matches", "5"])
+    assert refused.exit_code == 2 and "not han_solo" in said(refused)
+
+
+def test_export_writes_the_tables_rows(tmp_path):
+    from solver.han_solo.players import resolve
+
+    try:  # the shipped table, where this code reads it; else a small one made here
+        table = resolve("table", pyspiel.load_game("han_solo")).source
+    except ValueError:
+        table = str(tmp_path / "full.npz")
+        made = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "full",
+                                   "--algorithm", "mccfr", "--iterations", "300", "--out",
+                                   table])
+        assert made.exit_code == 0, made.output
+    out = tmp_path / "table.csv"
+    result = runner.invoke(app, ["export", "--game", "han_solo", "--policy", table,
+                                 "--rounds", "20", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("key,level,seat,decision,information_state")
+    assert any("hand " in line and "total" in line for line in lines[1:])
+    header = json.loads((tmp_path / "table.csv.json").read_text())
+    assert header["game"]["name"] == "han_solo" and header["policy_header"]["format"] == \
+        "han-solo-table-policy"
+
+
+def test_solve_exactly_and_refusals(tmp_path):
+    result = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
+                                 "--algorithm", "cfr+", "--iterations", "300"])
+    assert result.exit_code == 0, result.output
+    # docs/han-solo.md: CFR+ reaches NashConv 0.00049 in 300 iterations; seat 0 is worth +1.6
+    conv = float(re.search(r"NashConv ([0-9.e-]+)", said(result))[1])
+    value = float(re.search(r"game value ([-+0-9.]+)", said(result))[1])
+    assert conv < 1e-3 and value == pytest.approx(1.6, abs=0.01)
+    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
+                                  "--algorithm", "mccfr", "--ray"])
+    assert refused.exit_code == 2 and "not han_solo" in said(refused)
+    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "medium"])
+    assert refused.exit_code == 2 and "han_solo's decks are full, tiny" in said(refused)
+
+
+@pytest.mark.slow  # compiles the MCCFR kernel (about 10 s a process)
+def test_solve_by_mccfr_writes_a_table(tmp_path):
+    out = tmp_path / "p.npz"
+    result = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
+                                 "--algorithm", "mccfr", "--iterations", "500", "--out",
+                                 str(out)])
+    assert result.exit_code == 0, result.output
+    from cli.options import load_han_solo
+    from solver.han_solo.table_policy import load_table
+
+    assert len(load_table(out, load_han_solo(2, "tiny"))) > 0
+
+
+def test_exploit_study_of_a_reduced_deck(tmp_path):
+    result = runner.invoke(app, ["exploit", "--game", "han_solo", "--deck", "tiny",
+                                 "--iterations", "5", "--out-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    record = json.loads((tmp_path / "exploitability_han_solo_tiny_2p.json").read_text())
+    rows = {r["policy"]: r["value"] for r in record["rows"]}
+    assert rows["uniform"] == pytest.approx(7.317, abs=1e-3)  # docs/han-solo.md's table
+
+
+def test_play_a_round_and_replay_it(tmp_path):
+    log = tmp_path / "game.jsonl"
+    result = runner.invoke(app, ["play", "--game", "han_solo", "--seat", "1", "--seed", "3",
+                                 "--against", "closest_to_zero", "--log", str(log)],
+                           input="1\n" * 20)
+    assert result.exit_code == 0, result.output
+    assert "--- round over ---" in result.output and "your hand:" in result.output
+    replayed = runner.invoke(app, ["play", "--replay", str(log)])
+    assert replayed.exit_code == 0, replayed.output
+    assert result.output.split("--- round over ---")[1].strip() in replayed.output
+    refused = runner.invoke(app, ["play", "--game", "han_solo", "--seat", "0", "--coach"])
+    assert refused.exit_code == 2 and "not han_solo" in said(refused)
+
+
+def test_lbr_runs_or_says_why_not():
+    import importlib.util
+
+    result = runner.invoke(app, ["lbr", "--game", "han_solo", "--policy", "uniform",
+                                 "--deals", "1", "--rollouts", "4"])
+    if importlib.util.find_spec("solver.han_solo.lbr") is None:
+        assert result.exit_code == 2
+        assert "this version has no local best response" in said(result)
+    else:
+        assert result.exit_code == 0, result.output
+        assert "exploitability >=" in result.output
+
+
+def test_serve_game_han_solo_opens_its_form_and_warms_its_hint():
+    from fastapi.testclient import TestClient
+
+    from cli.web.app import Warmup, compute_hint, create_app, make_game
+
+    with TestClient(create_app(warm=False, game="han_solo")) as client:
+        assert "han_solo.js" in client.get("/").text
+    warm = Warmup()
+    warm.run(compute_hint, make_game, "han_solo")
+    assert warm.state == "ready", warm.detail
+    refused = runner.invoke(app, ["serve", "--game", "love_letter", "--port", "0"])
+    assert refused.exit_code == 2 and "the pages are for jabbas_palace or han_solo" in \
+        said(refused)
+
+
+def test_a_pasted_information_state_is_the_seats_own_log():
+    """The information-state string a seat sees (`jabba play`, OpenSpiel) pasted as the
+    log gives the posterior of that seat's own events, world for world."""
+    game = pyspiel.load_game("han_solo")
+    policy = HanSoloHeuristic(game, "closest_to_zero")
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(20):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if not state.is_chance_node() and state.current_player() == 1 and \
+                    rng.random() < 0.3:
+                break
+            items = (state.chance_outcomes() if state.is_chance_node() else
+                     list(policy.action_probabilities(state).items()))
+            actions, probs = zip(*items)
+            state.apply_action(int(rng.choice(actions, p=np.array(probs) / sum(probs))))
+        if state.is_terminal() or state.view().phase not in ("turn", "discard"):
+            continue
+        pasted = state.information_state_string(1)
+        out = _hint({"game": "han_solo", "log": pasted}, rollouts=8, prior_only=True)
+        assert out["situation"]["seat"] == 1
+        assert out["situation"]["hand"] == [L.card_name(c) for c in sorted(state.hand(1))]
+        post = belief.posterior(game, state, 1, None, particles=4096, seed=0)
+        want = belief.hand_total_distribution(post, 0)["total"]
+        got = {t["total"]: t["probability"] for t in out["opponents"][0]["total"]}
+        assert got == pytest.approx(want)
+        checked += 1
+        if checked == 4:
+            break
+    assert checked == 4
+
+
+def test_web_han_solo_bodies_mutated_at_random_are_never_a_500():
+    """Seeded mutations of a han_solo situation (fields dropped or given values of every
+    JSON type, out-of-range numbers, other games' fields): a 200 or a 4xx, never a 5xx."""
+    import random
+
+    from fastapi.testclient import TestClient
+
+    from cli.web.app import create_app
+
+    values = [None, 1, -1, 2.5, True, "x", "", [], {}, [1, 2], {"a": 1}, ["green"],
+              "p0 draw", "+3,-3", ["+3"] * 6, 10 ** 30, "p9 stand", "flip", "pot purple",
+              ["jabba"], {"dice": 0}, {"players": 3}, {"dice": "x"}, {"dice": 10 ** 30}]
+    fields = ["game", "seat", "hand", "pot", "log", "players", "turn", "params", "utility",
+              "agenda", "face_up"]
+    rng = random.Random(0)
+    codes = set()
+    with TestClient(create_app(warm=False), raise_server_exceptions=False) as client:
+        for _ in range(40):
+            body = dict(TENS_SEEN)
+            for _ in range(rng.randint(1, 3)):
+                field = rng.choice(fields)
+                if rng.random() < 0.2:
+                    body.pop(field, None)
+                else:
+                    body[field] = rng.choice(values)
+            reply = client.post("/api/hint?rollouts=4", json=body)
+            assert reply.status_code < 500, (body, reply.text)
+            codes.add(reply.status_code)
+    assert 200 in codes and 422 in codes
+
