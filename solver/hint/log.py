@@ -17,12 +17,12 @@ histories than the log.
 
 Contract (the hint calls these two):
 
-- `log_worlds(sit, game, policy=None, merge_logs=None, seed=0)` and
+- `log_worlds(sit, game, policy=None, merge_logs=None, seed=0, limit=None)` and
   `summary_log_worlds(sit, game, policy=None, complete_within=None, merge_logs=None,
   seed=0)` return `(weighted_worlds, replay_info)`: worlds as (engine state, posterior
   weight), weights summing to 1. The answer is Bayes in every legal situation: exact
-  while the histories fit the particle limit (a log's grows up to GROW_TO; a summary's
-  is `complete_within`, default GROW_TO), and past it a sampled filter at that limit
+  while the histories fit the particle limit (`limit`, `complete_within`; None: grown
+  from MAX_PARTICLES up to GROW_TO), and past it a sampled filter at that limit
   (solver/belief: resampling with unbiased weights, seeded by `seed`, the same answer
   for the same seed). Neither raises SearchLimitError for a legal situation beyond the
   limit; only if even the sampled filter kept no history after its retries (then it
@@ -165,11 +165,12 @@ def _why(stats: dict, text: list[str], names: tuple[str, ...]) -> str:
 
 
 def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None,
-               seed: int = 0) -> tuple[list[tuple[np.ndarray, float]], dict]:
+               seed: int = 0, limit: int | None = None
+               ) -> tuple[list[tuple[np.ndarray, float]], dict]:
     """Worlds (engine state, posterior weight) that show `sit.seat` exactly its log, and
-    how the search went (`_replay_info`; sampled past GROW_TO, seeded). `policy`: a
-    PolicySet whose tables weigh the opponents' decisions (a decision none of them has:
-    no weight)."""
+    how the search went (`_replay_info`; sampled past `limit`, default grown up to
+    GROW_TO, seeded). `policy`: a PolicySet whose tables weigh the opponents' decisions
+    (a decision none of them has: no weight; no table: its default heuristic does)."""
     me = sit.seat
     last = parse_log_line(sit.log[-1], sit.players, sit.rules) if sit.log else None
     ends_with_my_draw = last is not None and last.kind == L.E_DRAW and last.actor in (me, ANY)
@@ -184,7 +185,7 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
             return [k for k, s in enumerate(states)
                     if not own_draw or _my_hand(s, me) == sorted(sit.hand)]
 
-        post, keep = _sampled(game, me, pattern, policy, merge_logs, None, seed, select)
+        post, keep = _sampled(game, me, pattern, policy, merge_logs, limit, seed, select)
         states, weights = post.states[keep], post.weights[keep]
         if len(states):
             break
@@ -659,17 +660,17 @@ def prior_worlds(sit: Situation, game, complete_within: int | None = None,
                  merge_logs: bool | None = None, seed: int = 0):
     """(weighted worlds, replay info) by chance odds only: every history the log or
     summary allows, the opponents' decisions not weighed (no inference from what they
-    chose): the hint's prior-only beliefs."""
+    chose): the hint's prior-only beliefs. complete_within: the particle limit of both."""
     if sit.log is not None:
-        return log_worlds(sit, game, None, merge_logs, seed)
+        return log_worlds(sit, game, None, merge_logs, seed, complete_within)
     return summary_log_worlds(sit, game, None, complete_within, merge_logs, seed)
 
 
 def _posterior(game, me, pattern, policy, merge_logs=None, limit=None, seed=0):
     kw = {} if merge_logs is None else {"merge_logs": merge_logs}
-    if policy is not None and policy.paths:
-        kw |= dict(bank=policy.bank, chain=np.arange(len(policy.paths)), floor=TREMBLE,
-                  miss_unknown=True)
+    if policy is not None:  # its tables; where none ships, its default heuristic
+        chain = np.arange(len(policy.paths)) if policy.paths else policy.chain
+        kw |= dict(bank=policy.bank, chain=chain, floor=TREMBLE, miss_unknown=True)
     return posterior(game, me, pattern, omissions=True, done_phase=L.PH_PLAY,
                      max_particles=min(MAX_PARTICLES, limit or MAX_PARTICLES),
                      grow_to=GROW_TO if limit is None else limit, seed=seed, **kw)
