@@ -66,12 +66,14 @@ def _check_search_answer(a: dict) -> None:
     assert a["recommendation"]["chosen_by"] == "search"
 
 
-def _fuzz(cases: int, seed: int, players=(2, 3, 4), search_every: int = 4) -> Counter:
+def _fuzz(cases: int, seed: int, players=(2, 3, 4), search_every: int = 4,
+          progress=None) -> Counter:
     """Hint `cases` random situations of `players` players, half logs and half summaries,
     every `search_every`-th by a small search; every other exception fails. Returns what
     happened: 'exact' or 'sampled' beliefs (and 'collapsed'), 'beyond_limit' (no
     history kept even by the sampled filter: SearchLimitError, a refusal that says so),
-    'search_asked' where a table ships and 'search_used', and 'search_missed: <why>'."""
+    'search_asked' where a table ships and 'search_used', and 'search_missed: <why>'.
+    progress(done, seen, situation, answer or None), if given, after each situation."""
     rng = random.Random(seed)
     games = {(n, agenda): pyspiel.load_game("jabbas_palace", {"players": n, "agenda": agenda})
              for n in players for agenda in AGENDAS}
@@ -96,7 +98,11 @@ def _fuzz(cases: int, seed: int, players=(2, 3, 4), search_every: int = 4) -> Co
                        rollouts=16, search=searched, search_limits=FUZZ_SEARCH)
         except SearchLimitError:
             seen["beyond_limit"] += 1
+            if progress:
+                progress(done, seen, data, None)
             continue
+        if progress:
+            progress(done, seen, data, a)
         post = a["posterior"]
         assert not post["basis"].startswith("card counting"), a  # Bayes, every time
         seen["exact" if post["exact"] else "sampled"] += 1

@@ -59,7 +59,9 @@ assert ANY == UNSTATED, "an unstated field of a line fits anything"
 TREMBLE = 1e-3  # least probability given to an opponent's decision (they stray)
 MAX_PARTICLES = 4096  # first try; grown 4x while particles are dropped, up to:
 GROW_TO = 1 << 15  # past it (or past a summary's complete_within) the filter samples
-SAMPLE_GROWTH = 4  # a collapsed sample is redrawn once with this many times the budget
+# A collapsed sample answers as it is, flagged (`collapsed`): a redraw with 4 times the
+# budget took 5 times as long and lifted few 6-player logs above MIN_ESS (docs/hint.md).
+SAMPLE_GROWTH = 1
 RETRIES = 3  # runs in all while a sample keeps no history (new seeds)
 _OTHER_IS_SEAT = {kind for kind, _, form in LINE_FORMS if "{o}" in form}
 
@@ -203,8 +205,8 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
 def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
     """(posterior, indices of its states `select` keeps): exact within the limit; past
     it a sample. A sample whose kept weight collapsed is redrawn once with
-    SAMPLE_GROWTH times the budget (a summary's; a log's is GROW_TO already), and
-    answers as it is then (its replay info says it collapsed); a sample that kept no
+    SAMPLE_GROWTH times the budget where that is more (limit given), and answers as it
+    is then (its replay info says it collapsed); a sample that kept no
     history is redrawn with new seeds, up to RETRIES runs in all."""
     budget = limit
     cap = None if limit is None else SAMPLE_GROWTH * limit
