@@ -17,7 +17,7 @@ at 2-6 players, of --summaries summaries and --logs-per-count logs per player co
 (random rounds stopped at a random play decision, solver/studies/belief_accuracy.py),
 timed in this tree and in a git worktree of --before (default fa38d60, the engine before
 the speed work: exact tries up to 32,768 particles for a log, 4,096 for a summary, then
-sampled), each in its own process, one after the other, on the same seeded situations:
+sampled), each in its own process, in turn per player count, on the same situations:
 seconds p50/p95 of each, the median of the per-situation ratios, how many were exact
 and collapsed (a few answers first warm the kernels up, not counted).
 
@@ -157,12 +157,12 @@ def worker(args) -> None:
         print(json.dumps({"players": players, "situations": found}), flush=True)
 
 
-def _run_worker(tree: Path, args) -> dict:
+def _run_worker(tree: Path, args, players: int) -> dict:
     """{players: situations} from `worker` run on `tree` in a child process."""
     import json
 
     command = [sys.executable, str(Path(__file__).resolve()), "--worker", str(tree),
-               "--players", args.players, "--agenda", args.agenda,
+               "--players", str(players), "--agenda", args.agenda,
                "--summaries", str(args.summaries), "--logs-per-count",
                str(args.logs_per_count), "--seed", str(args.seed)]
     out = subprocess.run(command, cwd=tree, check=True, capture_output=True, text=True,
@@ -177,17 +177,20 @@ def _p(values, q):
 
 def by_players(args) -> None:
     """The hint's posterior seconds by player count: this tree against --before (a git
-    worktree of that revision, made and removed here), the same seeded situations, one
-    after the other."""
+    worktree of that revision, made and removed here), the same seeded situations, the
+    two in turn for each player count (so both meet about the same machine load)."""
     before = Path(tempfile.mkdtemp()) / "before"
     subprocess.run(["git", "worktree", "add", "--detach", str(before), args.before],
                    cwd=ROOT, check=True, capture_output=True)
+    old, new = {}, {}
     try:
-        old = _run_worker(before, args)
+        for players in (int(p) for p in args.players.split(",")):
+            old.update(_run_worker(before, args, players))
+            new.update(_run_worker(ROOT, args, players))
+            print(f"{players} players done", file=sys.stderr, flush=True)
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT,
                        check=True, capture_output=True)
-    new = _run_worker(ROOT, args)
     figures = {"machine": machine_info(), "before": args.before, "agenda": args.agenda,
                "seed": args.seed, "players": {}}
     rows = []
