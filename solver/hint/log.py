@@ -61,8 +61,9 @@ MAX_PARTICLES = 4096  # first try; grown 4x while particles are dropped, up to:
 GROW_TO = 1 << 15  # past it (or past a summary's complete_within) the filter samples
 # A collapsed sample answers as it is, flagged (`collapsed`): a redraw with 4 times the
 # budget took 5 times as long and lifted few 6-player logs above MIN_ESS (docs/hint.md).
-SAMPLE_GROWTH = 1
-RETRIES = 3  # runs in all while a sample keeps no history (new seeds)
+# A sample that kept no history is redrawn with a new seed and this many times the budget:
+LOST_GROWTH = 4
+RETRIES = 3  # runs in all while a sample keeps no history
 _OTHER_IS_SEAT = {kind for kind, _, form in LINE_FORMS if "{o}" in form}
 
 
@@ -204,27 +205,18 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
 
 def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
     """(posterior, indices of its states `select` keeps): exact within the limit; past
-    it a sample. A sample whose kept weight collapsed is redrawn once with
-    SAMPLE_GROWTH times the budget where that is more (limit given), and answers as it
-    is then (its replay info says it collapsed); a sample that kept no
-    history is redrawn with new seeds, up to RETRIES runs in all."""
+    it a sample, which answers as it is (a collapsed one flagged by its replay info). A
+    sample that kept no history is redrawn with a new seed and, where a limit is given,
+    LOST_GROWTH times the budget, up to RETRIES runs in all."""
     budget = limit
-    cap = None if limit is None else SAMPLE_GROWTH * limit
-    best, best_ess = None, -1.0
     for attempt in range(RETRIES):
         post = _posterior(game, me, pattern, policy, merge_logs, budget, seed + attempt)
         keep = select(post.states)
-        if post.complete:
+        if post.complete or keep:
             return post, keep
-        ess = effective_sample_size(post.weights[keep]) if keep else 0.0
-        if ess > best_ess:
-            best, best_ess = (post, keep), ess
-        grow = cap is not None and post.max_particles < cap
-        if keep and (not collapsed(ess) or not grow):
-            return best
-        if grow:
-            budget = cap
-    return best
+        if budget is not None:
+            budget *= LOST_GROWTH
+    return post, keep
 
 
 def _check_summary_against(sit: Situation, s: np.ndarray) -> None:
