@@ -661,7 +661,10 @@ def prior_worlds(sit: Situation, game, complete_within: int | None = None,
 
 
 def _posterior(game, me, pattern, policy, merge_logs=None, limit=None, seed=0):
-    kw = {} if merge_logs is None else {"merge_logs": merge_logs}
+    # merge_logs by default: keying a particle by each opponent's redacted log is exact
+    # for every policy and hashes in less than half the time of their card counting
+    # (which it decides), at 4-6 players the larger part of the filter's time
+    kw = {"merge_logs": True if merge_logs is None else merge_logs}
     if policy is not None:  # its tables; where none ships, its default heuristic
         chain = np.arange(len(policy.paths)) if policy.paths else policy.chain
         kw |= dict(bank=policy.bank, chain=chain, floor=TREMBLE, miss_unknown=True)
