@@ -61,8 +61,9 @@ MAX_PARTICLES = 4096  # first try; grown 4x while particles are dropped, up to:
 GROW_TO = 1 << 15  # past it (or past a summary's complete_within) the filter samples
 # A collapsed sample answers as it is, flagged (`collapsed`): a redraw with 4 times the
 # budget took 5 times as long and lifted few 6-player logs above MIN_ESS (docs/hint.md).
-# A sample that kept no history is redrawn with a new seed and this many times the budget:
-LOST_GROWTH = 4
+# A sample that kept no history is redrawn with a new seed and this many times the budget
+# (up to GROW_TO: 1,024 -> 8,192 -> 32,768 particles for the hint's):
+LOST_GROWTH = 8
 RETRIES = 3  # runs in all while a sample keeps no history
 _OTHER_IS_SEAT = {kind for kind, _, form in LINE_FORMS if "{o}" in form}
 
@@ -207,7 +208,7 @@ def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
     """(posterior, indices of its states `select` keeps): exact within the limit; past
     it a sample, which answers as it is (a collapsed one flagged by its replay info). A
     sample that kept no history is redrawn with a new seed and, where a limit is given,
-    LOST_GROWTH times the budget, up to RETRIES runs in all."""
+    LOST_GROWTH times the budget up to GROW_TO, up to RETRIES runs in all."""
     budget = limit
     for attempt in range(RETRIES):
         post = _posterior(game, me, pattern, policy, merge_logs, budget, seed + attempt)
@@ -215,7 +216,7 @@ def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
         if post.complete or keep:
             return post, keep
         if budget is not None:
-            budget *= LOST_GROWTH
+            budget = max(budget, min(budget * LOST_GROWTH, GROW_TO))
     return post, keep
 
 
@@ -661,10 +662,7 @@ def prior_worlds(sit: Situation, game, complete_within: int | None = None,
 
 
 def _posterior(game, me, pattern, policy, merge_logs=None, limit=None, seed=0):
-    # merge_logs by default: keying a particle by each opponent's redacted log is exact
-    # for every policy and hashes in less than half the time of their card counting
-    # (which it decides), at 4-6 players the larger part of the filter's time
-    kw = {"merge_logs": True if merge_logs is None else merge_logs}
+    kw = {} if merge_logs is None else {"merge_logs": merge_logs}
     if policy is not None:  # its tables; where none ships, its default heuristic
         chain = np.arange(len(policy.paths)) if policy.paths else policy.chain
         kw |= dict(bank=policy.bank, chain=chain, floor=TREMBLE, miss_unknown=True)
