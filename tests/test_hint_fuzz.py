@@ -73,7 +73,8 @@ def _fuzz(cases: int, seed: int, players=(2, 3, 4), search_every: int = 4,
     happened: 'exact' or 'sampled' beliefs (and 'collapsed'), 'beyond_limit' (no
     history kept even by the sampled filter: SearchLimitError, a refusal that says so),
     'search_asked' where a table ships and 'search_used', and 'search_missed: <why>'.
-    progress(done, seen, situation, answer or None), if given, after each situation."""
+    progress(done, seen, situation, answer or None), if given, once each situation is
+    answered or refused (before `seen` counts it)."""
     rng = random.Random(seed)
     games = {(n, agenda): pyspiel.load_game("jabbas_palace", {"players": n, "agenda": agenda})
              for n in players for agenda in AGENDAS}
