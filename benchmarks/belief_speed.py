@@ -11,21 +11,25 @@ the largest difference between the two posteriors (hidden state and hand margina
 
     python benchmarks/belief_speed.py [--logs 30] [--rev fae5ccb] [--out figures.json]
 
-With --by-players: the hint's posterior of a summary (solver/hint/log.py
-`summary_log_worlds`, SUMMARY_PARTICLES 4096, merge_logs, the shipped tables where the
-player count has them) at 2-6 players, random rounds stopped at a random play decision
-(solver/studies/belief_accuracy.py): seconds p50/p95, how many were exact, sampled or
-refused, beside the filter before sampling (--before, default 97a4fd9: exact within
-4,096 particles, else the least likely dropped, and the hint then fell back to card
-counting; its time here is that of the filter run alone).
+With --by-players: the hint's posterior (solver/hint/advice.py `_replayed_worlds`, as a
+hint asks it: its particle budget, the shipped tables, merge_logs where the search runs)
+at 2-6 players, of --summaries summaries and --logs-per-count logs per player count
+(random rounds stopped at a random play decision, solver/studies/belief_accuracy.py),
+timed in this tree and in a git worktree of --before (default fa38d60, the engine before
+the speed work: exact tries up to 32,768 particles for a log, 4,096 for a summary, then
+sampled), each in its own process, in turn per player count, on the same situations:
+seconds p50/p95 of each, the median of the per-situation ratios, how many were exact
+and collapsed (a few answers first warm the kernels up, not counted).
 
-    python benchmarks/belief_speed.py --by-players [--summaries 40] [--before 97a4fd9]
+    python benchmarks/belief_speed.py --by-players [--summaries 30] [--logs-per-count 10]
+        [--before fa38d60]
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import random
 import subprocess
 import sys
@@ -35,6 +39,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+
+if "--worker" in sys.argv:  # time the tree given (before _common puts this one first)
+    sys.path.insert(0, sys.argv[sys.argv.index("--worker") + 1])
+
 from _common import add_output_args, load_jabba, machine_info, markdown_table, median, \
     write_json_atomic
 
@@ -94,105 +102,127 @@ def difference(old_worlds, new_worlds, seat: int) -> float:
     return max(state_diff, float(np.abs(ha - hb).max()))
 
 
-def old_filter_module(rev: str):
-    """solver/belief/filter.py at `rev` as a module (its own numba cache)."""
-    source = subprocess.run(["git", "show", f"{rev}:solver/belief/filter.py"], cwd=ROOT,
-                            check=True, capture_output=True, text=True).stdout
-    path = Path(tempfile.mkdtemp()) / "old_filter.py"
-    path.write_text(source)
-    spec = importlib.util.spec_from_file_location("old_filter", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def worker(args) -> None:
+    """Time the hint's posterior (solver/hint/advice.py `_replayed_worlds`, as a hint asks
+    it: the shipped tables, merge_logs where the search would run) on the seeded random
+    situations of each player count, in the tree this process imports (--tree); print
+    one JSON line per player count: per situation, kind, seconds, exact, collapsed, or
+    refused."""
+    import json
 
-
-def _old_seconds(old, game, sit, policy, limit: int = 4096) -> tuple[float, bool]:
-    """(seconds, exact) of the filter before sampling on the summary's pattern."""
-    from solver.hint.log import TREMBLE, summary_pattern
-    from solver.hint.validate import check
-    from solver.policies.compiled import build_bank
-
-    cfg = game.config
-    start = time.perf_counter()
-    sit = check(sit, tuple(int(c) for c in cfg.deck.counts), cfg.face_up)
-    pattern, _ = summary_pattern(sit, game)
-    if policy is not None:
-        bank, chain, floor = policy.bank, np.arange(len(policy.paths)), TREMBLE
-    else:
-        bank, chain, floor = build_bank(["uniform"], game), np.zeros(0, np.int64), 0.0
-    initial = game.initial_array.copy()
-    initial[L.S_LOGGING] = 1
-    buffers = np.empty((2, limit, len(initial)), dtype=initial.dtype)
-    weights = np.empty((2, limit))
-    progress = np.zeros((2, limit, 2), dtype=np.int32)
-    buffers[0, 0], weights[0, 0] = initial, 1.0
-    stats = np.zeros(old.NUM_BELIEF_STATS, dtype=np.int64)
-    stats[old.B_FAIL_KIND] = old.NO_FAILURE
-    old.advance(buffers, weights, progress, 0, 1, pattern, len(pattern), sit.seat,
-                old.OMIT_LOG, L.PH_PLAY, bank.arrays(), np.asarray(chain, np.int64),
-                floor, True, True, limit, stats, np.zeros(1), sit.seat)
-    return time.perf_counter() - start, stats[old.B_TRUNCATED] == 0
-
-
-def by_players(args) -> None:
-    """Posterior seconds of a summary by player count, before and after sampling."""
-    from solver.hint.log import summary_log_worlds
+    from solver.hint import advice
     from solver.hint.situation import SituationError
     from solver.studies.belief_accuracy import player_summary, random_stop
 
-    old = old_filter_module(args.before)
-    figures = {"machine": machine_info(), "before": args.before, "agenda": args.agenda,
-               "summaries": args.summaries, "players": {}}
-    rows = []
-    for players in range(2, 7):
+    warm = random.Random(-1)  # compile or load the kernels on answers not counted
+    for players in (2, 4):
+        game = load_jabba(players, args.agenda)
+        for _ in range(3):
+            state = random_stop(game, warm)
+            if state is not None:
+                try:
+                    advice._replayed_worlds(from_mapping(player_summary(
+                        state, state.current_player())), game, load_policies(game), False,
+                        0, merge_logs=True if players == 2 else None)
+                except SituationError:
+                    pass
+    for players in (int(p) for p in args.players.split(",")):
         game = load_jabba(players, args.agenda)
         policies = load_policies(game)
-        table = policies if policies.paths else None
+        merge_logs = True if policies.paths else None
         rng = random.Random(args.seed)
-        new_s, old_s, exact, old_exact, refused, collapsed = [], [], 0, 0, 0, 0
-        ess = []
-        warm = True
-        while len(new_s) < args.summaries:
-            state = random_stop(game, rng)
-            if state is None:
-                continue
-            sit = from_mapping(player_summary(state, state.current_player()))
-            try:
+        found = []
+        for kind, count in (("summary", args.summaries), ("log", args.logs_per_count)):
+            done = 0
+            while done < count:
+                state = random_stop(game, rng)
+                if state is None:
+                    continue
+                seat = state.current_player()
+                data = (player_summary(state, seat) if kind == "summary" else
+                        {"players": players, "agenda": args.agenda, "seat": seat,
+                         "log": [describe(e) for e in events(state._s, seat)]})
+                sit = from_mapping(data)
                 start = time.perf_counter()
-                _, info = summary_log_worlds(sit, game, table, complete_within=4096,
-                                             merge_logs=True, seed=args.seed)
+                try:
+                    _, info = advice._replayed_worlds(sit, game, policies, False, args.seed,
+                                                      merge_logs=merge_logs)
+                except SituationError:
+                    info = None
                 seconds = time.perf_counter() - start
-            except SituationError:
-                refused += 1
+                found.append({"kind": kind, "seconds": seconds, "refused": info is None,
+                              "exact": bool(info and info["exact"]),
+                              "collapsed": bool(info and info["collapsed"])})
+                done += 1
+        print(json.dumps({"players": players, "situations": found}), flush=True)
+
+
+def _run_worker(tree: Path, args, players: int) -> dict:
+    """{players: situations} from `worker` run on `tree` in a child process."""
+    import json
+
+    command = [sys.executable, str(Path(__file__).resolve()), "--worker", str(tree),
+               "--players", str(players), "--agenda", args.agenda,
+               "--summaries", str(args.summaries), "--logs-per-count",
+               str(args.logs_per_count), "--seed", str(args.seed)]
+    out = subprocess.run(command, cwd=tree, check=True, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(tree)}).stdout
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return {r["players"]: r["situations"] for r in rows}
+
+
+def _p(values, q):
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+def by_players(args) -> None:
+    """The hint's posterior seconds by player count: this tree against --before (a git
+    worktree of that revision, made and removed here), the same seeded situations, the
+    two in turn for each player count (so both meet about the same machine load)."""
+    before = Path(tempfile.mkdtemp()) / "before"
+    subprocess.run(["git", "worktree", "add", "--detach", str(before), args.before],
+                   cwd=ROOT, check=True, capture_output=True)
+    old, new = {}, {}
+    try:
+        for players in (int(p) for p in args.players.split(",")):
+            old.update(_run_worker(before, args, players))
+            new.update(_run_worker(ROOT, args, players))
+            print(f"{players} players done", file=sys.stderr, flush=True)
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT,
+                       check=True, capture_output=True)
+    figures = {"machine": machine_info(), "before": args.before, "agenda": args.agenda,
+               "seed": args.seed, "players": {}}
+    rows = []
+    for players in sorted(new):
+        for kind in ("summary", "log"):
+            pairs = [(o, n) for o, n in zip(old[players], new[players]) if n["kind"] == kind]
+            both = [(o["seconds"], n["seconds"]) for o, n in pairs
+                    if not o["refused"] and not n["refused"]]
+            if not pairs:
                 continue
-            before, before_exact = _old_seconds(old, game, sit, table)
-            if warm:  # the first of each: compiling or loading the kernels
-                warm = False
-                continue
-            new_s.append(seconds)
-            old_s.append(before)
-            exact += int(info["exact"])
-            old_exact += int(before_exact)
-            collapsed += int(info["collapsed"])
-            if not info["exact"]:
-                ess.append(info["effective_sample_size"])
-        f = {"summaries": len(new_s), "refused": refused, "exact": exact,
-             "sampled": len(new_s) - exact, "collapsed": collapsed,
-             "sampled_ess_median": median(ess) if ess else None,
-             "p50_s": float(np.percentile(new_s, 50)), "p95_s": float(np.percentile(new_s, 95)),
-             "max_s": max(new_s), "before_exact": old_exact,
-             "before_p50_s": float(np.percentile(old_s, 50)),
-             "before_p95_s": float(np.percentile(old_s, 95)),
-             "policy": [p.name for p in policies.paths]}
-        figures["players"][players] = f
-        rows.append([str(players), f"{f['p50_s'] * 1000:.0f} ms", f"{f['p95_s'] * 1000:.0f} ms",
-                     f"{exact}/{len(new_s)}", str(collapsed),
-                     f"{f['before_p50_s'] * 1000:.0f} ms",
-                     f"{f['before_p95_s'] * 1000:.0f} ms", f"{old_exact}/{len(new_s)}"])
-        print(rows[-1], file=sys.stderr, flush=True)
-    print(markdown_table(["players", "p50", "p95", "exact", "collapsed", "before p50",
-                          "before p95", "before exact (else card counting)"], rows))
+            n_s, o_s = [b for _, b in both], [a for a, _ in both]
+            f = {"situations": len(pairs), "compared": len(both),
+                 "refused": sum(n["refused"] for _, n in pairs),
+                 "before_refused": sum(o["refused"] for o, _ in pairs),
+                 "exact": sum(n["exact"] for _, n in pairs),
+                 "before_exact": sum(o["exact"] for o, _ in pairs),
+                 "collapsed": sum(n["collapsed"] for _, n in pairs),
+                 "before_collapsed": sum(o["collapsed"] for o, _ in pairs),
+                 "p50_s": _p(n_s, 50), "p95_s": _p(n_s, 95), "max_s": max(n_s),
+                 "before_p50_s": _p(o_s, 50), "before_p95_s": _p(o_s, 95),
+                 "before_max_s": max(o_s),
+                 "median_ratio": median([a / b for a, b in both])}
+            figures["players"].setdefault(players, {})[kind] = f
+            rows.append([str(players), kind, f"{len(both)}",
+                         f"{f['before_p50_s'] * 1000:.0f} ms", f"{f['p50_s'] * 1000:.0f} ms",
+                         f"{f['before_p95_s'] * 1000:.0f} ms", f"{f['p95_s'] * 1000:.0f} ms",
+                         f"{f['median_ratio']:.1f}x",
+                         f"{f['before_exact']} / {f['exact']}",
+                         f"{f['before_collapsed']} / {f['collapsed']}"])
+    print(markdown_table(["players", "given as", "compared", "before p50", "p50",
+                          "before p95", "p95", "median ratio (before / now)",
+                          "exact, before / now", "collapsed, before / now"], rows))
     if args.out:
         write_json_atomic(args.out, figures)
 
@@ -204,11 +234,17 @@ def main() -> None:
     parser.add_argument("--agenda", default="exalted_one")
     parser.add_argument("--by-players", action="store_true",
                         help="the hint's summary posterior at 2-6 players, before and after")
-    parser.add_argument("--summaries", type=int, default=40, help="per player count")
-    parser.add_argument("--before", default="97a4fd9",
-                        help="git revision of the filter before sampling")
+    parser.add_argument("--summaries", type=int, default=30, help="per player count")
+    parser.add_argument("--logs-per-count", type=int, default=10,
+                        help="with --by-players: logs per player count")
+    parser.add_argument("--players", default="2,3,4,5,6", help="with --by-players")
+    parser.add_argument("--before", default="fa38d60",
+                        help="git revision of the engine compared with --by-players")
+    parser.add_argument("--worker", metavar="TREE", help=argparse.SUPPRESS)
     add_output_args(parser)
     args = parser.parse_args()
+    if args.worker:
+        return worker(args)
     if args.by_players:
         return by_players(args)
     old = old_situation_module(args.rev)

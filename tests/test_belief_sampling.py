@@ -9,14 +9,15 @@ filter forced to sample with a budget below what the exact run needed.
 from __future__ import annotations
 
 import random
+from collections import defaultdict
 
 import numpy as np
 import pytest
 
 import spiel_game
 from spiel_game import layout as L
-from solver.belief import MIN_ESS, hand_probabilities, hidden_state
-from solver.hint.log import summary_fits, summary_log_worlds
+from solver.belief import MIN_ESS, hand_probabilities, hidden_state, posterior
+from solver.hint.log import TREMBLE, summary_fits, summary_log_worlds
 from solver.hint.situation import SituationError, from_mapping
 from solver.studies.belief_accuracy import Case, hand_tv, random_stop
 
@@ -154,3 +155,64 @@ def test_the_summaries_past_the_exact_limit_are_answered_by_bayes(data):
     again, _ = summary_log_worlds(sit, game, table, complete_within=4096, merge_logs=True,
                                   seed=0)
     assert [w for _, w in again] == weights.tolist()
+
+
+def test_merging_on_the_logs_keeps_the_exact_posterior():
+    """merge_logs keys a particle by each opponent's whole redacted log instead of their
+    card counting (`track`, a function of that log): a finer merge, the same exact
+    posterior over the hidden state."""
+    for case, exact, _, _ in _cases("small", 3, 4, 2, 4):
+        finer = posterior(case.game, case.me, case.pattern, bank=case.policy.bank,
+                          chain=[0], floor=TREMBLE, miss_unknown=True, omissions=True,
+                          done_phase=L.PH_PLAY, max_particles=EXACT, merge_logs=True)
+        assert finer.exact and len(finer.states) >= len(exact.states)
+        a, b = defaultdict(float), defaultdict(float)
+        for states, weights, out in ((exact.states, exact.weights, a),
+                                     (finer.states, finer.weights, b)):
+            for s, w in zip(states, weights):
+                out[hidden_state(s)] += w
+        assert set(a) == set(b)
+        assert all(a[k] == pytest.approx(b[k], abs=1e-12) for k in a)
+
+
+def test_where_no_table_ships_the_default_heuristic_weighs_the_choices():
+    """4 players (no table): the hint's posterior weighs the opponents' plays by
+    agenda_expert, so it differs from card counting (the same histories by the chance
+    odds alone), and seeded runs agree."""
+    from solver.hint.advice import check_game
+    from solver.hint.log import prior_worlds
+    from solver.policies.chain import load_policies
+
+    sit = from_mapping(FOUR_PLAYERS)
+    game = check_game(sit)
+    policies = load_policies(game)
+    assert not policies.paths
+    bayes, info = summary_log_worlds(sit, game, policies, complete_within=1024, seed=0)
+    prior, _ = prior_worlds(sit, game, complete_within=1024, seed=0)
+
+    def hands(worlds):
+        return hand_probabilities(np.stack([s for s, _ in worlds]),
+                                  np.array([w for _, w in worlds]))
+    assert np.abs(hands(bayes)[0] - hands(prior)[0]).max() > 0.01
+    again, _ = summary_log_worlds(sit, game, policies, complete_within=1024, seed=0)
+    assert [w for _, w in again] == [w for _, w in bayes]
+
+
+def test_the_true_hands_log_likelihood_scores_each_held_card_by_its_marginal():
+    from solver.studies.belief_accuracy import LOG_FLOOR, true_hand_log_likelihood
+
+    game = spiel_game.load("jabbas_palace", players=3)
+    s = game.new_initial_state()
+    while s.is_chance_node():
+        s.apply_action(s.chance_outcomes()[0][0])
+    s = s._s
+    hands = np.zeros((L.MAX_PLAYERS, L.MAX_CHARS))
+    seats = [q for q in range(3) if s[L.S_HAND_N + q] == 1][:2]
+    assert len(seats) == 2
+    first = s[L.S_HAND + seats[0] * L.MAX_HAND]
+    second = s[L.S_HAND + seats[1] * L.MAX_HAND]
+    hands[seats[0], first] = 0.25
+    hands[seats[0], (first + 1) % L.MAX_CHARS] = 0.75
+    hands[seats[1], (second + 1) % L.MAX_CHARS] = 1.0  # the true card: no weight
+    total, floored = true_hand_log_likelihood(hands, s, seats)
+    assert floored == 1 and total == pytest.approx(np.log(0.25) + np.log(LOG_FLOOR))

@@ -14,11 +14,11 @@ complete (spiel_game/engine.py), so an open group's events are matched when it c
 
 Particles that agree on the state apart from the event log, on their progress, and on
 what every other player still in the round knows (their card counting `track`; with
-`merge_logs` also their whole redacted log) are merged, weights adding: exact for
-policies that read only those (heuristics, `fine` and `coarse` keys; `identity` tables
-need `merge_logs`). Merging is what makes the hidden state small: the pool is a count
-vector (the order of unseen draws is no state), so histories that differ only in the
-order of their events meet in one particle.
+`merge_logs` their whole redacted log instead, of which `track` is a function) are
+merged, weights adding: exact for policies that read only those (heuristics, `fine` and
+`coarse` keys; `identity` tables need `merge_logs`). Merging is what makes the hidden
+state small: the pool is a count vector (the order of unseen draws is no state), so
+histories that differ only in the order of their events meet in one particle.
 
 Within `max_particles` the filter is exact. Beyond it, it samples (sequential importance
 sampling with resampling): whenever the set outgrows the budget it is resampled down
@@ -293,17 +293,19 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer):
 def state_hash(s, viewer, knowledge, merge_logs):
     """Hash of the state as far as the future goes: everything but the event log, and
     what each other player still in the round knows (`track`, the input of the
-    heuristics and of the abstract keys; with merge_logs their whole redacted log). Up
+    heuristics and of the abstract keys; with merge_logs their whole redacted log, which
+    decides their track). Up
     to what never matters again: the order of the cards within a hand (legal actions and
     policies see the sorted hand) and Leia's return slots once the cards are back."""
     h = FNV_OFFSET
     for q in range(s[L.S_NUM_PLAYERS]):
         if q != viewer and s[L.S_IN_ROUND + q] == 1:
-            track(s, q, knowledge)
-            for i in range(T_SIZE):
-                h = mix(h, knowledge[i])
-            if merge_logs:
-                h = mix(h, identity_key(s, q))
+            if merge_logs:  # the log q saw decides their `track` (with the state hashed
+                h = mix(h, identity_key(s, q))  # below): replaying it too would add nothing
+            else:
+                track(s, q, knowledge)
+                for i in range(T_SIZE):
+                    h = mix(h, knowledge[i])
     for i in range(L.S_RETURN):
         h = mix(h, s[i])
     if s[L.S_RETURN_N] > 0:
@@ -329,11 +331,11 @@ def state_hash(s, viewer, knowledge, merge_logs):
 
 
 @njit(**_JIT)
-def resample(buffers, target, weights, progress, count, keep, rng):
+def resample(buffers, target, weights, progress, count, keep, rng, slot_hash):
     """Resample the `count` particles of buffers[target] down to at most `keep` in place
     (Fearnhead-Clifford: the heavy ones kept, the rest thinned by systematic sampling at
     weight c, so E[new weight] = old weight and nothing is duplicated); returns the new
-    count. The survivors keep their order."""
+    count. The survivors keep their order (and their hashes in slot_hash)."""
     if count <= keep:
         return count
     order = np.argsort(-weights[:count])
@@ -367,6 +369,7 @@ def resample(buffers, target, weights, progress, count, keep, rng):
                 weights[new_count] = weights[k]
                 progress[target, new_count, 0] = progress[target, k, 0]
                 progress[target, new_count, 1] = progress[target, k, 1]
+                slot_hash[new_count] = slot_hash[k]
             new_count += 1
     return new_count
 
@@ -377,13 +380,12 @@ def _particle_hash(s, checked, ptr, viewer, knowledge, merge_logs):
 
 
 @njit(**_JIT)
-def _rebuild_table(buffers, target, progress, count, table, table_hashes, viewer,
-                   knowledge, merge_logs):
+def _rebuild_table(count, table, table_hashes, slot_hash):
+    """The merge table of the first `count` particles from their stored hashes."""
     table[:] = 0
     mask = len(table) - 1
     for k in range(count):
-        h = _particle_hash(buffers[target, k], progress[target, k, 0],
-                           progress[target, k, 1], viewer, knowledge, merge_logs)
+        h = slot_hash[k]
         j = np.int64(h & np.uint64(mask))
         while table[j] != 0:
             j = (j + 1) & mask
@@ -393,7 +395,8 @@ def _rebuild_table(buffers, target, progress, count, table, table_hashes, viewer
 
 @njit(**_JIT)
 def _insert(child, weight, checked, ptr, buffers, target, weights, progress, count, table,
-            table_hashes, max_particles, viewer, knowledge, merge_logs, stats, rng):
+            table_hashes, slot_hash, max_particles, viewer, knowledge, merge_logs, stats,
+            rng):
     """Add a particle to buffers[target], merging with an equal one; returns count. When
     the buffer is full, the particles so far are resampled down to
     min(max_particles, capacity / 2) first."""
@@ -415,15 +418,15 @@ def _insert(child, weight, checked, ptr, buffers, target, weights, progress, cou
         stats[B_TRUNCATED] += 1
         stats[B_RESAMPLES] += 1
         count = resample(buffers, target, weights, progress, count,
-                         max(1, min(max_particles, buffers.shape[1] // 2)), rng)
-        _rebuild_table(buffers, target, progress, count, table, table_hashes, viewer,
-                       knowledge, merge_logs)
+                         max(1, min(max_particles, buffers.shape[1] // 2)), rng, slot_hash)
+        _rebuild_table(count, table, table_hashes, slot_hash)
     buffers[target, count, :used] = child[:used]
     weights[count] = weight
     progress[target, count, 0] = checked
     progress[target, count, 1] = ptr
     table[j] = count + 1
     table_hashes[j] = h
+    slot_hash[count] = h
     return count + 1
 
 
@@ -449,7 +452,7 @@ def _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_poli
 
 @njit(**_JIT)
 def _expand(buffers, source, count, target, weights_in, weights_out, progress, table,
-            table_hashes, pattern, n_pat, viewer, omit, done_phase, bank, chain, floor,
+            table_hashes, slot_hash, pattern, n_pat, viewer, omit, done_phase, bank, chain, floor,
             miss_unknown, merge_logs, use_policy, child, legal, probs, max_particles,
             stats, done_actor, rng):
     """One lockstep step: every particle not yet done advances by one action into
@@ -464,8 +467,8 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
         ptr = progress[source, k, 1]
         if _is_done(s, checked, ptr, n_pat, done_actor, done_phase):
             new_count = _insert(s, w, checked, ptr, buffers, target, weights_out, progress,
-                                new_count, table, table_hashes, max_particles, viewer,
-                                knowledge, merge_logs, stats, rng)
+                                new_count, table, table_hashes, slot_hash, max_particles,
+                                viewer, knowledge, merge_logs, stats, rng)
             continue
         if s[L.S_PHASE] == L.PH_TERMINAL:
             continue  # the real round went another way
@@ -485,8 +488,9 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
                     if after >= 0:
                         new_count = _insert(child, w * s[L.S_POOL + c] / size, upto, after,
                                             buffers, target, weights_out, progress,
-                                            new_count, table, table_hashes, max_particles,
-                                            viewer, knowledge, merge_logs, stats, rng)
+                                            new_count, table, table_hashes, slot_hash,
+                                            max_particles, viewer, knowledge, merge_logs,
+                                            stats, rng)
             continue
         if ptr >= n_pat and checked == m:
             continue  # the pattern is used up but the round is not at its decision
@@ -503,8 +507,8 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
                 if after >= 0:
                     new_count = _insert(child, w * probs[i], upto, after, buffers, target,
                                         weights_out, progress, new_count, table,
-                                        table_hashes, max_particles, viewer, knowledge,
-                                        merge_logs, stats, rng)
+                                        table_hashes, slot_hash, max_particles, viewer,
+                                        knowledge, merge_logs, stats, rng)
     return new_count
 
 
@@ -528,6 +532,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         done_actor = viewer
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = stream_seed(seed, STREAM_RESAMPLE, stats[B_STEPS])
+    slot_hash = np.empty(buffers.shape[1], dtype=np.uint64)  # each particle's merge hash
     child = np.empty(buffers.shape[2], dtype=buffers.dtype)
     legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     probs = np.empty(L.NUM_ACTIONS)
@@ -547,7 +552,8 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
             break
         target = 1 - current
         new_count = _expand(buffers, current, count, target, weights[current],
-                            weights[target], progress, table, table_hashes, pattern, n_pat,
+                            weights[target], progress, table, table_hashes, slot_hash,
+                            pattern, n_pat,
                             viewer, omit, done_phase, bank, chain, floor, miss_unknown,
                             merge_logs, True, child, legal, probs, max_particles, stats,
                             done_actor, rng)
@@ -557,7 +563,8 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
             stats[B_POLICY_IGNORED] += 1
             log_mass[0] = -np.inf
             new_count = _expand(buffers, current, count, target, weights[current],
-                                weights[target], progress, table, table_hashes, pattern,
+                                weights[target], progress, table, table_hashes, slot_hash,
+                                pattern,
                                 n_pat, viewer, omit, done_phase, bank, chain, floor,
                                 miss_unknown, merge_logs, False, child, legal, probs,
                                 max_particles, stats, done_actor, rng)
@@ -568,7 +575,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
             stats[B_TRUNCATED] += 1
             stats[B_RESAMPLES] += 1
             new_count = resample(buffers, target, weights[target], progress, new_count,
-                                 max_particles, rng)
+                                 max_particles, rng, slot_hash)
             total = weights[target, :new_count].sum()
         if new_count > 0 and total > 0:
             weights[target, :new_count] /= total

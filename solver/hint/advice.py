@@ -53,7 +53,16 @@ from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, next_float, stream_s
 from solver.sim.utility import round_utility
 
 _JIT = dict(cache=True, nogil=True)
-SUMMARY_PARTICLES = 4096  # a summary's posterior: exact within this many particles, then sampled
+# The posterior's particle budget (a log's and a summary's): exact within it, then sampled
+# at it. At 2-3 players 4,096 meets the accuracy goal in well under a second; at 4-6 it
+# would take seconds, so 1,024 (docs/hint.md "Limits": the time and accuracy each buys).
+SUMMARY_PARTICLES = 4096
+MANY_PLAYERS_PARTICLES = 1024
+
+
+def particle_budget(players: int) -> int:
+    """The hint's posterior budget at a table of `players`."""
+    return SUMMARY_PARTICLES if players <= 3 else min(SUMMARY_PARTICLES, MANY_PLAYERS_PARTICLES)
 # Rollouts stop before their time budget once the card to play is settled (`_card_settled`),
 # but never before this many: the values shown keep intervals of a useful width.
 SETTLE_AFTER = 512
@@ -284,18 +293,18 @@ def _world_mass(states, weights):
 def _replayed_worlds(sit: Situation, game, policies: PolicySet, prior_only: bool, seed: int,
                      merge_logs: bool | None = None):
     """(weighted worlds, replay info) from the belief engine: Bayes over the histories
-    the log or summary allows, exact where they fit SUMMARY_PARTICLES (a log's grows)
-    and sampled past it (solver/hint/log.py); with `prior_only`, by the chance odds
+    the log or summary allows, exact where they fit `particle_budget` and sampled
+    past it (solver/hint/log.py); with `prior_only`, by the chance odds
     alone (no inference from what the others chose). merge_logs: keep worlds apart
     where any player's log differs (what the decision-time search needs: each world
     then shows every opponent one information state)."""
+    budget = particle_budget(game.num_players())
     if prior_only:
-        return prior_worlds(sit, game, complete_within=SUMMARY_PARTICLES,
-                            merge_logs=merge_logs, seed=seed)
-    table = policies if policies.paths else None
+        return prior_worlds(sit, game, complete_within=budget, merge_logs=merge_logs, seed=seed)
+    table = policies  # its tables weigh the opponents' choices, else agenda_expert
     if sit.log is not None:
-        return log_worlds(sit, game, table, merge_logs, seed=seed)
-    return summary_log_worlds(sit, game, table, complete_within=SUMMARY_PARTICLES,
+        return log_worlds(sit, game, table, merge_logs, seed=seed, limit=budget)
+    return summary_log_worlds(sit, game, table, complete_within=budget,
                               merge_logs=merge_logs, seed=seed)
 
 

@@ -17,12 +17,12 @@ histories than the log.
 
 Contract (the hint calls these two):
 
-- `log_worlds(sit, game, policy=None, merge_logs=None, seed=0)` and
+- `log_worlds(sit, game, policy=None, merge_logs=None, seed=0, limit=None)` and
   `summary_log_worlds(sit, game, policy=None, complete_within=None, merge_logs=None,
   seed=0)` return `(weighted_worlds, replay_info)`: worlds as (engine state, posterior
   weight), weights summing to 1. The answer is Bayes in every legal situation: exact
-  while the histories fit the particle limit (a log's grows up to GROW_TO; a summary's
-  is `complete_within`, default GROW_TO), and past it a sampled filter at that limit
+  while the histories fit the particle limit (`limit`, `complete_within`; None: grown
+  from MAX_PARTICLES up to GROW_TO), and past it a sampled filter at that limit
   (solver/belief: resampling with unbiased weights, seeded by `seed`, the same answer
   for the same seed). Neither raises SearchLimitError for a legal situation beyond the
   limit; only if even the sampled filter kept no history after its retries (then it
@@ -57,10 +57,19 @@ from solver.policies.knowledge import knowledge_from_events
 
 assert ANY == UNSTATED, "an unstated field of a line fits anything"
 TREMBLE = 1e-3  # least probability given to an opponent's decision (they stray)
+# The same where no table ships and the default heuristic (agenda_expert) weighs the
+# choices: people stray from a heuristic more; at 1e-3 the hint fuzz's samples (rounds of
+# random play) lost every history in 2 of its first 72 situations (0 at 0.1), and the
+# refusals took up to 30 s each.
+HEURISTIC_TREMBLE = 0.1
 MAX_PARTICLES = 4096  # first try; grown 4x while particles are dropped, up to:
 GROW_TO = 1 << 15  # past it (or past a summary's complete_within) the filter samples
-SAMPLE_GROWTH = 4  # a collapsed sample is redrawn once with this many times the budget
-RETRIES = 3  # runs in all while a sample keeps no history (new seeds)
+# A collapsed sample answers as it is, flagged (`collapsed`): a redraw with 4 times the
+# budget took 5 times as long and lifted few 6-player logs above MIN_ESS (docs/hint.md).
+# A sample that kept no history is redrawn with a new seed and this many times the budget
+# (up to GROW_TO: 1,024 -> 8,192 -> 32,768 particles for the hint's):
+LOST_GROWTH = 8
+RETRIES = 3  # runs in all while a sample keeps no history
 _OTHER_IS_SEAT = {kind for kind, _, form in LINE_FORMS if "{o}" in form}
 
 
@@ -165,11 +174,12 @@ def _why(stats: dict, text: list[str], names: tuple[str, ...]) -> str:
 
 
 def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None,
-               seed: int = 0) -> tuple[list[tuple[np.ndarray, float]], dict]:
+               seed: int = 0, limit: int | None = None
+               ) -> tuple[list[tuple[np.ndarray, float]], dict]:
     """Worlds (engine state, posterior weight) that show `sit.seat` exactly its log, and
-    how the search went (`_replay_info`; sampled past GROW_TO, seeded). `policy`: a
-    PolicySet whose tables weigh the opponents' decisions (a decision none of them has:
-    no weight)."""
+    how the search went (`_replay_info`; sampled past `limit`, default grown up to
+    GROW_TO, seeded). `policy`: a PolicySet whose tables weigh the opponents' decisions
+    (a decision none of them has: no weight; no table: its default heuristic does)."""
     me = sit.seat
     last = parse_log_line(sit.log[-1], sit.players, sit.rules) if sit.log else None
     ends_with_my_draw = last is not None and last.kind == L.E_DRAW and last.actor in (me, ANY)
@@ -184,7 +194,7 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
             return [k for k, s in enumerate(states)
                     if not own_draw or _my_hand(s, me) == sorted(sit.hand)]
 
-        post, keep = _sampled(game, me, pattern, policy, merge_logs, None, seed, select)
+        post, keep = _sampled(game, me, pattern, policy, merge_logs, limit, seed, select)
         states, weights = post.states[keep], post.weights[keep]
         if len(states):
             break
@@ -201,27 +211,18 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
 
 def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
     """(posterior, indices of its states `select` keeps): exact within the limit; past
-    it a sample. A sample whose kept weight collapsed is redrawn once with
-    SAMPLE_GROWTH times the budget (a summary's; a log's is GROW_TO already), and
-    answers as it is then (its replay info says it collapsed); a sample that kept no
-    history is redrawn with new seeds, up to RETRIES runs in all."""
+    it a sample, which answers as it is (a collapsed one flagged by its replay info). A
+    sample that kept no history is redrawn with a new seed and, where a limit is given,
+    LOST_GROWTH times the budget up to GROW_TO, up to RETRIES runs in all."""
     budget = limit
-    cap = None if limit is None else SAMPLE_GROWTH * limit
-    best, best_ess = None, -1.0
     for attempt in range(RETRIES):
         post = _posterior(game, me, pattern, policy, merge_logs, budget, seed + attempt)
         keep = select(post.states)
-        if post.complete:
+        if post.complete or keep:
             return post, keep
-        ess = effective_sample_size(post.weights[keep]) if keep else 0.0
-        if ess > best_ess:
-            best, best_ess = (post, keep), ess
-        grow = cap is not None and post.max_particles < cap
-        if keep and (not collapsed(ess) or not grow):
-            return best
-        if grow:
-            budget = cap
-    return best
+        if budget is not None:
+            budget = max(budget, min(budget * LOST_GROWTH, GROW_TO))
+    return post, keep
 
 
 def _check_summary_against(sit: Situation, s: np.ndarray) -> None:
@@ -659,17 +660,18 @@ def prior_worlds(sit: Situation, game, complete_within: int | None = None,
                  merge_logs: bool | None = None, seed: int = 0):
     """(weighted worlds, replay info) by chance odds only: every history the log or
     summary allows, the opponents' decisions not weighed (no inference from what they
-    chose): the hint's prior-only beliefs."""
+    chose): the hint's prior-only beliefs. complete_within: the particle limit of both."""
     if sit.log is not None:
-        return log_worlds(sit, game, None, merge_logs, seed)
+        return log_worlds(sit, game, None, merge_logs, seed, complete_within)
     return summary_log_worlds(sit, game, None, complete_within, merge_logs, seed)
 
 
 def _posterior(game, me, pattern, policy, merge_logs=None, limit=None, seed=0):
     kw = {} if merge_logs is None else {"merge_logs": merge_logs}
-    if policy is not None and policy.paths:
-        kw |= dict(bank=policy.bank, chain=np.arange(len(policy.paths)), floor=TREMBLE,
-                  miss_unknown=True)
+    if policy is not None:  # its tables; where none ships, its default heuristic
+        chain = np.arange(len(policy.paths)) if policy.paths else policy.chain
+        floor = TREMBLE if policy.paths else HEURISTIC_TREMBLE
+        kw |= dict(bank=policy.bank, chain=chain, floor=floor, miss_unknown=True)
     return posterior(game, me, pattern, omissions=True, done_phase=L.PH_PLAY,
                      max_particles=min(MAX_PARTICLES, limit or MAX_PARTICLES),
                      grow_to=GROW_TO if limit is None else limit, seed=seed, **kw)

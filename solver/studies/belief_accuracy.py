@@ -68,8 +68,8 @@ class Case:
     def run(self, budget: int, seed: int = 0, hint: bool = True):
         """(posterior, hand marginals (players, cards) of the kept worlds or None, ESS).
         hint: as the hint asks (solver/hint/log.py `_sampled`: exact within the budget,
-        else sampled at it, a collapsed sample redrawn with up to 4 times the budget, a
-        sample that kept nothing redrawn with new seeds); else one run of the filter."""
+        else sampled at it, a collapsed sample answering as it is (flagged), a sample
+        that kept nothing redrawn with new seeds); else one run of the filter."""
         def select(states):
             return [k for k, s in enumerate(states)
                     if summary_fits(self.sit, s, self.game.config)]
@@ -172,7 +172,8 @@ def summarise(deck: str, players: int, agenda: str, found: dict) -> list[dict]:
         sampled = [r for r in rows if r[2]]
         stv = np.array([r[0] for r in sampled])
         sess = np.array([r[1] for r in sampled])
-        out.append({"deck": deck, "players": players, "agenda": agenda, "plan": label,
+        out.append({"part": "exactness", "deck": deck, "players": players,
+                    "agenda": agenda, "plan": label,
                     "states": found["drawn"], "compared": len(rows),
                     "sampled": len(sampled), "tv_median": _stat(np.median, tv),
                     "tv_p95": _stat(_p95, tv), "tv_max": _stat(np.max, tv),
@@ -185,3 +186,116 @@ def summarise(deck: str, players: int, agenda: str, found: dict) -> list[dict]:
                     "exact_particles_p95": _stat(_p95, sizes),
                     "seconds": round(found["seconds"], 1)})
     return out
+
+
+# Informativeness: the posterior against card counting on the full game -----------------
+
+def policy_stop(game, policies, rng: random.Random):
+    """A round played by `policies` (its tables, then its default heuristic: the
+    `chain` rollouts and beliefs use) stopped at a random play decision, or None."""
+    from solver.policies.chain import chain_probabilities
+
+    state, stops = game.new_initial_state(), []
+    while not state.is_terminal():
+        p = state.current_player()
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(outcomes, probs)[0])
+            continue
+        if state._s[L.S_PHASE] == L.PH_PLAY:
+            stops.append(state.clone())
+        legal, probs, _ = chain_probabilities(policies.bank, policies.chain, state._s, p)
+        state.apply_action(int(rng.choices(legal, probs)[0]))
+    return rng.choice(stops) if stops else None
+
+
+LOG_FLOOR = 1e-6  # a true card a sampled posterior gave no weight counts as this likely
+
+
+def true_hand_log_likelihood(hands: np.ndarray, s: np.ndarray, seats) -> tuple[float, int]:
+    """(sum over seats of log P(seat's true hand card) under marginals `hands`, how many
+    true cards had probability below LOG_FLOOR): each card of a hand scored by its
+    seat's marginal share (a hand of 1 card, the usual: the probability of that card)."""
+    total, floored = 0.0, 0
+    for q in seats:
+        size = max(hands[q].sum(), 1e-12)
+        for i in range(s[L.S_HAND_N + q]):
+            p = hands[q, s[L.S_HAND + q * L.MAX_HAND + i]] / size
+            floored += int(p < LOG_FLOOR)
+            total += float(np.log(max(p, LOG_FLOOR)))
+    return total, floored
+
+
+def informativeness(game, count: int, seed: int, budget: int) -> dict:
+    """For `count` random rounds played by the game's tables (agenda_expert where none
+    ships), each stopped at a random play decision and told as the player's summary: the
+    log-likelihood of the opponents' true hands (those still in the round) under the
+    hint's posterior (`summary_log_worlds`, the tables weighing the opponents' choices,
+    budget particles) and under card counting (`prior_worlds`, the same histories by
+    the chance odds alone). Returns per situation (posterior, prior, hands scored,
+    exact, collapsed, floored) and how many summaries were refused."""
+    from solver.hint.log import prior_worlds, summary_log_worlds
+    from solver.policies.chain import load_policies
+
+    policies = load_policies(game)
+    merge_logs = True if policies.paths else None  # as the hint asks (its search's)
+    rng = random.Random(seed)
+    rows, refused, drawn = [], 0, 0
+    start = time.perf_counter()
+    while drawn < count:
+        state = policy_stop(game, policies, rng)
+        if state is None:
+            continue
+        drawn += 1
+        me = state.current_player()
+        try:
+            sit = from_mapping(player_summary(state, me))
+            worlds, info = summary_log_worlds(sit, game, policies, complete_within=budget,
+                                              merge_logs=merge_logs, seed=drawn)
+            prior, _ = prior_worlds(sit, game, complete_within=budget, merge_logs=merge_logs,
+                                    seed=drawn)
+        except SituationError:
+            refused += 1
+            continue
+        s = state._s
+        seats = [q for q in range(game.num_players()) if q != me and s[L.S_IN_ROUND + q]]
+        scores = []
+        for found in (worlds, prior):
+            states = np.stack([w for w, _ in found])
+            hands = hand_probabilities(states, np.array([p for _, p in found]))
+            scores.append(true_hand_log_likelihood(hands, s, seats))
+        rows.append((scores[0][0], scores[1][0], len(seats), info["exact"], info["collapsed"],
+                     scores[0][1] + scores[1][1]))
+    return {"rows": rows, "drawn": drawn, "refused": refused,
+            "seconds": time.perf_counter() - start}
+
+
+INFORMATIVE_COLUMNS = ["situations", "hands_scored", "ll_posterior", "ll_card_counting",
+                       "ll_gain", "ll_gain_ci95", "gain_positive_share", "exact", "collapsed",
+                       "floored"]
+
+
+def summarise_informativeness(players: int, agenda: str, budget: int, found: dict) -> dict:
+    """One row: the mean log-likelihood per opponent hand under each (ll_*), their mean
+    difference per hand (ll_posterior - ll_card_counting) and its 95% interval (paired
+    over situations), the share of
+    situations where the posterior scored higher, exact and collapsed posteriors, and
+    true cards floored at LOG_FLOOR (under either)."""
+    rows = found["rows"]
+    hands = sum(r[2] for r in rows)
+    diff = np.array([r[0] - r[1] for r in rows])  # per situation, over its hands
+    size = np.array([r[2] for r in rows])
+    gain = diff.sum() / hands if hands else None
+    # the ratio estimator's interval: the residuals diff - gain * size, paired
+    ci = (1.96 * float((diff - gain * size).std(ddof=1)) / np.sqrt(len(rows)) / size.mean()
+          if hands and len(rows) > 1 else None)
+    return {"deck": "full", "players": players, "agenda": agenda, "part": "informativeness",
+            "plan": f"hint@{budget}", "states": found["drawn"], "refused": found["refused"],
+            "situations": len(rows), "hands_scored": hands,
+            "ll_posterior": round(sum(r[0] for r in rows) / hands, 4) if hands else None,
+            "ll_card_counting": round(sum(r[1] for r in rows) / hands, 4) if hands else None,
+            "ll_gain": None if gain is None else round(float(gain), 4),
+            "ll_gain_ci95": None if ci is None else round(ci, 4),
+            "gain_positive_share": _stat(np.mean, diff > 0),
+            "exact": sum(r[3] for r in rows), "collapsed": sum(r[4] for r in rows),
+            "floored": sum(r[5] for r in rows), "seconds": round(found["seconds"], 1)}
