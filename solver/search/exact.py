@@ -44,11 +44,12 @@ def blueprint_strategy(tree: GameTree, policies) -> np.ndarray:
 
 
 def search_strategy(tree: GameTree, policies, limits: SearchLimits, seed: int = 0,
-                    top: str = "max-margin", progress=None) -> tuple[np.ndarray, dict]:
+                    top: str = "max-margin", progress=None,
+                    leaves: str = "single") -> tuple[np.ndarray, dict]:
     """The search policy (solver/search/policy.py) at every infoset of the tree, asked in
     the tree's order; also its timing and size figures."""
     strategy = np.zeros(int(tree.action_offsets()[-1]))
-    policy = SearchPolicy(tree.game, policies, limits, seed, top)
+    policy = SearchPolicy(tree.game, policies, limits, seed, top, leaves=leaves)
     nodes = []
     start = time.perf_counter()
     for index, state in infoset_states(tree):
