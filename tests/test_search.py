@@ -238,9 +238,11 @@ def test_search_exact_writes_its_table_with_provenance(tmp_path):
                   "--dcfr-iterations", 50, "--out", out)
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(out.open()))
-    assert list(rows[0]) == ["deck", "players", "agenda", "blueprint_level",
-                             "blueprint_exploitability", "search_exploitability",
-                             "dcfr_exploitability", "search_seconds", "infostates"]
+    assert list(rows[0]) == ["deck", "players", "agenda", "blueprint_level", "search_top",
+                             "search_leaves", "blueprint_exploitability",
+                             "search_exploitability", "dcfr_exploitability",
+                             "search_seconds", "infostates"]
+    assert rows[0]["search_top"] == "max-margin" and rows[0]["search_leaves"] == "single"
     assert rows[0]["deck"] == "tiny" and rows[0]["infostates"] == "108"
     record = json.loads(out.with_suffix(".json").read_text())
     assert record["search_iterations"] == 10 and record["code_version"]
@@ -264,6 +266,8 @@ def test_search_commands_refuse_bad_names():
     assert result.exit_code == 2 and "allowed are 'all' or a comma list" in result.output
     result = _run("search-exact", "--top", "sometimes")
     assert result.exit_code == 2 and "max-margin" in result.output
+    result = _run("search-exact", "--leaves", "many")
+    assert result.exit_code == 2 and "single, multi" in result.output
     result = _run("search-duel", "--top", "sometimes", "--deals", 1)
     assert result.exit_code == 2 and "blend" in result.output
     result = _run("search-duel", "--opponents", "nobody", "--deals", 1)
