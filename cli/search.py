@@ -41,7 +41,7 @@ def _started() -> str:
 
 def _exact_row_id(row: dict) -> tuple:
     return (row["deck"], row["players"], row["agenda"], row.get("search_top", "max-margin"),
-            row.get("search_leaves") or "single")
+            row.get("search_leaves") or "single", row.get("search_max_nodes", 100_000))
 
 
 def _duel_row_id(row: dict) -> tuple:
@@ -78,6 +78,9 @@ def register(app: typer.Typer) -> None:
                                                  help="MCCFR iterations of each blueprint."),
         search_iterations: int = typer.Option(100, **options.POSITIVE,
                                               help="Search iterations per decision."),
+        max_nodes: int = typer.Option(100_000, **options.POSITIVE,
+                                      help="Subgame node budget per decision (smaller: "
+                                      "depth-limited subgames, as early on the full deck)."),
         dcfr_iterations: int = typer.Option(1000, **options.POSITIVE,
                                             help="Exact DCFR iterations (reference)."),
         seed: int = typer.Option(1, **options.SEED, help="Seed of blueprints and search."),
@@ -127,7 +130,7 @@ def register(app: typer.Typer) -> None:
                 rows += run([deck], players, [agenda], blueprint_iterations,
                             search_iterations, dcfr_iterations, seed, tuple(tops),
                             blueprint_level, log=typer.echo, game_name=game_name,
-                            leaves=tuple(leaf_kinds))
+                            leaves=tuple(leaf_kinds), max_nodes=max_nodes)
                 record = header(_params(game_name, decks, players, names), game_name=game_name,
                                 seconds=time.perf_counter() - start,
                                 what="exact exploitability (NashConv with 3 players) of "
@@ -138,6 +141,7 @@ def register(app: typer.Typer) -> None:
                                 "(solver/studies/search_exact.py)",
                                 blueprint_iterations=blueprint_iterations,
                                 search_iterations=search_iterations,
+                                search_max_nodes=max_nodes,
                                 dcfr_iterations=dcfr_iterations, seed=seed, rows=rows)
                 # after every row: Ctrl-C keeps them
                 write_merged(out, COLUMNS, rows, record, _exact_row_id, started,

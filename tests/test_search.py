@@ -239,7 +239,7 @@ def test_search_exact_writes_its_table_with_provenance(tmp_path):
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(out.open()))
     assert list(rows[0]) == ["deck", "players", "agenda", "blueprint_level", "search_top",
-                             "search_leaves", "blueprint_exploitability",
+                             "search_leaves", "search_max_nodes", "blueprint_exploitability",
                              "search_exploitability", "dcfr_exploitability",
                              "search_seconds", "infostates"]
     assert rows[0]["search_top"] == "max-margin" and rows[0]["search_leaves"] == "single"

@@ -26,6 +26,7 @@ from solver.search.exact import blueprint_strategy, search_strategy
 from solver.search.resolve import SearchLimits
 
 COLUMNS = ["deck", "players", "agenda", "blueprint_level", "search_top", "search_leaves",
+           "search_max_nodes",
            "blueprint_exploitability", "search_exploitability", "dcfr_exploitability",
            "search_seconds", "infostates"]
 # The blueprint level of the exact studies (results/search_exact.csv, exploit_known.csv):
@@ -72,13 +73,14 @@ def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations
         search_iterations: int, dcfr_iterations: int, seed: int,
         tops: tuple = ("max-margin",), blueprint_level: str | None = None,
         log: Callable[[str], None] = lambda text: None,
-        game_name: str = GAMES[0], leaves: tuple = ("single",)) -> list[dict]:
+        game_name: str = GAMES[0], leaves: tuple = ("single",),
+        max_nodes: int = 100_000) -> list[dict]:
     """The rows (module docstring), one per (deck, agenda, top, leaves); `agendas`:
     reduced_game's variants."""
     from solver.policies.chain import PolicySet
 
     rows = []
-    limits = SearchLimits(iterations=search_iterations)
+    limits = SearchLimits(iterations=search_iterations, max_nodes=max_nodes)
     for deck in decks:
         for agenda in agendas:
             game = reduced_game(game_name, deck, players, agenda)
@@ -112,6 +114,7 @@ def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations
                                  "search_exploitability": searched,
                                  "dcfr_exploitability": dcfr,
                                  "search_iterations": search_iterations,
+                                 "search_max_nodes": max_nodes,
                                  "search_seconds": info["mean_search_seconds"],
                                  "search_run_seconds": time.perf_counter() - began,
                                  "median_subgame_nodes": info["median_subgame_nodes"],
