@@ -117,7 +117,8 @@ class SearchResult:
                 "depth": ("end of round" if sub.max_plays < 0 else
                           "own turn" if sub.roots.order2 == 0 and sub.leaves and
                           sub.max_plays == 1 else f"{sub.max_plays} plays"),
-                "leaves": sub.leaves, "iterations": self.iterations,
+                "leaves": sub.leaves, "leaf_values": sub.leaf_values,
+                "iterations": self.iterations,
                 "seconds": round(self.seconds, 3),
                 "phase_seconds": {k: round(v, 3)
                                   for k, v in (self.phase_seconds or {}).items()}}

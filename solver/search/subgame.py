@@ -531,6 +531,7 @@ class Subgame(FlatTree):
     reported: np.ndarray | None = None  # (nodes, players): the report table's values
     # refined tops: the gadget's trembles per (infoset, action) (CFRSolver's floor)
     floor: np.ndarray | None = None
+    leaf_values: int = 1  # values per depth-limit leaf (multi-valued: the continuations)
 
     def action_offsets(self) -> np.ndarray:
         return self.offsets
@@ -721,6 +722,7 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
                   top if mode == MODES[REFINED.get(top, top)] else "unsafe", opponent,
                   root_node,
                   np.zeros(count), reported[:n].copy() if len(report_table) else None)
+    sub.leaf_values = len(leaf_rows) if leaf_seat >= 0 else 1
     if mode != UNSAFE:
         _gadget_values(sub, me, opponent, group_of, mode)
         if refined:
