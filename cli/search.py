@@ -83,6 +83,9 @@ def register(app: typer.Typer) -> None:
                                       "depth-limited subgames, as early on the full deck)."),
         dcfr_iterations: int = typer.Option(1000, **options.POSITIVE,
                                             help="Exact DCFR iterations (reference)."),
+        lbr_deals: int = typer.Option(0, min=0, help="With more than 0 (2 players): the "
+                                      "search-aware LBR too, exactly and over this many "
+                                      "duplicate deals (docs/search.md)."),
         seed: int = typer.Option(1, **options.SEED, help="Seed of blueprints and search."),
         top: str = typer.Option("max-margin", help="The subgame's top, or a comma list "
                                 "(a row each): max-margin (the default, safe), resolve "
@@ -130,7 +133,8 @@ def register(app: typer.Typer) -> None:
                 rows += run([deck], players, [agenda], blueprint_iterations,
                             search_iterations, dcfr_iterations, seed, tuple(tops),
                             blueprint_level, log=typer.echo, game_name=game_name,
-                            leaves=tuple(leaf_kinds), max_nodes=max_nodes)
+                            leaves=tuple(leaf_kinds), max_nodes=max_nodes,
+                            lbr_deals=lbr_deals)
                 record = header(_params(game_name, decks, players, names), game_name=game_name,
                                 seconds=time.perf_counter() - start,
                                 what="exact exploitability (NashConv with 3 players) of "

@@ -22,13 +22,14 @@ from spiel_game.cards import GAMES, ruleset
 from solver.exact.best_response import nash_conv
 from solver.exact.cfr import CFRSolver
 from solver.exact.tree import build_tree
-from solver.search.exact import blueprint_strategy, search_strategy
+from solver.search.exact import blueprint_strategy, search_aware_lbr, search_strategy
 from solver.search.resolve import SearchLimits
 
 COLUMNS = ["deck", "players", "agenda", "blueprint_level", "search_top", "search_leaves",
            "search_max_nodes",
            "blueprint_exploitability", "search_exploitability", "dcfr_exploitability",
-           "search_seconds", "infostates"]
+           "search_seconds", "infostates", "lbr_exact", "lbr", "lbr_low", "lbr_high",
+           "lbr_best_response"]
 # The blueprint level of the exact studies (results/search_exact.csv, exploit_known.csv):
 # the shipped 2-player tables' levels when those were made (docs/solving.md; the shipped
 # tables are now `counting`, which --blueprint-level can ask for), so that the studies'
@@ -74,9 +75,10 @@ def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations
         tops: tuple = ("max-margin",), blueprint_level: str | None = None,
         log: Callable[[str], None] = lambda text: None,
         game_name: str = GAMES[0], leaves: tuple = ("single",),
-        max_nodes: int = 100_000) -> list[dict]:
+        max_nodes: int = 100_000, lbr_deals: int = 0) -> list[dict]:
     """The rows (module docstring), one per (deck, agenda, top, leaves); `agendas`:
-    reduced_game's variants."""
+    reduced_game's variants. lbr_deals > 0: each row also holds the search-aware LBR
+    (solver/search/exact.py search_aware_lbr, that many deals)."""
     from solver.policies.chain import PolicySet
 
     rows = []
@@ -107,6 +109,8 @@ def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations
                         tree, policies, limits, seed, top,
                         progress=_every_tenth(f"{name} {top} {leaf}", log), leaves=leaf)
                     searched = nash_conv(tree, strategy) / (1 if players > 2 else players)
+                    lbr = (search_aware_lbr(tree, strategy, lbr_deals, seed)
+                           if lbr_deals and players == 2 else {})
                     rows.append({"deck": deck, "players": players, "agenda": agenda,
                                  "blueprint_level": level, "search_top": top,
                                  "search_leaves": leaf,
@@ -118,7 +122,7 @@ def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations
                                  "search_seconds": info["mean_search_seconds"],
                                  "search_run_seconds": time.perf_counter() - began,
                                  "median_subgame_nodes": info["median_subgame_nodes"],
-                                 "infostates": tree.num_infosets})
+                                 "infostates": tree.num_infosets, **lbr})
                     log(f"{name} {top} {leaf}: blueprint {blueprint:.4f}, search "
                         f"{searched:.4f}, dcfr {dcfr:.1e} ({time.perf_counter() - began:.0f}"
                         f" s; {info['fallbacks_to_blueprint']} infosets fell back to the "
