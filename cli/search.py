@@ -130,26 +130,30 @@ def register(app: typer.Typer) -> None:
             except (ValueError, pyspiel.SpielError) as err:
                 raise typer.BadParameter(str(err), param_hint="--decks") from None
             for agenda in names:
+                done = list(rows)
+
+                def write(new_rows, done=done):
+                    """After every row: Ctrl-C keeps them."""
+                    record = header(
+                        _params(game_name, decks, players, names), game_name=game_name,
+                        seconds=time.perf_counter() - start,
+                        what="exact exploitability (NashConv with 3 players) of the "
+                        "decision-time search, its blueprint and DCFR",
+                        algorithm=f"1-KLSS search, {top} top with 2 players (unsafe with "
+                        f"3), {leaves} leaves, DCFR",
+                        blueprint="external-sampling MCCFR, study level "
+                        "(solver/studies/search_exact.py)",
+                        blueprint_iterations=blueprint_iterations,
+                        search_iterations=search_iterations, search_max_nodes=max_nodes,
+                        dcfr_iterations=dcfr_iterations, seed=seed, rows=done + new_rows)
+                    write_merged(out, COLUMNS, done + new_rows, record, _exact_row_id,
+                                 started, {"utility": "margin"}, game_name)
+
                 rows += run([deck], players, [agenda], blueprint_iterations,
                             search_iterations, dcfr_iterations, seed, tuple(tops),
                             blueprint_level, log=typer.echo, game_name=game_name,
                             leaves=tuple(leaf_kinds), max_nodes=max_nodes,
-                            lbr_deals=lbr_deals)
-                record = header(_params(game_name, decks, players, names), game_name=game_name,
-                                seconds=time.perf_counter() - start,
-                                what="exact exploitability (NashConv with 3 players) of "
-                                "the decision-time search, its blueprint and DCFR",
-                                algorithm=f"1-KLSS search, {top} top with 2 players (unsafe "
-                                f"with 3), {leaves} leaves, DCFR",
-                                blueprint="external-sampling MCCFR, study level "
-                                "(solver/studies/search_exact.py)",
-                                blueprint_iterations=blueprint_iterations,
-                                search_iterations=search_iterations,
-                                search_max_nodes=max_nodes,
-                                dcfr_iterations=dcfr_iterations, seed=seed, rows=rows)
-                # after every row: Ctrl-C keeps them
-                write_merged(out, COLUMNS, rows, record, _exact_row_id, started,
-                             {"utility": "margin"}, game_name)
+                            lbr_deals=lbr_deals, on_row=write)
         typer.echo(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
 
     @app.command("search-duel")

@@ -241,7 +241,8 @@ def test_search_exact_writes_its_table_with_provenance(tmp_path):
     assert list(rows[0]) == ["deck", "players", "agenda", "blueprint_level", "search_top",
                              "search_leaves", "search_max_nodes", "blueprint_exploitability",
                              "search_exploitability", "dcfr_exploitability",
-                             "search_seconds", "infostates"]
+                             "search_seconds", "infostates", "lbr_exact", "lbr", "lbr_low",
+                             "lbr_high", "lbr_best_response"]
     assert rows[0]["search_top"] == "max-margin" and rows[0]["search_leaves"] == "single"
     assert rows[0]["deck"] == "tiny" and rows[0]["infostates"] == "108"
     record = json.loads(out.with_suffix(".json").read_text())

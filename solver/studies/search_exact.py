@@ -75,10 +75,12 @@ def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations
         tops: tuple = ("max-margin",), blueprint_level: str | None = None,
         log: Callable[[str], None] = lambda text: None,
         game_name: str = GAMES[0], leaves: tuple = ("single",),
-        max_nodes: int = 100_000, lbr_deals: int = 0) -> list[dict]:
+        max_nodes: int = 100_000, lbr_deals: int = 0,
+        on_row: Callable[[list[dict]], None] | None = None) -> list[dict]:
     """The rows (module docstring), one per (deck, agenda, top, leaves); `agendas`:
     reduced_game's variants. lbr_deals > 0: each row also holds the search-aware LBR
-    (solver/search/exact.py search_aware_lbr, that many deals)."""
+    (solver/search/exact.py search_aware_lbr, that many deals). on_row(rows so far):
+    called after each row (to write them as they come)."""
     from solver.policies.chain import PolicySet
 
     rows = []
@@ -123,6 +125,8 @@ def run(decks: list[str], players: int, agendas: list[str], blueprint_iterations
                                  "search_run_seconds": time.perf_counter() - began,
                                  "median_subgame_nodes": info["median_subgame_nodes"],
                                  "infostates": tree.num_infosets, **lbr})
+                    if on_row is not None:
+                        on_row(rows)
                     log(f"{name} {top} {leaf}: blueprint {blueprint:.4f}, search "
                         f"{searched:.4f}, dcfr {dcfr:.1e} ({time.perf_counter() - began:.0f}"
                         f" s; {info['fallbacks_to_blueprint']} infosets fell back to the "
