@@ -14,7 +14,7 @@ from conftest import load, random_play_stop
 from solver.exact.best_response import nash_conv
 from solver.exact.cfr import CFRSolver, value_sweep
 from solver.exact.tree import CHANCE, DECISION, TERMINAL, build_tree
-from solver.policies.chain import PolicySet, load_policies
+from solver.policies.chain import PolicySet
 from solver.search.exact import blueprint_strategy, search_strategy
 from solver.search.resolve import SearchLimits, my_posterior
 from solver.search.subgame import (CONTINUATIONS, RESOLVE, Subgame, _trembles, build,
@@ -189,15 +189,10 @@ def test_multi_valued_leaves_are_no_more_exploitable_on_tiny(tiny_shallow, top):
 
 
 def test_a_search_with_multi_valued_leaves_answers_on_the_full_deck():
-    game = load(players=2)
-    policies = load_policies(game)
-    rng = random.Random(6)
-    state = None
-    while state is None:
-        state = random_play_stop(game, rng, seat=1)
     from solver.search.resolve import search
+    from test_search import full_deck_decision
 
-    post = my_posterior(game, state._s, 1, policies)
+    game, policies, post = full_deck_decision(6)
     limits = SearchLimits(iterations=4, max_nodes=20_000, rollout_budget=2000)
     result = search(game, post.states, post.weights, 1, policies, limits, seed=9,
                     leaves="multi")
