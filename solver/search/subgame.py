@@ -546,9 +546,10 @@ MODES = {"unsafe": UNSAFE, "resolve": RESOLVE, "max-margin": MAX_MARGIN, "blend"
 REFINED = {"resolve-refined": "resolve", "max-margin-refined": "max-margin"}
 TOPS = (*MODES, *REFINED)
 # The refined gadgets' tremble: the opponent enters every root information state J with
-# at least this probability in all (each J by its share of the roots' odds).
+# at least this probability in all (each J by its share of the roots' odds). Measured
+# (docs/search.md, small deck, Exalted One): 0.1 keeps the search at its blueprint; 0.5
+# doubles its exploitability, and so does trembling every opponent decision (0.05).
 REFINE_TREMBLE = 0.1
-REFINE_PLAY_TREMBLE = 0.0
 # Multi-valued leaves: the opponent's continuation strategies after the blueprint (bank
 # heuristics, biased toward keeping high cards, low cards, and by counting cards).
 CONTINUATIONS = ("keep_higher", "keep_lower", "card_counter")
@@ -737,11 +738,6 @@ def _trembles(sub: Subgame, group_of: np.ndarray, weights: np.ndarray,
     least REFINE_TREMBLE; max-margin, choose each J with at least REFINE_TREMBLE times
     J's share of the roots' odds."""
     floor = np.zeros(int(sub.offsets[-1]))
-    if REFINE_PLAY_TREMBLE > 0:  # every re-solved decision of the opponent trembles too
-        sizes = np.diff(sub.offsets)
-        free = (sub.infoset_player == sub.gadget_player) & ~sub.infoset_locked
-        floor = np.where(np.repeat(free, sizes), REFINE_PLAY_TREMBLE / np.repeat(sizes, sizes),
-                         0.0)
     if mode == RESOLVE:
         gadgets = sub.edge_child[:len(sub.root_node)]
         floor[sub.offsets[sub.infoset[gadgets]] + 1] = REFINE_TREMBLE
