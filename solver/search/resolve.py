@@ -110,15 +110,16 @@ class SearchResult:
 
     def detail(self) -> dict:
         sub = self.subgame
-        return {"construction": f"{CONSTRUCTION}, {sub.top} top",
+        multi = (f", {sub.leaf_values}-valued leaves (the opponent's continuations)"
+                 if sub.leaf_values > 1 else "")
+        return {"construction": f"{CONSTRUCTION}, {sub.top} top{multi}",
                 "roots": {"order1": sub.roots.order1, "order2": sub.roots.order2,
                           "beliefs_complete": bool(sub.roots.complete)},
                 "nodes": sub.num_nodes, "infosets": sub.num_infosets,
                 "depth": ("end of round" if sub.max_plays < 0 else
                           "own turn" if sub.roots.order2 == 0 and sub.leaves and
                           sub.max_plays == 1 else f"{sub.max_plays} plays"),
-                "leaves": sub.leaves, "leaf_values": sub.leaf_values,
-                "iterations": self.iterations,
+                "leaves": sub.leaves, "iterations": self.iterations,
                 "seconds": round(self.seconds, 3),
                 "phase_seconds": {k: round(v, 3)
                                   for k, v in (self.phase_seconds or {}).items()}}
