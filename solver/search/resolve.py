@@ -342,7 +342,7 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
         raise ValueError(f"the search starts at a decision of seat {me}")
     chain = policies.chain
     bank, leaf_chains = continuations(policies, leaves if exploit is None else "single")
-    values = max(len(leaf_chains), 1)
+    values = len(leaf_chains) if len(leaf_chains) > 1 and s0[L.S_NUM_PLAYERS] == 2 else 1
     model = {}
     timed = limits.iterations is None
     if exploit is None:
