@@ -8,6 +8,7 @@ also the subgame it reached (nodes, iterations, depth) by the deck left (early: 
 cards, middle: 5-8, late: 0-4). --out writes the figures.
 
     python benchmarks/hint_speed.py [--situations 20] [--cli-calls 3] [--out figures.json]
+        [--search-top max-margin] [--search-leaves single]
 """
 
 from __future__ import annotations
@@ -50,10 +51,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--situations", type=int, default=20, help="per agenda")
     parser.add_argument("--cli-calls", type=int, default=3)
+    parser.add_argument("--search-top", default="max-margin", help="the search's top")
+    parser.add_argument("--search-leaves", default="single", help="single or multi")
     add_output_args(parser)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    rows, figures = [], {"machine": machine_info(), "agendas": {}}
+    rows, figures = [], {"machine": machine_info(), "agendas": {},
+                         "search_top": args.search_top, "search_leaves": args.search_leaves}
     stages: dict[str, list[dict]] = {}
     for agenda in AGENDAS:
         game = load_jabba(2, agenda)
@@ -72,7 +76,8 @@ def main() -> None:
             times.append(time.perf_counter() - start)
             in_table += answer["policy"]["source"] == "table"
             start = time.perf_counter()
-            answer = H.hint(sit, game, policies, seed=seed)
+            answer = H.hint(sit, game, policies, seed=seed, search_top=args.search_top,
+                            search_leaves=args.search_leaves)
             search_times.append(time.perf_counter() - start)
             found = answer["policy"]["search"]
             if search_times[-1] == max(search_times):

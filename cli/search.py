@@ -40,7 +40,8 @@ def _started() -> str:
 
 
 def _exact_row_id(row: dict) -> tuple:
-    return row["deck"], row["players"], row["agenda"]
+    return (row["deck"], row["players"], row["agenda"], row.get("search_top", "max-margin"),
+            row.get("search_leaves") or "single", row.get("search_max_nodes", 100_000))
 
 
 def _duel_row_id(row: dict) -> tuple:
@@ -77,12 +78,23 @@ def register(app: typer.Typer) -> None:
                                                  help="MCCFR iterations of each blueprint."),
         search_iterations: int = typer.Option(100, **options.POSITIVE,
                                               help="Search iterations per decision."),
+        max_nodes: int = typer.Option(100_000, **options.POSITIVE,
+                                      help="Subgame node budget per decision (smaller: "
+                                      "depth-limited subgames, as early on the full deck)."),
         dcfr_iterations: int = typer.Option(1000, **options.POSITIVE,
                                             help="Exact DCFR iterations (reference)."),
+        lbr_deals: int = typer.Option(0, min=0, help="With more than 0 (2 players): the "
+                                      "search-aware LBR too, exactly and over this many "
+                                      "duplicate deals (docs/search.md)."),
         seed: int = typer.Option(1, **options.SEED, help="Seed of blueprints and search."),
-        top: str = typer.Option("max-margin", help="The subgame's top: max-margin (the "
-                                "default, safe), resolve (safe), unsafe, or blend (unsafe "
-                                "and resolve side by side; docs/search.md)."),
+        top: str = typer.Option("max-margin", help="The subgame's top, or a comma list "
+                                "(a row each): max-margin (the default, safe), resolve "
+                                "(safe), unsafe, blend (unsafe and resolve side by side), "
+                                "max-margin-refined or resolve-refined (the gadgets with "
+                                "trembles; docs/search.md)."),
+        leaves: str = typer.Option("single", help="Depth-limit leaves, or a comma list (a "
+                                   "row each): single (blueprint rollouts) or multi (the "
+                                   "opponent picks among continuation strategies)."),
         blueprint_level: str | None = typer.Option(
             None, "--blueprint-level", help="Abstraction of the blueprints (default: fine for "
             "Exalted One and My Kind of Scum, coarse for the others, the levels of the "
@@ -100,12 +112,13 @@ def register(app: typer.Typer) -> None:
         from solver.reports.records import write_merged
         from solver.studies.search_exact import COLUMNS, reduced_game, run
 
-        from solver.search.subgame import TOPS
+        from solver.search.subgame import LEAVES, TOPS
 
         from solver.abstraction.keys import LEVELS
 
         names = _variants(ctx, game_name, agendas)
-        _names(top, TOPS, "--top")
+        tops = _names(top, TOPS, "--top")
+        leaf_kinds = _names(leaves, LEAVES, "--leaves")
         if blueprint_level is not None:
             _names(blueprint_level, LEVELS, "--blueprint-level")
         start = time.perf_counter()
@@ -117,23 +130,30 @@ def register(app: typer.Typer) -> None:
             except (ValueError, pyspiel.SpielError) as err:
                 raise typer.BadParameter(str(err), param_hint="--decks") from None
             for agenda in names:
+                done = list(rows)
+
+                def write(new_rows, done=done):
+                    """After every row: Ctrl-C keeps them."""
+                    record = header(
+                        _params(game_name, decks, players, names), game_name=game_name,
+                        seconds=time.perf_counter() - start,
+                        what="exact exploitability (NashConv with 3 players) of the "
+                        "decision-time search, its blueprint and DCFR",
+                        algorithm=f"1-KLSS search, {top} top with 2 players (unsafe with "
+                        f"3), {leaves} leaves, DCFR",
+                        blueprint="external-sampling MCCFR, study level "
+                        "(solver/studies/search_exact.py)",
+                        blueprint_iterations=blueprint_iterations,
+                        search_iterations=search_iterations, search_max_nodes=max_nodes,
+                        dcfr_iterations=dcfr_iterations, seed=seed, rows=done + new_rows)
+                    write_merged(out, COLUMNS, done + new_rows, record, _exact_row_id,
+                                 started, {"utility": "margin"}, game_name)
+
                 rows += run([deck], players, [agenda], blueprint_iterations,
-                            search_iterations, dcfr_iterations, seed, top, blueprint_level,
-                            log=typer.echo, game_name=game_name)
-                record = header(_params(game_name, decks, players, names), game_name=game_name,
-                                seconds=time.perf_counter() - start,
-                                what="exact exploitability (NashConv with 3 players) of "
-                                "the decision-time search, its blueprint and DCFR",
-                                algorithm=f"1-KLSS search, {top} top with 2 players (unsafe "
-                                "with 3), DCFR",
-                                blueprint="external-sampling MCCFR, study level "
-                                "(solver/studies/search_exact.py)",
-                                blueprint_iterations=blueprint_iterations,
-                                search_iterations=search_iterations,
-                                dcfr_iterations=dcfr_iterations, seed=seed, rows=rows)
-                # after every row: Ctrl-C keeps them
-                write_merged(out, COLUMNS, rows, record, _exact_row_id, started,
-                             {"utility": "margin"}, game_name)
+                            search_iterations, dcfr_iterations, seed, tuple(tops),
+                            blueprint_level, log=typer.echo, game_name=game_name,
+                            leaves=tuple(leaf_kinds), max_nodes=max_nodes,
+                            lbr_deals=lbr_deals, on_row=write)
         typer.echo(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
 
     @app.command("search-duel")
@@ -159,6 +179,8 @@ def register(app: typer.Typer) -> None:
         top: str = typer.Option("max-margin", help="The subgame's top, as search-exact's; "
                                 "rows of another than max-margin name the policy "
                                 "search-TOP."),
+        leaves: str = typer.Option("single", help="Depth-limit leaves: single or multi "
+                                   "(rows with multi name the policy search-TOP-multi)."),
         out: Path = typer.Option(Path("search_full.csv"), "--out", **options.OUTPUT_FILE,
                                  help="CSV file (and a .json sidecar with provenance); "
                                  "an earlier one's rows for other players, agendas, "
@@ -177,8 +199,13 @@ def register(app: typer.Typer) -> None:
 
         from solver.search.subgame import TOPS
 
+        from solver.search.subgame import LEAVES
+
         _names(top, TOPS, "--top")
+        _names(leaves, LEAVES, "--leaves")
         searcher = "search" if top == "max-margin" else f"search-{top}"
+        if leaves == "multi":
+            searcher = f"search-{top}-multi"
         names = _variants(ctx, game_name, agendas)
         limits = dict(iterations=search_iterations, max_nodes=max_nodes,
                       rollout_budget=4000, max_roots=150)
@@ -203,7 +230,7 @@ def register(app: typer.Typer) -> None:
                 except ValueError as err:
                     raise typer.BadParameter(str(err), param_hint="--opponents") from None
                 seated = {searcher: SearchPolicy(game, policies, SearchLimits(**limits),
-                                                 search_seed, top)}
+                                                 search_seed, top, leaves=leaves)}
                 if player is not None:  # the table against the same LBR on the same deals
                     seated["table"] = BlueprintPolicy(policies)
                 for name, policy in seated.items():
@@ -230,7 +257,8 @@ def register(app: typer.Typer) -> None:
                                f"({deals} deals, {info['seconds']:.0f} s)")
                 record = header({}, game_name=game_name, seconds=time.perf_counter() - start,
                                 what="the decision-time search head to head, duplicate deals",
-                                algorithm=f"1-KLSS search, {top} top, DCFR",
+                                algorithm=f"1-KLSS search, {top} top, {leaves} leaves, "
+                                "DCFR",
                                 search_limits=limits, seed=seed, search_seed=search_seed)
                 write_merged(out, FULL_COLUMNS, rows, record, _duel_row_id, started,
                              {"deck": "full", "utility": "margin"}, game_name)

@@ -76,18 +76,24 @@ def test_search_keeps_an_equilibrium_blueprint_unexploitable(tiny, top):
     assert nash_conv(tree, strategy) < base + 1e-3
 
 
+def full_deck_decision(seed: int):
+    """(game, shipped tables, seat 1's posterior) at a random play decision of seat 1 of
+    a 2-player full-deck round (random.Random(seed))."""
+    game = load(players=2)
+    policies = load_policies(game)
+    rng = random.Random(seed)
+    state = None
+    while state is None:
+        state = random_play_stop(game, rng, seat=1)
+    return game, policies, my_posterior(game, state._s, 1, policies)
+
+
 def test_blend_copies_of_a_root_are_one_subtree():
     """Depth-limited on the full deck: a root's unsafe copy and its copy below the
     resolve gadget have the same shape and the same leaf values (the same rollouts)."""
     from solver.exact.tree import TERMINAL
 
-    game = load(players=2)
-    policies = load_policies(game)
-    rng = random.Random(6)  # a decision whose subgame is 2 plays deep
-    state = None
-    while state is None:
-        state = random_play_stop(game, rng, seat=1)
-    post = my_posterior(game, state._s, 1, policies)
+    game, policies, post = full_deck_decision(6)  # a decision whose subgame is 2 plays deep
     limits = SearchLimits(iterations=2, max_nodes=20_000, rollout_budget=2000)
     sub = search(game, post.states, post.weights, 1, policies, limits, seed=9,
                  top="blend").subgame
@@ -238,9 +244,12 @@ def test_search_exact_writes_its_table_with_provenance(tmp_path):
                   "--dcfr-iterations", 50, "--out", out)
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(out.open()))
-    assert list(rows[0]) == ["deck", "players", "agenda", "blueprint_level",
-                             "blueprint_exploitability", "search_exploitability",
-                             "dcfr_exploitability", "search_seconds", "infostates"]
+    assert list(rows[0]) == ["deck", "players", "agenda", "blueprint_level", "search_top",
+                             "search_leaves", "search_max_nodes", "blueprint_exploitability",
+                             "search_exploitability", "dcfr_exploitability",
+                             "search_seconds", "infostates", "lbr_exact", "lbr", "lbr_low",
+                             "lbr_high", "lbr_best_response"]
+    assert rows[0]["search_top"] == "max-margin" and rows[0]["search_leaves"] == "single"
     assert rows[0]["deck"] == "tiny" and rows[0]["infostates"] == "108"
     record = json.loads(out.with_suffix(".json").read_text())
     assert record["search_iterations"] == 10 and record["code_version"]
@@ -264,6 +273,8 @@ def test_search_commands_refuse_bad_names():
     assert result.exit_code == 2 and "allowed are 'all' or a comma list" in result.output
     result = _run("search-exact", "--top", "sometimes")
     assert result.exit_code == 2 and "max-margin" in result.output
+    result = _run("search-exact", "--leaves", "many")
+    assert result.exit_code == 2 and "single, multi" in result.output
     result = _run("search-duel", "--top", "sometimes", "--deals", 1)
     assert result.exit_code == 2 and "blend" in result.output
     result = _run("search-duel", "--opponents", "nobody", "--deals", 1)

@@ -144,10 +144,18 @@ class CFRSolver:
 
     Node locking: `locked` (bool per infoset) fixes those infosets' strategy to
     `locked_strategy` (per (infoset, action), as the flat strategy arrays), so the others
-    respond to it; the search locks the blueprint where it does not re-solve."""
+    respond to it; the search locks the blueprint where it does not re-solve.
+
+    Trembles: `floor` (per (infoset, action), 0 where none; each infoset's sum below 1)
+    makes every action a of an infoset with a floor played with at least floor[a]: the
+    strategy played and averaged is floor + (1 - sum of the infoset's floors) x the
+    regret-matching one (a perturbed game, as in trembling-hand refinements: Farina &
+    Gatti 2017; the search's refined gadgets, solver/search/subgame.py). No floor: the
+    plain algorithm, unchanged."""
 
     def __init__(self, tree: GameTree, algorithm: str = "cfr",
-                 locked: np.ndarray | None = None, locked_strategy: np.ndarray | None = None):
+                 locked: np.ndarray | None = None, locked_strategy: np.ndarray | None = None,
+                 floor: np.ndarray | None = None):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm {algorithm!r}: allowed are {', '.join(ALGORITHMS)}")
         self.tree = tree
@@ -161,6 +169,17 @@ class CFRSolver:
         if locked is not None and locked.any():
             self._locked = np.repeat(locked, np.diff(self.arrays.offsets))
             self._locked_values = np.asarray(locked_strategy)[self._locked]
+        self._trembling = None
+        if floor is not None and np.any(floor > 0):
+            floor = np.asarray(floor, dtype=np.float64)
+            sizes = np.diff(self.arrays.offsets)
+            per_infoset = np.add.reduceat(floor, self.arrays.offsets[:-1]) if size else floor
+            if np.any(floor < 0) or np.any(per_infoset >= 1):
+                raise ValueError("trembles are >= 0 and sum below 1 at each infoset")
+            self._trembling = np.repeat(per_infoset > 0, sizes)
+            self._floor = floor
+            self._floor_scale = np.repeat(1.0 - per_infoset, sizes)
+            self._entry_player = np.repeat(self.arrays.infoset_player, sizes)
         regret_matching(self.regret, self.arrays.offsets, self.strategy,
                         self.arrays.infoset_player, -1)
         self._lock()
@@ -187,9 +206,15 @@ class CFRSolver:
                            p, a.num_players, self.regret, self.strategy_sum, weight,
                            self.algorithm == "cfr+")
             regret_matching(self.regret, a.offsets, self.strategy, a.infoset_player, p)
-            self._lock()
+            self._lock(p)
 
-    def _lock(self) -> None:
+    def _lock(self, player: int = -1) -> None:
+        """Locked infosets to their strategy; trembles on the infosets of `player` (-1:
+        all), whose strategy regret matching has just recomputed."""
+        if self._trembling is not None:
+            at = self._trembling if player < 0 else (self._trembling
+                                                     & (self._entry_player == player))
+            self.strategy[at] = self._floor[at] + self._floor_scale[at] * self.strategy[at]
         if self._locked is not None:
             self.strategy[self._locked] = self._locked_values
 

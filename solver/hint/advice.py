@@ -330,7 +330,7 @@ def _posterior_answer(sit: Situation, policies: PolicySet, prior_only: bool, rep
 
 
 def _run_search(sit, game, policies, states, weights, limits, seed, top, tables=None,
-                exploit=None):
+                exploit=None, leaves="single"):
     """(SearchResult, None) or (None, why the search could not answer)."""
     from solver.search.resolve import ModelCannotExplain, search
     from solver.search.subgame import SubgameTooLarge
@@ -338,7 +338,7 @@ def _run_search(sit, game, policies, states, weights, limits, seed, top, tables=
     match = {} if tables is None else dict(round_table=tables[0], report_table=tables[1])
     try:
         return search(game, states, weights, sit.seat, policies, limits, seed, top,
-                      exploit=exploit, **match), None
+                      exploit=exploit, leaves=leaves, **match), None
     except SubgameTooLarge as err:
         return None, f"the subgame is too large ({err})"
     except ModelCannotExplain as err:
@@ -439,7 +439,7 @@ def answer(request: HintRequest) -> HintAnswer:
 
         def searches():
             found, note = _run_search(sit, game, policies, states, worlds[1], limits, seed,
-                                      search_top, tables)
+                                      search_top, tables, leaves=r.search_leaves)
             if opponent is None or found is None:
                 return found, note, None
             exploiting, note = _run_search(sit, game, rollout_policies, states, worlds[1],

@@ -211,6 +211,7 @@ class HintRequest:
     search_seconds: float = 1.0
     search_iterations: int | None = None
     search_top: str = "max-margin"
+    search_leaves: str = "single"
     search_limits: object = None
     match: MatchContext | None = None
     opponent: OpponentModelUse | None = None

@@ -44,11 +44,12 @@ def blueprint_strategy(tree: GameTree, policies) -> np.ndarray:
 
 
 def search_strategy(tree: GameTree, policies, limits: SearchLimits, seed: int = 0,
-                    top: str = "max-margin", progress=None) -> tuple[np.ndarray, dict]:
+                    top: str = "max-margin", progress=None,
+                    leaves: str = "single") -> tuple[np.ndarray, dict]:
     """The search policy (solver/search/policy.py) at every infoset of the tree, asked in
     the tree's order; also its timing and size figures."""
     strategy = np.zeros(int(tree.action_offsets()[-1]))
-    policy = SearchPolicy(tree.game, policies, limits, seed, top)
+    policy = SearchPolicy(tree.game, policies, limits, seed, top, leaves=leaves)
     nodes = []
     start = time.perf_counter()
     for index, state in infoset_states(tree):
@@ -90,3 +91,24 @@ class TreeBlueprint:
             keys[order], row_start, sizes.astype(np.uint8),
             np.concatenate(rows).astype(np.uint8), [None, None], ["tree", "agenda_expert"])
         self.chain = np.arange(2, dtype=np.int64)
+
+
+def search_aware_lbr(tree: GameTree, strategy: np.ndarray, deals: int, seed: int = 1,
+                     rollouts: int = 64) -> dict:
+    """A local best response whose opponent model is the search itself: the search
+    policy's strategy at every information state of the tree (`search_strategy`), as an
+    identity-keyed table (TreeBlueprint: 8-bit rows), is what LBR's belief weighs the
+    searcher's past decisions by and what its rollouts continue with
+    (solver/evaluation/lbr.py). Its value, exactly on the tree (LBR's choice at each of
+    its information states; with the exact best response to the same 8-bit table) and
+    sampled over `deals` duplicate deals with its 95% interval."""
+    from solver.evaluation.lbr import exact_lbr_value, run_lbr
+
+    table = TreeBlueprint(tree, strategy)
+    exact = exact_lbr_value(tree, table.bank, 0, seed, rollouts)
+    sampled = run_lbr(tree.game, table.bank, 0, deals, seed, rollouts)
+    bound = sampled.lower_bound()
+    return {"lbr_exact": exact.lbr, "lbr_best_response": exact.exact,
+            "lbr": bound.mean, "lbr_low": bound.low, "lbr_high": bound.high,
+            "lbr_deals": deals, "lbr_rollouts": rollouts,
+            "lbr_seconds": exact.seconds + sampled.seconds}

@@ -34,9 +34,11 @@ def blueprint_probabilities(policies, s, player: int) -> tuple[np.ndarray, np.nd
 
 class SearchPolicy(policy_lib.Policy):
     def __init__(self, game, policies, limits: SearchLimits = DEFAULT_LIMITS, seed: int = 0,
-                 top: str = "max-margin", round_table=None, exploits=None):
+                 top: str = "max-margin", round_table=None, exploits=None,
+                 leaves: str = "single"):
         """round_table: how rounds are scored (solver/sim/utility.py); exploits: the
-        opponent model each searching seat exploits, {seat: resolve.Exploit}."""
+        opponent model each searching seat exploits, {seat: resolve.Exploit}; leaves:
+        single- or multi-valued leaves (resolve.search)."""
         super().__init__(game, list(range(game.num_players())))
         self.round_table = round_table
         self.exploits = dict(exploits or {})
@@ -45,6 +47,7 @@ class SearchPolicy(policy_lib.Policy):
         self.limits = limits
         self.seed = seed
         self.top = top
+        self.leaves = leaves
         self._known: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self.searches = 0
         self.fallbacks = 0
@@ -66,7 +69,7 @@ class SearchPolicy(policy_lib.Policy):
         try:
             result = search(self.game, post.states, post.weights, player, self.policies,
                             self.limits, self.seed, self.top, self.round_table,
-                            self.exploits.get(player))
+                            self.exploits.get(player), leaves=self.leaves)
         except (SubgameTooLarge, ModelCannotExplain):
             self.fallbacks += 1
             return self.blueprint(s, player)

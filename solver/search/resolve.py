@@ -43,7 +43,7 @@ from spiel_game import layout as L
 
 from solver.exact.cfr import CFRSolver, value_sweep
 from solver.exact.tree import DECISION
-from solver.search.subgame import Subgame, SubgameTooLarge, build, roots
+from solver.search.subgame import Subgame, SubgameTooLarge, build, continuations, roots
 from solver.sim.rng import STREAM_SEARCH_LEAF, check_seed, stream_seed
 
 CONSTRUCTION = "1-KLSS"  # knowledge-limited subgame solving of order 1 (subgame.py)
@@ -110,7 +110,9 @@ class SearchResult:
 
     def detail(self) -> dict:
         sub = self.subgame
-        return {"construction": f"{CONSTRUCTION}, {sub.top} top",
+        multi = (f", {sub.leaf_values}-valued leaves (the opponent's continuations)"
+                 if sub.leaf_values > 1 else "")
+        return {"construction": f"{CONSTRUCTION}, {sub.top} top{multi}",
                 "roots": {"order1": sub.roots.order1, "order2": sub.roots.order2,
                           "beliefs_complete": bool(sub.roots.complete)},
                 "nodes": sub.num_nodes, "infosets": sub.num_infosets,
@@ -321,12 +323,16 @@ def exploit_roots(game, states, me: int, policies, exploit: Exploit,
 
 def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFAULT_LIMITS,
            seed: int = 0, top: str = "max-margin", round_table=None,
-           exploit: Exploit | None = None, report_table=None) -> SearchResult:
+           exploit: Exploit | None = None, report_table=None,
+           leaves: str = "single") -> SearchResult:
     """Re-solve at my decision in the worlds (states, weights: my posterior, particles
     kept apart where any player's log differs). SubgameTooLarge when even the shallowest
     subgame exceeds the node budget. round_table, exploit: module docstring;
     report_table: a second round-utility table whose value per action the answer carries
-    (SearchResult.reported_values) without solving for it."""
+    (SearchResult.reported_values) without solving for it. leaves: "single", each
+    depth-limit leaf valued by blueprint rollouts; "multi" (2 players, no exploit), the
+    opponent picks at each leaf among continuation strategies (subgame.continuations:
+    multi-valued leaves, Brown, Sandholm & Amos 2018), each valued by rollouts."""
     start = time.perf_counter()
     seed = check_seed(seed)
     deadline = start + limits.seconds
@@ -335,6 +341,8 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
     if engine.is_chance(s0) or engine.is_terminal(s0) or engine.current_actor(s0) != me:
         raise ValueError(f"the search starts at a decision of seat {me}")
     chain = policies.chain
+    bank, leaf_chains = continuations(policies, leaves if exploit is None else "single")
+    values = len(leaf_chains) if len(leaf_chains) > 1 and s0[L.S_NUM_PLAYERS] == 2 else 1
     model = {}
     timed = limits.iterations is None
     if exploit is None:
@@ -362,20 +370,21 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
         chosen = _order1(root_set) if own_turn else root_set
         # no opponent decides in my own turn: nothing for a gadget to guard
         shape = dict(top="unsafe" if own_turn else top, cut_chance=cut_chance,
-                     round_table=round_table, report_table=report_table, **model)
+                     round_table=round_table, report_table=report_table,
+                     leaf_chains=leaf_chains, **model)
         try:
-            _, leaves = build(chosen, me, policies.bank, chain, max_nodes, depth, 0,
-                              leaf_seed, count_only=True, **shape)
+            _, leaf_count = build(chosen, me, bank, chain, max_nodes, depth, 0,
+                                  leaf_seed, count_only=True, **shape)
         except SubgameTooLarge:
             continue
         rollouts, budget = limits.leaf_rollouts, limits.rollout_budget
         if timed:
             left = max(deadline - time.perf_counter(), 0.0)
             budget = min(budget, int(BUILD_SHARE * left * LEAF_ROLLOUTS_PER_SECOND))
-        if leaves:  # the leaves share a rollout budget: at least one each
-            rollouts = int(np.clip(budget // leaves, 1, 8 * rollouts))
-        sub = build(chosen, me, policies.bank, chain, max_nodes, depth, rollouts,
-                    leaf_seed, **shape)
+        if leaf_count:  # the leaves' values share a rollout budget: at least one each
+            rollouts = int(np.clip(budget // (leaf_count * values), 1, 8 * rollouts))
+        sub = build(chosen, me, bank, chain, max_nodes, depth, rollouts, leaf_seed,
+                    **shape)
         break
     built = time.perf_counter()
     if sub is None:
@@ -388,7 +397,7 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
         a = TreeArrays(sub)
         strategy, iterations = _best_response(sub, me, a), 0
     else:
-        solver = CFRSolver(sub, "dcfr", sub.infoset_locked, sub.locked_strategy)
+        solver = CFRSolver(sub, "dcfr", sub.infoset_locked, sub.locked_strategy, sub.floor)
         while True:
             solver.iteration()
             if limits.iterations is not None:

@@ -168,8 +168,10 @@ def roots(game, states, weights, me: int, bank, chain, floor: float,
 # and the gadget's groups: root i is in group group_of[i], an infoset group_key[g].
 RootArrays = collections.namedtuple("RootArrays",
                                     "states weights free types group_of group_key")
-# The blueprint chain (bank: PolicyBank.arrays()) and the opponent model's chains.
-Blueprint = collections.namedtuple("Blueprint", "bank chain model_seat model_chains")
+# The blueprint chain (bank: PolicyBank.arrays()) and the opponent model's chains; the
+# multi-valued leaves' seat (-1: none) and its continuation chains (the first: chain).
+Blueprint = collections.namedtuple("Blueprint", "bank chain model_seat model_chains "
+                                   "leaf_seat leaf_chains")
 ExpandLimits = collections.namedtuple(
     "ExpandLimits", "max_nodes max_edges max_plays cut_chance leaf_rollouts count_only seed")
 # How a finished round is scored, and a second table only reported (solver/sim/utility.py).
@@ -196,6 +198,13 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
     a non-empty report_table, also by it into `reported` (a quantity the answer shows
     but the solve does not maximise, e.g. each player's chance to win the match).
 
+    Multi-valued leaves (Brown, Sandholm & Amos 2018), with leaf_seat >= 0 and more than
+    one leaf_chains: a leaf where leaf_seat is still in the round is a decision of
+    leaf_seat (its infoset: its information state there, salted) among the continuation
+    strategies leaf_chains[j], each child a terminal valued by rollouts with leaf_seat
+    playing leaf_chains[j] (the others their chains), on the same rollout seeds (common
+    random numbers); the blueprint takes the first (leaf_chains[0], the chain).
+
     Opponent models: below a root of type k >= 0 (root_type), model_seat's decisions are
     locked to the chain model_chains[k] (its infosets apart from the free ones, by a salt
     per type) and play it in the rollouts; chain and model_chains are as wide.
@@ -210,6 +219,8 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
     root_type, group_of, group_key = (root_arrays.types, root_arrays.group_of,
                                       root_arrays.group_key)
     bank, chain = blueprint.bank, blueprint.chain
+    leaf_seat, leaf_chains = blueprint.leaf_seat, blueprint.leaf_chains
+    num_values = len(leaf_chains) if leaf_seat >= 0 else 1
     model_seat, model_chains = blueprint.model_seat, blueprint.model_chains
     max_nodes, max_edges, max_plays = limits.max_nodes, limits.max_edges, limits.max_plays
     cut_chance, leaf_rollouts = limits.cut_chance, limits.leaf_rollouts
@@ -392,20 +403,48 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
                 leaf = s[L.S_PHASE] == L.PH_PLAY or (cut_chance
                                                      and engine.current_actor(s) != me)
         if leaf:
-            kind[node] = TERMINAL  # a leaf: blueprint rollouts
-            utility[node, :num_players] = 0.0
             if model_seat >= 0:
                 seat_chain[model_seat, :] = model_chains[kind_of] if kind_of >= 0 else chain
-            for r in range(0 if count_only else leaf_rollouts):
-                rollout[:] = s
-                rng[0] = stream_seed(seed, STREAM_SEARCH_LEAF, leaf_seq * leaf_rollouts + r)
-                play_out(rollout, no_order, seat_chain, bank, rng, legal, probs, counts,
-                         seat_row, -1)
-                round_utility(rollout, round_table, out)
-                utility[node, :num_players] += out / leaf_rollouts
-                if report:
-                    round_utility(rollout, report_table, out)
-                    reported[node, :num_players] += out / leaf_rollouts
+            values = num_values if num_values > 1 and s[L.S_IN_ROUND + leaf_seat] else 1
+            valued = node
+            if values > 1:  # leaf_seat chooses its continuation: a decision over them
+                if nodes + values >= max_nodes or edges + values > max_edges:
+                    return TOO_MANY_NODES, nodes, edges, leaves
+                kind[node] = DECISION
+                player[node] = leaf_seat
+                if not count_only:
+                    key[node] = identity_key(s, leaf_seat) ^ _LEAF_SALT
+                num_children[node] = values
+            for j in range(values):
+                if values > 1:
+                    valued = nodes
+                    nodes += 1
+                    edge_child[edges + j] = valued
+                    edge_action[edges + j] = j
+                    edge_prob[edges + j] = 1.0
+                    edge_blueprint[edges + j] = 1.0 if j == 0 else 0.0
+                    player[valued] = -1
+                    key[valued] = 0
+                    locked[valued] = False
+                    child_start[valued] = edges + values
+                    num_children[valued] = 0
+                    seat_chain[leaf_seat, :] = leaf_chains[j]
+                kind[valued] = TERMINAL  # a leaf: rollouts
+                utility[valued, :num_players] = 0.0
+                for r in range(0 if count_only else leaf_rollouts):
+                    rollout[:] = s
+                    rng[0] = stream_seed(seed, STREAM_SEARCH_LEAF,
+                                         leaf_seq * leaf_rollouts + r)
+                    play_out(rollout, no_order, seat_chain, bank, rng, legal, probs, counts,
+                             seat_row, -1)
+                    round_utility(rollout, round_table, out)
+                    utility[valued, :num_players] += out / leaf_rollouts
+                    if report:
+                        round_utility(rollout, report_table, out)
+                        reported[valued, :num_players] += out / leaf_rollouts
+            if values > 1:
+                seat_chain[leaf_seat, :] = chain
+                edges += values
             leaf_seq += 1
             if not copying:
                 leaves += 1
@@ -490,6 +529,9 @@ class Subgame(FlatTree):
     root_node: np.ndarray  # each root's node
     root_shift: np.ndarray  # per root: what the gadget added to my utilities below it
     reported: np.ndarray | None = None  # (nodes, players): the report table's values
+    # refined tops: the gadget's trembles per (infoset, action) (CFRSolver's floor)
+    floor: np.ndarray | None = None
+    leaf_values: int = 1  # values per depth-limit leaf (multi-valued: the continuations)
 
     def action_offsets(self) -> np.ndarray:
         return self.offsets
@@ -499,7 +541,19 @@ class Subgame(FlatTree):
 
 
 UNSAFE, RESOLVE, MAX_MARGIN, BLEND = 0, 1, 2, 3
-TOPS = {"unsafe": UNSAFE, "resolve": RESOLVE, "max-margin": MAX_MARGIN, "blend": BLEND}
+MODES = {"unsafe": UNSAFE, "resolve": RESOLVE, "max-margin": MAX_MARGIN, "blend": BLEND}
+# The refined gadgets: the same game, its equilibrium refined by trembles (build()).
+REFINED = {"resolve-refined": "resolve", "max-margin-refined": "max-margin"}
+TOPS = (*MODES, *REFINED)
+# The refined gadgets' tremble: the opponent enters every root information state J with
+# at least this probability in all (each J by its share of the roots' odds). Measured
+# (docs/search.md, small deck, Exalted One): 0.1 keeps the search at its blueprint; 0.5
+# doubles its exploitability, and so does trembling every opponent decision (0.05).
+REFINE_TREMBLE = 0.1
+# Multi-valued leaves: the opponent's continuation strategies after the blueprint (bank
+# heuristics, biased toward keeping high cards, low cards, and by counting cards).
+CONTINUATIONS = ("keep_higher", "keep_lower", "card_counter")
+LEAVES = ("single", "multi")
 # BLEND's weight of the resolve game against the unsafe one (lambda: the unsafe copy has
 # 1 / (1 + lambda) of the top). Measured on the small deck, Exalted One (docs/search.md):
 # lambda 0.5, 0.7, 1, 1.5, 3: exploitability 0.0173, 0.0152, 0.0154, 0.0152, 0.0194 (the
@@ -509,19 +563,46 @@ _MAX_MARGIN_KEY = 0x6A09E667F3BCC909  # the max-margin top's infoset key
 MY_ROOT_KEY = 0x3C6EF372FE94F82B  # the order-1 roots' infoset of mine
 _GADGET_SALT = 0x2545F4914F6CDD1D  # gadget infosets apart from the opponent's real ones
 _MODEL_SALT = 0x1B873593A54FF53A  # a modelled opponent's infosets apart from its free ones
+_LEAF_SALT = 0x5BE0CD19137E2179  # a leaf's choice of continuation apart from real infosets
+
+
+def continuations(policies, leaves: str = "single") -> tuple[object, tuple]:
+    """(bank, leaf chains) of the multi-valued leaves: `policies`' bank with the
+    CONTINUATIONS heuristics after its policies (no table copied), and the chains the
+    opponent picks from at a leaf, the blueprint chain first; "single": (bank, ())."""
+    from solver.policies.compiled import HEURISTIC_KINDS, PolicyBank
+
+    if leaves not in LEAVES:
+        raise ValueError(f"leaves {leaves!r}: allowed are {', '.join(LEAVES)}")
+    bank = policies.bank
+    if leaves == "single":
+        return bank, ()
+    extra = len(CONTINUATIONS)
+    wider = PolicyBank(
+        bank.names + list(CONTINUATIONS),
+        np.concatenate([bank.kinds, [HEURISTIC_KINDS[c] for c in CONTINUATIONS]]).astype(
+            np.int32),
+        np.concatenate([bank.levels, np.full(extra, -1)]).astype(np.int32),
+        np.concatenate([bank.key_start, np.full(extra, bank.key_start[-1])]).astype(np.int64),
+        bank.keys, bank.offsets, bank.num_actions, bank.probs,
+        bank.headers + [None] * extra, bank.specs + list(CONTINUATIONS))
+    first = len(bank.names)
+    return wider, (tuple(policies.chain),) + tuple((first + j,) for j in range(extra))
 
 
 def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
           leaf_rollouts: int, seed: int, top: str = "max-margin",
           cut_chance: bool = False, count_only: bool = False, round_table=None,
           report_table=None, model_seat: int = -1,
-          model_chains=()) -> Subgame | tuple[int, int]:
+          model_chains=(), leaf_chains=()) -> Subgame | tuple[int, int]:
     """The subgame below `roots_`; SubgameTooLarge past max_nodes; with count_only,
     only (nodes, leaves). round_table: how a finished round is scored
     (solver/sim/utility.py; None: the engine's utility); report_table: a second table,
     carried to Subgame.reported and not solved for. model_seat, model_chains: an
     opponent model, its seat's decisions below a root of type k (roots_.types) locked
-    to the chain model_chains[k].
+    to the chain model_chains[k]. leaf_chains (2 players, no opponent model; bank holds
+    them, `continuations`): multi-valued leaves, the opponent choosing at each leaf
+    among these continuations (the first the blueprint chain).
 
     `top` (2 players, margin utility; otherwise always "unsafe"): "unsafe", the roots by
     the blueprint's reach; "resolve" (Burch, Johanson & Bowling 2014), the opponent may
@@ -534,9 +615,15 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
     the same infosets in both (the resolve game alone has every strategy that does not
     exceed any CBV(J) as a solution, so DCFR has no reason to improve on the blueprint;
     the unsafe half gives it one, the resolve half penalises each J's excess). Not safe
-    in theory: measured (docs/search.md)."""
+    in theory: measured (docs/search.md). "resolve-refined", "max-margin-refined": the
+    same gadgets with the opponent's gadget choices trembling (CFRSolver's floor, in
+    Subgame.floor): it enters every J with at least REFINE_TREMBLE times J's share of
+    the roots' odds, so the re-solved strategy is a best response below every J, also
+    those a best-responding opponent would not enter (Kubicek, Lisy & Sandholm 2026:
+    gadget games have many equilibria; a refinement picks among them)."""
     if top not in TOPS:
         raise ValueError(f"subgame top {top!r}: allowed are {', '.join(TOPS)}")
+    refined = top in REFINED
     first = roots_.states[0]
     num_players = int(first[L.S_NUM_PLAYERS])
     table = (engine_utility(num_players) if round_table is None
@@ -550,8 +637,15 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
     if np.any(types >= 0) and not (0 <= model_seat < num_players and model_seat != me
                                    and types.max() < len(model_chains)):
         raise ValueError("roots of an opponent model need its seat and chains")
-    padded = padded_chains([list(chain)] + [list(c) for c in model_chains])
-    mode = TOPS[top]
+    leaf_seat = 1 - me if (num_players == 2 and len(leaf_chains) > 1
+                           and model_seat < 0) else -1
+    padded = padded_chains([list(chain)] + [list(c) for c in model_chains]
+                           + [list(c) for c in leaf_chains])
+    leaf_rows = padded[1 + len(model_chains):]
+    padded = padded[:1 + len(model_chains)]
+    if leaf_seat < 0:
+        leaf_rows = padded[:1]
+    mode = MODES[REFINED.get(top, top)]
     if not (num_players == 2 and roots_.weights_without_opponent is not None and zero_sum):
         mode = UNSAFE
     elif mode != UNSAFE:
@@ -594,7 +688,7 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
                    group_key),
         mode, opponent, me,
         Blueprint(bank.arrays(), padded[0], int(model_seat),
-                  padded[1:] if len(padded) > 1 else padded[:0]),
+                  padded[1:] if len(padded) > 1 else padded[:0], leaf_seat, leaf_rows),
         ExpandLimits(max_nodes, max_edges, max_plays, cut_chance, leaf_rollouts, count_only,
                      seed),
         Scoring(table, report_table),
@@ -627,11 +721,31 @@ def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
                   edge_action[:e].copy(), edge_prob[:e].copy(), utility[:n].copy(),
                   player[infoset_node].copy(), infoset_node, infoset_locked, locked_strategy,
                   offsets, roots_, leaves, max_plays, blueprint,
-                  {v: k for k, v in TOPS.items()}[mode], opponent, root_node,
+                  top if mode == MODES[REFINED.get(top, top)] else "unsafe", opponent,
+                  root_node,
                   np.zeros(count), reported[:n].copy() if len(report_table) else None)
+    sub.leaf_values = len(leaf_rows) if leaf_seat >= 0 else 1
     if mode != UNSAFE:
         _gadget_values(sub, me, opponent, group_of, mode)
+        if refined:
+            sub.floor = _trembles(sub, group_of, weights, mode)
     return sub
+
+
+def _trembles(sub: Subgame, group_of: np.ndarray, weights: np.ndarray,
+              mode: int) -> np.ndarray:
+    """The refined gadgets' floors (build): resolve, at each J's gadget, enter with at
+    least REFINE_TREMBLE; max-margin, choose each J with at least REFINE_TREMBLE times
+    J's share of the roots' odds."""
+    floor = np.zeros(int(sub.offsets[-1]))
+    if mode == RESOLVE:
+        gadgets = sub.edge_child[:len(sub.root_node)]
+        floor[sub.offsets[sub.infoset[gadgets]] + 1] = REFINE_TREMBLE
+    else:
+        share = np.bincount(group_of, weights=weights)
+        floor[sub.offsets[sub.infoset[0]] + np.arange(len(share))] = (
+            REFINE_TREMBLE * share / share.sum())
+    return floor
 
 
 def _subtree_root(sub: Subgame) -> np.ndarray:
