@@ -668,26 +668,37 @@ def _agenda_leader(s, player, t, n):
     return leader
 
 
+# `many`: deck 0 / 1-2 / 3-6 / 7+, the unseen cards' mean number <3.5 / more.
+_DECK_EDGES_MANY = np.array([1, 3, 7], dtype=np.int64)
+_MEAN_EDGES_MANY = np.array([35], dtype=np.int64)
+
+
 @njit(cache=True)
 def _mix_unseen(h, t, rules):
-    """One summary of what every unknown opponent card can be: the Rebel share and mean
-    number of the unseen cards (no per-seat constraints), in `coarse`'s buckets."""
+    """One summary of what every unknown opponent card can be: the Rebel share (<25%,
+    <45%, more) and the mean number (<3.5, more) of the unseen cards, no per-seat
+    constraint."""
+    total = 0
+    rebels = 0
+    numbers = 0
     for c in range(L.MAX_CHARS):
-        t[_W_COUNTS + c] = t[T_UNSEEN + c]
-    return _mix_summary(h, t, False, rules)
+        count = t[T_UNSEEN + c]
+        total += count
+        if CARD_TABLES[rules, c, COL_SIDE] == _REBEL:
+            rebels += count
+        numbers += count * CARD_TABLES[rules, c, COL_NUMBER]
+    total = max(total, 1)
+    h = _mix(h, _bucket((100 * rebels) // total, _REBEL_EDGES_COARSE))
+    return _mix(h, _bucket((10 * numbers) // total, _MEAN_EDGES_MANY))
 
 
 @njit(cache=True)
 def _mix_opponents(h, s, player, t, n):
-    """The opponents as counts, not seats: how many are in, how many of those can be
-    chosen (not protected), how many know my card (0 / 1 / 2+), and the cards known for
-    sure in their hands, sorted (at most 2 kept, the count up to 3)."""
+    """The opponents as counts, not seats: in the round (1 / 2 / 3+), of those not
+    protected (0 / 1 / 2+), and whether the card of one of those is known for sure."""
     in_round = 0
     open_ = 0
-    knowing = 0
-    known_n = 0
-    first = 1000
-    second = 1000
+    known = 0
     for j in range(1, n):
         q = (player + j) % n
         if s[L.S_IN_ROUND + q] == 0:
@@ -695,24 +706,11 @@ def _mix_opponents(h, s, player, t, n):
         in_round += 1
         if s[L.S_PROTECTED + q] == 0:
             open_ += 1
-        if t[T_KNOWS_MINE + q] >= 0:
-            knowing += 1
-        c = t[T_KNOWN + q]
-        if c >= 0:
-            known_n += 1
-            if c < first:
-                first, second = c, first
-            elif c < second:
-                second = c
-    h = _mix(h, in_round)
-    h = _mix(h, open_)
-    h = _mix(h, min(knowing, 2))
-    h = _mix(h, min(known_n, 3))
-    if known_n >= 1:
-        h = _mix(h, first)
-    if known_n >= 2:
-        h = _mix(h, second)
-    return h
+            if t[T_KNOWN + q] >= 0:
+                known = 1
+    h = _mix(h, min(in_round, 3))
+    h = _mix(h, min(open_, 2))
+    return _mix(h, known)
 
 
 @njit(cache=True)
@@ -723,39 +721,37 @@ def _many_key(s, player, t):
     rules = s[L.S_RULES]
     h = _mix(_FNV_OFFSET, 100 + MANY)
     h = _mix(h, phase)
-    for j in range(t[T_HAND_N]):
-        h = _mix(h, t[T_HAND + j])
-    h = _mix(h, -1)
+    if phase != L.PH_TARGET:  # (a target is chosen for the card being played)
+        for j in range(t[T_HAND_N]):
+            h = _mix(h, t[T_HAND + j])
+        h = _mix(h, -1)
     if phase != L.PH_PLAY:
         h = _mix(h, s[L.S_PENDING_CARD])
     deck = s[L.S_UNKNOWN_DECK] + s[L.S_QUEUE_LEN]
     if phase == L.PH_PLAY:
         h = _mix_opponents(h, s, player, t, n)
         h = _mix_unseen(h, t, rules)
-        h = _mix(h, _bucket(deck, _DECK_EDGES))
+        h = _mix(h, _bucket(deck, _DECK_EDGES_MANY))
         h = _agenda(h, s, player, t, n)
     elif phase == L.PH_TARGET:
         # The choosable players (what fixes the legal actions: target actions name
         # seats, so these are seats, in seat order), and per choosable opponent: the
-        # card known for sure, else the Rebel share of what it can be; whether they
-        # lead the agenda.
+        # card known for sure or -1, and whether they lead the agenda; then one summary
+        # of the unseen cards.
         leader = _agenda_leader(s, player, t, n)
         mask = 0
         for q in range(n):
             if q != player and s[L.S_IN_ROUND + q] == 1 and s[L.S_PROTECTED + q] == 0:
                 mask |= 2 << q
-                if t[T_KNOWN + q] >= 0:
-                    h = _mix(h, t[T_KNOWN + q])
-                else:
-                    _hand_counts(t, q)
-                    h = _mix(h, 100 + _rebel_bucket(t, rules))
-                h = _mix(h, 1 if q == leader else 0)
+                h = _mix(h, t[T_KNOWN + q])
+                if leader >= 0:
+                    h = _mix(h, 1 if q == leader else 0)
         if (CARD_TABLES[rules, s[L.S_PENDING_CARD], COL_EFFECT] == _PEEK_OR_SET_ASIDE
                 and s[L.S_SET_ASIDE_GONE] == 0):
             mask |= 1
         h = _mix(h, mask)
+        h = _mix_unseen(h, t, rules)
         h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
-        h = _agenda(h, s, player, t, n)
     elif phase == L.PH_NAME or phase == L.PH_COUNTER:
         q = _other(s)
         if t[T_KNOWN + q] >= 0:
@@ -773,21 +769,9 @@ def _many_key(s, player, t):
         h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
     elif phase == L.PH_TRADE:
         h = _mix(h, t[T_KNOWN + _other(s)])
-        h = _mix(h, _bucket(deck, _DECK_EDGES))
+        h = _mix(h, _bucket(deck, _DECK_EDGES_MANY))
         h = _agenda(h, s, player, t, n)
     return _finish(h)
-
-
-@njit(cache=True)
-def _rebel_bucket(t, rules):
-    """The Rebel share of the cards counted in t[_W_COUNTS:], in `coarse`'s 3 buckets."""
-    total = 0
-    rebels = 0
-    for c in range(L.MAX_CHARS):
-        total += t[_W_COUNTS + c]
-        if CARD_TABLES[rules, c, COL_SIDE] == _REBEL:
-            rebels += t[_W_COUNTS + c]
-    return _bucket((100 * rebels) // max(total, 1), _REBEL_EDGES_COARSE)
 
 
 @njit(cache=True)
