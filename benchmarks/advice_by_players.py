@@ -9,7 +9,9 @@ duplicate deals and seat rotation (solver/evaluation/advice_seat.py):
   of the advised seat, with the user's defaults (0.25 s of rollouts; the search up to 3
   players) or exactly --rollouts rollouts per answer (repeatable) and --no-search;
 - `table`: the shipped table itself, played by the compiled tournament (the same games
-  as `PolicySeat` in the harness, tests/test_advice_seat.py), over --table-deals deals.
+  as `PolicySeat` in the harness, tests/test_advice_seat.py), over --table-deals deals;
+  also the share of its decisions missing the table in self-play (every seat the table,
+  --self-play-deals deals), as `jabba tournament --diagonal` reports it.
 
 Per row: the advised seat's margin u = t_i - mean of the others' tokens per round, mean
 over deals (each averaged over its rotations) with its 95% interval; the match-win
@@ -81,6 +83,8 @@ def table_row(game, agenda, players, opponent, args) -> dict:
     result = play_lineup(game, bank, [0] + [1] * (players - 1), args.table_deals,
                          args.table_matches, args.seed)
     margin, wins = result.margin((0,)), result.win_rate((0,))
+    # Self-play: the table in every seat (what `jabba tournament --diagonal` reports).
+    self_play = play_lineup(game, bank, [0] * players, args.self_play_deals, 0, args.seed)
     return {"players": players, "agenda": agenda, "advice": "table", "opponent": opponent,
             "deals": args.table_deals, "margin": margin.mean, "low": margin.low,
             "high": margin.high, "matches": args.table_matches,
@@ -88,6 +92,8 @@ def table_row(game, agenda, players, opponent, args) -> dict:
             "match_win_low": wins.low if args.table_matches else None,
             "match_win_high": wins.high if args.table_matches else None,
             "table_misses": result.miss_rate((0,)),
+            "self_play_deals": args.self_play_deals,
+            "self_play_misses": self_play.miss_rate(tuple(range(players))),
             "tables": [Path(bank.specs[0]).name], "seconds": time.perf_counter() - start}
 
 
@@ -101,6 +107,8 @@ def main(argv=None) -> None:
     parser.add_argument("--matches", type=int, default=0, help="matches (hint)")
     parser.add_argument("--table-deals", type=int, default=5000)
     parser.add_argument("--table-matches", type=int, default=1000)
+    parser.add_argument("--self-play-deals", type=int, default=1000,
+                        help="deals of the table against itself, for its misses")
     parser.add_argument("--rollouts", type=int, default=None,
                         help="rollouts per hint answer (default: the hint's 0.25 s)")
     parser.add_argument("--search", action=argparse.BooleanOptionalAction, default=True,
