@@ -95,3 +95,34 @@ def test_the_hint_seat_plays_the_hints_recommendation():
             assert hint_seat.action(s, seat, stream) == step
             engine.apply_action(s, step)
         checked += 1
+
+
+@pytest.mark.parametrize("players,agenda", [(4, "exalted_one"), (6, "jabbas_court")])
+def test_the_hint_answers_from_the_many_table_at_4_to_6_players(players, agenda):
+    """With 4-6 players the shipped `many` table answers (the search answers up to 3
+    players, and the answer says so): the table has the situation's key, and the
+    rollouts follow the tables."""
+    import random
+
+    from conftest import random_play_stop
+
+    from solver.hint import advice
+    from solver.hint.situation import from_mapping
+    from solver.policies.chain import load_policies
+
+    game = load(players=players, agenda=agenda)
+    policies = load_policies(game)
+    assert policies.levels == ["many"]
+    state = None
+    rng = random.Random(players)
+    while state is None:
+        state = random_play_stop(game, rng)
+    seat = state.current_player()
+    sit = from_mapping({"game": "jabbas_palace", "players": players, "agenda": agenda,
+                        "utility": "margin", "log": state.information_state_string(seat)})
+    answer = advice.hint(sit, game, policies, rollouts=64, seed=1)
+    assert answer["policy"]["source"] == "table"
+    assert answer["policy"]["level"] == "many"
+    search = answer["policy"]["search"]
+    assert not search["used"] and "up to 3 players" in search["reason"]
+    assert answer["rollouts"]["from_table"] > 0.9
