@@ -16,7 +16,8 @@ duplicate deals and seat rotation (solver/evaluation/advice_seat.py):
 Per row: the advised seat's margin u = t_i - mean of the others' tokens per round, mean
 over deals (each averaged over its rotations) with its 95% interval; the match-win
 rate to the token goal (R14) over --matches matches (--table-matches for `table`).
-Rows merge into an earlier --out file by (players, agenda, advice, opponent).
+Rows merge into an earlier --out file by (players, agenda, advice, opponent), so runs
+of different rows can go side by side.
 
     python benchmarks/advice_by_players.py --players 4 --agendas all
         --opponents agenda_expert,table --advice hint --deals 40 --matches 0
@@ -27,6 +28,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import fcntl
+import tempfile
 import time
 from pathlib import Path
 
@@ -157,8 +160,12 @@ def main(argv=None) -> None:
                     match_win_rate="share of matches to the token goal (R14) the advice "
                     "reaches it, shared wins counted; mean over matches and rotations",
                     seed=args.seed)
-                write_merged(Path(args.out), COLUMNS, rows, record, _row_id, started,
-                             {"deck": "full", "utility": "margin"}, "jabbas_palace")
+                # Runs of other rows may share the file: one merge at a time.
+                lock = Path(tempfile.gettempdir()) / f"{Path(args.out).stem}.lock"
+                with open(lock, "w") as held:
+                    fcntl.flock(held, fcntl.LOCK_EX)
+                    write_merged(Path(args.out), COLUMNS, rows, record, _row_id, started,
+                                 {"deck": "full", "utility": "margin"}, "jabbas_palace")
     if args.out:
         print(f"wrote {args.out} ({time.perf_counter() - start:.0f} s)")
 
