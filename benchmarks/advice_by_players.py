@@ -58,6 +58,16 @@ def _bank(game, agenda: str, players: int, names: list[str]):
     return build_bank(specs, game, labels)
 
 
+def _row(players, agenda, advice, opponent, deals, margin, matches, wins, **more) -> dict:
+    """A row: the margin's mean and 95% interval over `deals`, the match-win rate over
+    `matches` (none without matches)."""
+    return {"players": players, "agenda": agenda, "advice": advice, "opponent": opponent,
+            "deals": deals, "margin": margin.mean, "low": margin.low, "high": margin.high,
+            "matches": matches, "match_win_rate": wins.mean if matches else None,
+            "match_win_low": wins.low if matches else None,
+            "match_win_high": wins.high if matches else None, **more}
+
+
 def hint_row(game, agenda, players, opponent, args) -> dict:
     policies = load_policies(game)
     options = {"search": args.search}
@@ -66,18 +76,12 @@ def hint_row(game, agenda, players, opponent, args) -> dict:
     seat = HintSeat(game, policies, seed=args.seed, **options)
     bank = _bank(game, agenda, players, [opponent])
     result = play_advice(game, seat, bank, 0, args.deals, args.matches, args.seed)
-    margin, wins = result.margin, result.match_win_rate
-    return {"players": players, "agenda": agenda, "advice": "hint", "opponent": opponent,
-            "deals": args.deals, "margin": margin.mean, "low": margin.low,
-            "high": margin.high, "matches": args.matches,
-            "match_win_rate": wins.mean if args.matches else None,
-            "match_win_low": wins.low if args.matches else None,
-            "match_win_high": wins.high if args.matches else None,
-            "hint_answers": seat.answers, "answered_by": seat.sources,
-            "other_decisions_by_the_tables": seat.other_decisions,
-            "seconds_per_answer": seat.seconds / max(seat.answers, 1),
-            "hint_options": {**options, "seconds": None if args.rollouts else 0.25},
-            "tables": [p.name for p in policies.paths], "seconds": result.seconds}
+    return _row(players, agenda, "hint", opponent, args.deals, result.margin, args.matches,
+                result.match_win_rate, hint_answers=seat.answers, answered_by=seat.sources,
+                other_decisions_by_the_tables=seat.other_decisions,
+                seconds_per_answer=seat.seconds / max(seat.answers, 1),
+                hint_options={**options, "seconds": None if args.rollouts else 0.25},
+                tables=[p.name for p in policies.paths], seconds=result.seconds)
 
 
 def table_row(game, agenda, players, opponent, args) -> dict:
@@ -85,19 +89,13 @@ def table_row(game, agenda, players, opponent, args) -> dict:
     start = time.perf_counter()
     result = play_lineup(game, bank, [0] + [1] * (players - 1), args.table_deals,
                          args.table_matches, args.seed)
-    margin, wins = result.margin((0,)), result.win_rate((0,))
     # Self-play: the table in every seat (what `jabba tournament --diagonal` reports).
     self_play = play_lineup(game, bank, [0] * players, args.self_play_deals, 0, args.seed)
-    return {"players": players, "agenda": agenda, "advice": "table", "opponent": opponent,
-            "deals": args.table_deals, "margin": margin.mean, "low": margin.low,
-            "high": margin.high, "matches": args.table_matches,
-            "match_win_rate": wins.mean if args.table_matches else None,
-            "match_win_low": wins.low if args.table_matches else None,
-            "match_win_high": wins.high if args.table_matches else None,
-            "table_misses": result.miss_rate((0,)),
-            "self_play_deals": args.self_play_deals,
-            "self_play_misses": self_play.miss_rate(tuple(range(players))),
-            "tables": [Path(bank.specs[0]).name], "seconds": time.perf_counter() - start}
+    return _row(players, agenda, "table", opponent, args.table_deals, result.margin((0,)),
+                args.table_matches, result.win_rate((0,)),
+                table_misses=result.miss_rate((0,)), self_play_deals=args.self_play_deals,
+                self_play_misses=self_play.miss_rate(tuple(range(players))),
+                tables=[Path(bank.specs[0]).name], seconds=time.perf_counter() - start)
 
 
 def main(argv=None) -> None:

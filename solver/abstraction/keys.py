@@ -594,19 +594,26 @@ def _hand_counts(t, q):
 @njit(cache=True)
 def _mix_summary(h, t, fine, rules):
     """Rebel share and mean number of what an opponent's card can be, bucketed."""
+    return _mix_shares(h, t, _W_COUNTS, _REBEL_EDGES_FINE if fine else _REBEL_EDGES_COARSE,
+                       _MEAN_EDGES, rules)
+
+
+@njit(cache=True)
+def _mix_shares(h, t, first, rebel_edges, mean_edges, rules):
+    """The Rebel share (percent) and mean number (x10) of the card counts t[first:first +
+    MAX_CHARS], bucketed by the edges."""
     total = 0
     rebels = 0
     numbers = 0
     for c in range(L.MAX_CHARS):
-        count = t[_W_COUNTS + c]
+        count = t[first + c]
         total += count
         if CARD_TABLES[rules, c, COL_SIDE] == _REBEL:
             rebels += count
         numbers += count * CARD_TABLES[rules, c, COL_NUMBER]
     total = max(total, 1)
-    rebel = (100 * rebels) // total
-    h = _mix(h, _bucket(rebel, _REBEL_EDGES_FINE if fine else _REBEL_EDGES_COARSE))
-    return _mix(h, _bucket((10 * numbers) // total, _MEAN_EDGES))
+    h = _mix(h, _bucket((100 * rebels) // total, rebel_edges))
+    return _mix(h, _bucket((10 * numbers) // total, mean_edges))
 
 
 @njit(cache=True)
@@ -678,18 +685,7 @@ def _mix_unseen(h, t, rules):
     """One summary of what every unknown opponent card can be: the Rebel share (<25%,
     <45%, more) and the mean number (<3.5, more) of the unseen cards, no per-seat
     constraint."""
-    total = 0
-    rebels = 0
-    numbers = 0
-    for c in range(L.MAX_CHARS):
-        count = t[T_UNSEEN + c]
-        total += count
-        if CARD_TABLES[rules, c, COL_SIDE] == _REBEL:
-            rebels += count
-        numbers += count * CARD_TABLES[rules, c, COL_NUMBER]
-    total = max(total, 1)
-    h = _mix(h, _bucket((100 * rebels) // total, _REBEL_EDGES_COARSE))
-    return _mix(h, _bucket((10 * numbers) // total, _MEAN_EDGES_MANY))
+    return _mix_shares(h, t, T_UNSEEN, _REBEL_EDGES_COARSE, _MEAN_EDGES_MANY, rules)
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ STREAM_DECISIONS, d * n + r). A deal's value is the advised seat's margin u = t_
 of the others' tokens, averaged over its rotations: the unit of the 95% interval.
 
 Matches follow the tournament's `_run_matches` rule for rule (R14: to the token goal,
-the round winner starts the next round, ties broken by the seeded tie stream), with the
+the round winner starts the next round, `tournament.next_starter`), with the
 advised role at table seat r in rotation r; the match-win rate counts shared wins.
 """
 
@@ -37,7 +37,7 @@ from spiel_game import engine
 from spiel_game import layout as L
 
 from solver.evaluation.tournament import (MAX_MATCH_ROUNDS, TOKEN_GOAL, Estimate, estimate,
-                                          round_winners)
+                                          next_starter)
 from solver.policies.chain import chain_probabilities
 from solver.sim.playout import deck_cards, play_out, shuffled
 from solver.sim.rng import (STREAM_DEAL, STREAM_DECISIONS, STREAM_MATCH_DEAL,
@@ -203,17 +203,7 @@ def play_advice(game, advised, bank, opponent: int, deals: int, matches: int = 0
                                rng, counts)
                 for i in range(n):
                     totals[(starter + i) % n] += s[L.S_TOKENS + i]
-                count = round_winners(s, winners)
-                if count == 0:
-                    starter = next_below(ties, n)
-                else:
-                    pick = next_below(ties, count) if count > 1 else 0
-                    for i in range(n):
-                        if winners[i] == 1:
-                            if pick == 0:
-                                starter = (starter + i) % n
-                                break
-                            pick -= 1
+                starter = next_starter(s, starter, ties, winners)
                 played += 1
             wins.append(1.0 if totals[r] >= goal else 0.0)
         match_wins.append(float(np.mean(wins)))
