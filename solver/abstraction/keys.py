@@ -635,6 +635,16 @@ def _likeliest_numbers(t, rules):
 
 
 @njit(cache=True)
+def _mix_other_card(h, t, q, rules):
+    """'name' and 'counter': q's card if known for sure, else the set of the likeliest
+    numbers for it (t[_W_COUNTS:] then holds `_hand_counts`' counts for q)."""
+    if t[T_KNOWN + q] >= 0:
+        return _mix(h, t[T_KNOWN + q])
+    _hand_counts(t, q)
+    return _mix(h, 100 + _likeliest_numbers(t, rules))
+
+
+@njit(cache=True)
 def _drop_named(t, q, rules):
     """`counting`: q's card, as `_hand_counts` left it in t[_W_COUNTS:], without the
     number q named since their last play (one does not name the card one holds), unless
@@ -749,12 +759,7 @@ def _many_key(s, player, t):
         h = _mix_unseen(h, t, rules)
         h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
     elif phase == L.PH_NAME or phase == L.PH_COUNTER:
-        q = _other(s)
-        if t[T_KNOWN + q] >= 0:
-            h = _mix(h, t[T_KNOWN + q])
-        else:
-            _hand_counts(t, q)
-            h = _mix(h, 100 + _likeliest_numbers(t, rules))
+        h = _mix_other_card(h, t, _other(s), rules)
     elif phase == L.PH_KEEP:
         h = _mix_opponents(h, s, player, t, n)
         h = _mix_unseen(h, t, rules)
@@ -803,11 +808,8 @@ def _bucketed_key(s, player, level, t):
         h = _agenda(h, s, player, t, n)
     elif phase == L.PH_NAME or phase == L.PH_COUNTER:
         q = _other(s)
-        if t[T_KNOWN + q] >= 0:
-            h = _mix(h, t[T_KNOWN + q])
-        else:
-            _hand_counts(t, q)
-            h = _mix(h, 100 + _likeliest_numbers(t, s[L.S_RULES]))
+        h = _mix_other_card(h, t, q, s[L.S_RULES])
+        if t[T_KNOWN + q] < 0:
             if counting and _drop_named(t, q, s[L.S_RULES]):
                 h = _mix(h, 100 + _likeliest_numbers(t, s[L.S_RULES]))
             if fine:
