@@ -75,7 +75,12 @@ def hint_row(game, agenda, players, opponent, args) -> dict:
         options["rollouts"] = args.rollouts
     seat = HintSeat(game, policies, seed=args.seed, **options)
     bank = _bank(game, agenda, players, [opponent])
-    result = play_advice(game, seat, bank, 0, args.deals, args.matches, args.seed)
+    def progress(done, total):
+        if done % 5 == 0 or done == total:
+            print(f"  {players}p {agenda} hint v {opponent}: {done}/{total} "
+                  f"({seat.answers} answers)", flush=True)
+
+    result = play_advice(game, seat, bank, 0, args.deals, args.matches, args.seed, progress)
     return _row(players, agenda, "hint", opponent, args.deals, result.margin, args.matches,
                 result.match_win_rate, hint_answers=seat.answers, answered_by=seat.sources,
                 other_decisions_by_the_tables=seat.other_decisions,
@@ -131,7 +136,8 @@ def main(argv=None) -> None:
     if any(not 3 <= n <= 6 for n in players):
         parser.error(f"--players {args.players}: allowed are 3 to 6")
     guard_outputs(parser, args.out)
-    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    # The run's id in the merged file (runs side by side start within one second).
+    started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="microseconds")
     start = time.perf_counter()
     rows = []
     for n in players:
