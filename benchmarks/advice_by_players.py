@@ -82,7 +82,8 @@ def hint_row(game, agenda, players, opponent, args) -> dict:
 
     result = play_advice(game, seat, bank, 0, args.deals, args.matches, args.seed, progress)
     return _row(players, agenda, "hint", opponent, args.deals, result.margin, args.matches,
-                result.match_win_rate, hint_answers=seat.answers, answered_by=seat.sources,
+                result.match_win_rate, hint_answers=seat.answers, refused=seat.refused,
+                answered_by=seat.sources,
                 other_decisions_by_the_tables=seat.other_decisions,
                 seconds_per_answer=seat.seconds / max(seat.answers, 1),
                 hint_options={**options, "seconds": None if args.rollouts else 0.25},
@@ -101,6 +102,25 @@ def table_row(game, agenda, players, opponent, args) -> dict:
                 table_misses=result.miss_rate((0,)), self_play_deals=args.self_play_deals,
                 self_play_misses=self_play.miss_rate(tuple(range(players))),
                 tables=[Path(bank.specs[0]).name], seconds=time.perf_counter() - start)
+
+
+def _write(args, rows: list[dict], started: str, seconds: float) -> None:
+    """This run's rows so far merged into --out (a run of other rows may share it)."""
+    record = provenance.header(
+        {}, game_name="jabbas_palace", seconds=seconds,
+        what="the advice by table size: the hint seated with duplicate deals "
+        "and seat rotation (solver/evaluation/advice_seat.py)",
+        margin="u_i = t_i - mean of the others' tokens per round; mean over "
+        "deals (each over its rotations), 95% normal interval",
+        match_win_rate="share of matches to the token goal (R14) the advice "
+        "reaches it, shared wins counted; mean over matches and rotations",
+        seed=args.seed)
+    # Runs of other rows may share the file: one merge at a time.
+    lock = Path(tempfile.gettempdir()) / f"{Path(args.out).stem}.lock"
+    with open(lock, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        write_merged(Path(args.out), COLUMNS, rows, record, _row_id, started,
+                     {"deck": "full", "utility": "margin"}, "jabbas_palace")
 
 
 def main(argv=None) -> None:
@@ -150,26 +170,12 @@ def main(argv=None) -> None:
                     row = (hint_row if kind == "hint" else table_row)(
                         game, agenda, n, opponent, args)
                     rows.append(row)
+                    if args.out:
+                        _write(args, rows, started, time.perf_counter() - start)
                     print(f"{n}p {agenda}: {kind} v {opponent}: {row['margin']:+.3f} "
                           f"({row['low']:+.3f} .. {row['high']:+.3f}), {row['deals']} "
                           f"deals, match-win {row['match_win_rate']}, "
                           f"{row['seconds']:.0f} s", flush=True)
-            if args.out:
-                record = provenance.header(
-                    {}, game_name="jabbas_palace", seconds=time.perf_counter() - start,
-                    what="the advice by table size: the hint seated with duplicate deals "
-                    "and seat rotation (solver/evaluation/advice_seat.py)",
-                    margin="u_i = t_i - mean of the others' tokens per round; mean over "
-                    "deals (each over its rotations), 95% normal interval",
-                    match_win_rate="share of matches to the token goal (R14) the advice "
-                    "reaches it, shared wins counted; mean over matches and rotations",
-                    seed=args.seed)
-                # Runs of other rows may share the file: one merge at a time.
-                lock = Path(tempfile.gettempdir()) / f"{Path(args.out).stem}.lock"
-                with open(lock, "w") as held:
-                    fcntl.flock(held, fcntl.LOCK_EX)
-                    write_merged(Path(args.out), COLUMNS, rows, record, _row_id, started,
-                                 {"deck": "full", "utility": "margin"}, "jabbas_palace")
     if args.out:
         print(f"wrote {args.out} ({time.perf_counter() - start:.0f} s)")
 

@@ -58,16 +58,20 @@ class HintSeat:
         self.params = game.get_parameters()
         self.state = game.new_initial_state()  # a pyspiel view of the engine state
         self.path: list[int] = []  # the rest of the full action under way
-        self.answers = 0
+        self.answers = 0  # asked
+        self.refused = 0
         self.sources: dict[str, int] = {}  # policy.source of the answers
         self.other_decisions = 0
         self.seconds = 0.0
 
     def recommend(self, s, seat: int) -> list[int]:
-        """The hint's full action (action ids) at `seat`'s play decision s."""
+        """The hint's full action (action ids) at `seat`'s play decision s; [] where the
+        hint refuses (it says why, as to a user: its beliefs kept no history), counted in
+        `refused`: the tables' chain then plays, as for the seat's other decisions."""
         from solver.hint import advice
+        from solver.hint.log import SearchLimitError
         from solver.hint.request import HintRequest
-        from solver.hint.situation import from_mapping
+        from solver.hint.situation import SituationError, from_mapping
 
         self.state._s = s.copy()
         sit = from_mapping({"game": self.game.get_type().short_name,
@@ -76,11 +80,16 @@ class HintSeat:
                             "utility": self.params["utility"],
                             "log": self.state.information_state_string(seat)})
         start = time.perf_counter()
-        answer = advice.answer(HintRequest(sit, advice.check_game(sit), self.policies,
-                                           seed=(self.seed * 1_000_003 + self.answers)
-                                           % (1 << 31), **self.options))
-        self.seconds += time.perf_counter() - start
-        self.answers += 1
+        try:
+            answer = advice.answer(HintRequest(sit, advice.check_game(sit), self.policies,
+                                               seed=(self.seed * 1_000_003 + self.answers)
+                                               % (1 << 31), **self.options))
+        except (SearchLimitError, SituationError):
+            self.refused += 1
+            return []
+        finally:
+            self.seconds += time.perf_counter() - start
+            self.answers += 1
         source = answer.policy["source"]
         self.sources[source] = self.sources.get(source, 0) + 1
         words = answer.recommendation["action"]
@@ -93,7 +102,7 @@ class HintSeat:
         phase = s[L.S_PHASE]
         if phase == L.PH_PLAY:
             self.path = self.recommend(s, seat)
-        if phase == L.PH_PLAY or (self.path and phase in (L.PH_TARGET, L.PH_NAME)):
+        if self.path and phase in (L.PH_PLAY, L.PH_TARGET, L.PH_NAME):
             return self.path.pop(0)
         self.path = []
         self.other_decisions += 1
