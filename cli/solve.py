@@ -80,8 +80,8 @@ def solve(
     lp: bool = typer.Option(True, help="Exact, 2 players: also solve OpenSpiel's "
                             "sequence-form LP and compare the game value (small trees)."),
     abstraction: str | None = typer.Option(
-        None, help="mccfr: information abstraction level, identity, counting, fine or "
-        "coarse (finest first; docs/solving.md). "
+        None, help="mccfr: information abstraction level, identity, counting, fine, "
+        "coarse or many (finest first; many: for 4-6 players; docs/solving.md). "
         "Default: identity on a reduced deck; on the full deck the level of the game's "
         "shipped policy, else coarse."),
     max_keys: int | None = typer.Option(

@@ -100,8 +100,9 @@ def command_line(command: str | Sequence[str] | None = None) -> str:
         program = Path(sys.argv[0])
         # a script is run by python, named from the repository's root (benchmarks/x.py);
         # an installed command (jabba) by its name
-        words = (["python", portable_path(program.resolve(), _ROOT)]
-                 if program.suffix == ".py" else [program.name])
+        script = portable_path(program.resolve(), _ROOT)
+        words = (["jabba"] if script == "cli/main.py"  # the jabba command, run from source
+                 else ["python", script] if program.suffix == ".py" else [program.name])
         words += sys.argv[1:]
     else:
         words = shlex.split(command) if isinstance(command, str) else list(command)

@@ -75,7 +75,8 @@ def _fuzz(cases: int, seed: int, players=(2, 3, 4), search_every: int = 4,
     every `search_every`-th by a small search; every other exception fails. Returns what
     happened: 'exact' or 'sampled' beliefs (and 'collapsed'), 'beyond_limit' (no
     history kept even by the sampled filter: SearchLimitError, a refusal that says so),
-    'search_asked' where a table ships and 'search_used', and 'search_missed: <why>'.
+    'search_asked' where a table ships and the search answers (up to
+    H.SEARCH_MAX_PLAYERS players) and 'search_used', and 'search_missed: <why>'.
     progress(done, seen, situation, answer or None), if given, once each situation is
     answered or refused (before `seen` counts it)."""
     rng = random.Random(seed)
@@ -111,7 +112,7 @@ def _fuzz(cases: int, seed: int, players=(2, 3, 4), search_every: int = 4,
         assert not post["basis"].startswith("card counting"), a  # Bayes, every time
         seen["exact" if post["exact"] else "sampled"] += 1
         seen["collapsed"] += post["collapsed"]
-        if searched and policies[key].paths:
+        if searched and policies[key].paths and key[0] <= H.SEARCH_MAX_PLAYERS:
             seen["search_asked"] += 1
             if a["policy"]["source"] == "search":
                 seen["search_used"] += 1

@@ -150,6 +150,7 @@ def _committed_renderings() -> dict[str, bytes]:
                         *RESULTS.glob("exploit_*.json"),
                         *RESULTS.glob("match_aware*.json"),
                         *RESULTS.glob("belief_accuracy.json"),
+                        *RESULTS.glob("advice_by_players.json"),
                         *RESULTS.glob("han_solo_*.json")]):
         out.update(report_files.table_files(provenance.read_json(path), path.stem))
     loss = RESULTS / "abstraction_loss.json"

@@ -22,9 +22,12 @@ tests/test_abstraction.py scrambles them and checks that no key changes.
 |   |          | agenda aggregate bucketed |
 | 3 | `counting` | `counting_key`: `fine` + the summary of an opponent's card once more
 |   |          | without the number they named since their last play |
+| 4 | `many` | `many_key`: for 4-6 players; the opponents summarised relative to the
+|   |        | acting seat (counts by status, the cards known of them, one summary of
+|   |        | what the unseen cards are), per opponent only where the decision chooses one |
 
-Finest first, `LEVELS` lists them identity, counting, fine, coarse (the order in which
-solver/policies/shipped.py looks tables up).
+Finest first, `LEVELS` lists them identity, counting, fine, coarse, many (the order in
+which solver/policies/shipped.py looks tables up).
 
 The card counting behind levels 1-3 is `track`, a compiled replay of the redacted log
 with the rules of the Python reference solver/policies/knowledge.py (a test compares the two):
@@ -73,8 +76,10 @@ IDENTITY = 0
 FINE = 1
 COARSE = 2
 COUNTING = 3
+MANY = 4
 # Finest first (solver/policies/shipped.py looks tables up in this order).
-LEVELS = {"identity": IDENTITY, "counting": COUNTING, "fine": FINE, "coarse": COARSE}
+LEVELS = {"identity": IDENTITY, "counting": COUNTING, "fine": FINE, "coarse": COARSE,
+          "many": MANY}
 # Bump whenever the keys of any level change: tables and policy files store it and are
 # refused by another version (their keys would silently mean something else).
 VERSION = 1
@@ -589,19 +594,26 @@ def _hand_counts(t, q):
 @njit(cache=True)
 def _mix_summary(h, t, fine, rules):
     """Rebel share and mean number of what an opponent's card can be, bucketed."""
+    return _mix_shares(h, t, _W_COUNTS, _REBEL_EDGES_FINE if fine else _REBEL_EDGES_COARSE,
+                       _MEAN_EDGES, rules)
+
+
+@njit(cache=True)
+def _mix_shares(h, t, first, rebel_edges, mean_edges, rules):
+    """The Rebel share (percent) and mean number (x10) of the card counts t[first:first +
+    MAX_CHARS], bucketed by the edges."""
     total = 0
     rebels = 0
     numbers = 0
     for c in range(L.MAX_CHARS):
-        count = t[_W_COUNTS + c]
+        count = t[first + c]
         total += count
         if CARD_TABLES[rules, c, COL_SIDE] == _REBEL:
             rebels += count
         numbers += count * CARD_TABLES[rules, c, COL_NUMBER]
     total = max(total, 1)
-    rebel = (100 * rebels) // total
-    h = _mix(h, _bucket(rebel, _REBEL_EDGES_FINE if fine else _REBEL_EDGES_COARSE))
-    return _mix(h, _bucket((10 * numbers) // total, _MEAN_EDGES))
+    h = _mix(h, _bucket((100 * rebels) // total, rebel_edges))
+    return _mix(h, _bucket((10 * numbers) // total, mean_edges))
 
 
 @njit(cache=True)
@@ -620,6 +632,16 @@ def _likeliest_numbers(t, rules):
         elif count == best:
             mask |= 1 << k
     return mask
+
+
+@njit(cache=True)
+def _mix_other_card(h, t, q, rules):
+    """'name' and 'counter': q's card if known for sure, else the set of the likeliest
+    numbers for it (t[_W_COUNTS:] then holds `_hand_counts`' counts for q)."""
+    if t[T_KNOWN + q] >= 0:
+        return _mix(h, t[T_KNOWN + q])
+    _hand_counts(t, q)
+    return _mix(h, 100 + _likeliest_numbers(t, rules))
 
 
 @njit(cache=True)
@@ -647,9 +669,118 @@ def _drop_named(t, q, rules):
 
 
 @njit(cache=True)
+def _agenda_leader(s, player, t, n):
+    """Jabba's Court / Rescue Mission: the opponent still in with the highest Palace sum /
+    Rebel count (the first after `player` on a tie), the one the agenda aggregate is
+    about; -1 for the hand-card agendas or when nobody else is in."""
+    agenda = s[L.S_AGENDA]
+    if agenda != _AG_JABBAS_COURT and agenda != _AG_RESCUE_MISSION:
+        return -1
+    field = T_PALACE_SUM if agenda == _AG_JABBAS_COURT else T_REBEL_COUNT
+    leader, best = -1, -1000
+    for j in range(1, n):
+        q = (player + j) % n
+        if s[L.S_IN_ROUND + q] == 1 and t[field + q] > best:
+            leader, best = q, t[field + q]
+    return leader
+
+
+# `many`: deck 0 / 1-2 / 3-6 / 7+, the unseen cards' mean number <3.5 / more.
+_DECK_EDGES_MANY = np.array([1, 3, 7], dtype=np.int64)
+_MEAN_EDGES_MANY = np.array([35], dtype=np.int64)
+
+
+@njit(cache=True)
+def _mix_unseen(h, t, rules):
+    """One summary of what every unknown opponent card can be: the Rebel share (<25%,
+    <45%, more) and the mean number (<3.5, more) of the unseen cards, no per-seat
+    constraint."""
+    return _mix_shares(h, t, T_UNSEEN, _REBEL_EDGES_COARSE, _MEAN_EDGES_MANY, rules)
+
+
+@njit(cache=True)
+def _mix_opponents(h, s, player, t, n):
+    """The opponents as counts, not seats: in the round (1 / 2 / 3+), of those not
+    protected (0 / 1 / 2+), and whether the card of one of those is known for sure."""
+    in_round = 0
+    open_ = 0
+    known = 0
+    for j in range(1, n):
+        q = (player + j) % n
+        if s[L.S_IN_ROUND + q] == 0:
+            continue
+        in_round += 1
+        if s[L.S_PROTECTED + q] == 0:
+            open_ += 1
+            if t[T_KNOWN + q] >= 0:
+                known = 1
+    h = _mix(h, min(in_round, 3))
+    h = _mix(h, min(open_, 2))
+    return _mix(h, known)
+
+
+@njit(cache=True)
+def _many_key(s, player, t):
+    """`many_key` from `track`'s output in the work space t (KEY_WORK_SIZE)."""
+    n = s[L.S_NUM_PLAYERS]
+    phase = s[L.S_PHASE]
+    rules = s[L.S_RULES]
+    h = _mix(_FNV_OFFSET, 100 + MANY)
+    h = _mix(h, phase)
+    if phase != L.PH_TARGET:  # (a target is chosen for the card being played)
+        for j in range(t[T_HAND_N]):
+            h = _mix(h, t[T_HAND + j])
+        h = _mix(h, -1)
+    if phase != L.PH_PLAY:
+        h = _mix(h, s[L.S_PENDING_CARD])
+    deck = s[L.S_UNKNOWN_DECK] + s[L.S_QUEUE_LEN]
+    if phase == L.PH_PLAY:
+        h = _mix_opponents(h, s, player, t, n)
+        h = _mix_unseen(h, t, rules)
+        h = _mix(h, _bucket(deck, _DECK_EDGES_MANY))
+        h = _agenda(h, s, player, t, n)
+    elif phase == L.PH_TARGET:
+        # The choosable players (what fixes the legal actions: target actions name
+        # seats, so these are seats, in seat order), and per choosable opponent: the
+        # card known for sure or -1, and whether they lead the agenda; then one summary
+        # of the unseen cards.
+        leader = _agenda_leader(s, player, t, n)
+        mask = 0
+        for q in range(n):
+            if q != player and s[L.S_IN_ROUND + q] == 1 and s[L.S_PROTECTED + q] == 0:
+                mask |= 2 << q
+                h = _mix(h, t[T_KNOWN + q])
+                if leader >= 0:
+                    h = _mix(h, 1 if q == leader else 0)
+        if (CARD_TABLES[rules, s[L.S_PENDING_CARD], COL_EFFECT] == _PEEK_OR_SET_ASIDE
+                and s[L.S_SET_ASIDE_GONE] == 0):
+            mask |= 1
+        h = _mix(h, mask)
+        h = _mix_unseen(h, t, rules)
+        h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
+    elif phase == L.PH_NAME or phase == L.PH_COUNTER:
+        h = _mix_other_card(h, t, _other(s), rules)
+    elif phase == L.PH_KEEP:
+        h = _mix_opponents(h, s, player, t, n)
+        h = _mix_unseen(h, t, rules)
+        h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
+    elif phase == L.PH_ORDER:
+        h = _mix(h, t[T_RETURNING])
+        h = _mix(h, t[T_RETURNING + 1])
+        h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
+    elif phase == L.PH_TRADE:
+        h = _mix(h, t[T_KNOWN + _other(s)])
+        h = _mix(h, _bucket(deck, _DECK_EDGES_MANY))
+        h = _agenda(h, s, player, t, n)
+    return _finish(h)
+
+
+@njit(cache=True)
 def _bucketed_key(s, player, level, t):
-    """`coarse_key`, `fine_key` and `counting_key` (by `level`) from `track`'s output in
-    the work space t (KEY_WORK_SIZE); see their docstrings."""
+    """`coarse_key`, `fine_key`, `counting_key` and `many_key` (by `level`) from
+    `track`'s output in the work space t (KEY_WORK_SIZE); see their docstrings."""
+    if level == MANY:
+        return _many_key(s, player, t)
     n = s[L.S_NUM_PLAYERS]
     phase = s[L.S_PHASE]
     fine = level != COARSE
@@ -677,11 +808,8 @@ def _bucketed_key(s, player, level, t):
         h = _agenda(h, s, player, t, n)
     elif phase == L.PH_NAME or phase == L.PH_COUNTER:
         q = _other(s)
-        if t[T_KNOWN + q] >= 0:
-            h = _mix(h, t[T_KNOWN + q])
-        else:
-            _hand_counts(t, q)
-            h = _mix(h, 100 + _likeliest_numbers(t, s[L.S_RULES]))
+        h = _mix_other_card(h, t, q, s[L.S_RULES])
+        if t[T_KNOWN + q] < 0:
             if counting and _drop_named(t, q, s[L.S_RULES]):
                 h = _mix(h, 100 + _likeliest_numbers(t, s[L.S_RULES]))
             if fine:
@@ -777,8 +905,37 @@ def counting_key(s, player):
 
 
 @njit(cache=True)
+def many_key(s, player):
+    """Level 4, `many`: for 4-6 players, the opponents summarised relative to the acting
+    seat instead of seat by seat (a 4-player `coarse` table had 18.3 M keys after 20,000
+    iterations and was still growing, docs/solving.md "Shipped policies").
+
+    Every key holds the phase and the own hand (sorted), not the seat. Then, by phase:
+    - 'play': the opponents as counts (`_mix_opponents`: in the round, of those not
+      protected, knowing my card 0 / 1 / 2+, and the cards known for sure in their hands,
+      sorted, at most two kept); one summary of what the unseen cards are (their Rebel
+      share and mean number in `coarse`'s buckets, no per-seat constraint); the deck size
+      in 0 / 1 / 2 / 3 / 4-6 / 7+; the agenda aggregate as in `coarse` (against the
+      opponent who leads it).
+    - 'target': the card being resolved, the choosable players (their seats, and the
+      set-aside card: target actions name seats, so these fix the legal actions); per
+      choosable
+      opponent their card if known for sure, else the Rebel share of what it can be (the
+      unseen cards minus those misses rule out), and whether they lead the agenda
+      aggregate; the deck size 0 / 1-2 / 3+; the agenda aggregate.
+    - 'name' and 'counter': the card being resolved, the other player's card if known for
+      sure, else the likeliest numbers for it (as `coarse`, without their seat).
+    - 'keep': the opponents as counts as for 'play', the unseen summary, deck 0 / 1-2 / 3+.
+    - 'order', 'trade': as `coarse`, without the seat.
+    """
+    return _bucketed_key(s, player, MANY, _tracked(s, player))
+
+
+@njit(cache=True)
 def abstract_key(s, player, level):
     """The key of `player`'s information state at `level` (LEVELS); 0 never occurs."""
+    if level == MANY:
+        return many_key(s, player)
     if level == FINE:
         return fine_key(s, player)
     if level == COARSE:

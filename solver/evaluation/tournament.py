@@ -99,6 +99,24 @@ def round_winners(s, out):
 
 
 @njit(**_JIT)
+def next_starter(s, starter, ties, winners):
+    """The table seat that starts the round after the finished round s, started by table
+    seat `starter` (R14): its winner, a tie among winners broken by the stream `ties`, or
+    a random player when nobody won. `winners`: int32 work space of n."""
+    n = s[L.S_NUM_PLAYERS]
+    count = round_winners(s, winners)
+    if count == 0:
+        return next_below(ties, n)
+    pick = next_below(ties, count) if count > 1 else 0
+    for i in range(n):
+        if winners[i] == 1:
+            if pick == 0:
+                return (starter + i) % n
+            pick -= 1
+    return starter
+
+
+@njit(**_JIT)
 def _run_matches(initial, bank, lineup, cards, seed, goal, first_match, num_matches,
                  wins, rounds, counts):
     """wins[m, r, j]: role j reached the goal in match first_match + m, rotation r."""
@@ -139,17 +157,7 @@ def _run_matches(initial, bank, lineup, cards, seed, goal, first_match, num_matc
                          _NO_STOP)
                 for i in range(n):
                     totals[(starter + i) % n] += s[L.S_TOKENS + i]
-                count = round_winners(s, winners)
-                if count == 0:
-                    starter = next_below(ties, n)
-                else:
-                    pick = next_below(ties, count) if count > 1 else 0
-                    for i in range(n):
-                        if winners[i] == 1:
-                            if pick == 0:
-                                starter = (starter + i) % n
-                                break
-                            pick -= 1
+                starter = next_starter(s, starter, ties, winners)
                 played += 1
             rounds[m, r] = played
             for table_seat in range(n):

@@ -68,6 +68,10 @@ def particle_budget(players: int) -> int:
 SETTLE_AFTER = 512
 # The search's share of --search-seconds that it keeps however long the beliefs took.
 MIN_SEARCH_SHARE = 0.25
+# The most players the decision-time search answers for. Past it the table (the blueprint)
+# answers: the search is unsafe with 3+ players and unmeasured at 4-6 (docs/solving.md
+# "Shipped policies", results/advice_by_players.csv).
+SEARCH_MAX_PLAYERS = 3
 
 
 # Compiled rollouts -----------------------------------------------------------------------
@@ -393,7 +397,8 @@ def answer(request: HintRequest) -> HintAnswer:
     if forced is not None:
         return _forced_answer(sit, game, policies, forced, start)
     me = sit.seat
-    want_search = search and bool(policies.paths)
+    search_fits = sit.players <= SEARCH_MAX_PLAYERS
+    want_search = search and bool(policies.paths) and search_fits
     weighted, replay = _replayed_worlds(sit, game, policies, prior_only, seed,
                                         merge_logs=True if want_search else None)
     states = [s for s, _ in weighted]
@@ -429,6 +434,9 @@ def answer(request: HintRequest) -> HintAnswer:
         search_note = "not asked for (--no-search)"
     elif not policies.paths:
         search_note = "no table (blueprint) ships for this game"
+    elif not search_fits:
+        search_note = (f"the search answers up to {SEARCH_MAX_PLAYERS} players; with "
+                       f"{sit.players} the table (blueprint) answers")
     else:
         limits = r.search_limits
         if limits is None:  # --search-seconds bounds the answer: what the beliefs took is spent

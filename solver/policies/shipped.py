@@ -13,7 +13,8 @@ The rule (one for the hint, the evaluation and `jabba solve --ship`):
    (full, tiny, small, medium) ships: a deck spec has no file name. The file's header
    names its game, and loading it for another game is refused (table.py).
 3. Which. A game uses every such file that exists, finest level first: identity,
-   counting, fine, coarse (the order of solver.abstraction.keys.LEVELS). The hint looks
+   counting, fine, coarse, many (the order of solver.abstraction.keys.LEVELS; the
+   4-6-player tables are `many`). The hint looks
    a situation up in the first and backs off to the next ones; the evaluation plays the
    first, "the shipped table" of the game.
 """
