@@ -49,9 +49,9 @@ def main(argv: list[str] | None = None) -> dict:
         solver = HanSoloMCCFR(tree.game, level, seed=args.seed, linear=args.linear)
         for goal in checkpoints:
             solver.train(iterations=goal - solver.iterations)
-            average = exact.exploitability_of(tree, exact.table_strategy(tree, solver, keys))
+            average = exact.exploitability_of(tree, exact.table_strategy(tree, solver))
             current = exact.exploitability_of(
-                tree, exact.table_strategy(tree, solver.current(), keys))
+                tree, exact.table_strategy(tree, solver.current()))
             rows.append({"level": level, "iterations": solver.iterations,
                          "seconds": round(solver.seconds, 2), "keys": solver.num_keys,
                          "distinct_keys_in_tree": len(set(keys.tolist())),

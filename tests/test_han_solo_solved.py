@@ -184,18 +184,17 @@ def test_exact_nash_conv_matches_openspiel():
 
 def test_mccfr_converges_at_perfect_recall_and_tables_round_trip(tmp_path):
     tree = exact.build("tiny")
-    keys = exact.infoset_keys(tree, "exact")
     uniform = exact.exploitability_of(tree, exact.heuristic_strategy(tree, "uniform"))
     solver = HanSoloMCCFR(tree.game, "exact", seed=3)
     solver.train(iterations=2_000)
-    early = exact.exploitability_of(tree, exact.table_strategy(tree, solver, keys))
+    early = exact.exploitability_of(tree, exact.table_strategy(tree, solver))
     solver.train(iterations=18_000)
-    late = exact.exploitability_of(tree, exact.table_strategy(tree, solver, keys))
+    late = exact.exploitability_of(tree, exact.table_strategy(tree, solver))
     assert late["nash_conv"] < early["nash_conv"] < uniform["nash_conv"]
     assert late["nash_conv"] < 0.02 * uniform["nash_conv"]
     assert solver.num_keys <= tree.num_infosets  # never a key no information set has
     # The current strategy (regret matching) is a strategy too, and far from uniform.
-    current = exact.table_strategy(tree, solver.current(), keys)
+    current = exact.table_strategy(tree, solver.current())
     offsets = tree.action_offsets()
     assert np.allclose(np.add.reduceat(current, offsets[:-1]), 1.0)
     assert exact.exploitability_of(tree, current)["nash_conv"] < 0.1 * uniform["nash_conv"]
@@ -210,7 +209,7 @@ def test_mccfr_converges_at_perfect_recall_and_tables_round_trip(tmp_path):
     header = export_table(solver, path, command="test")
     loaded = load_table(path, tree.game)
     assert header["keys"] == len(loaded) == solver.num_keys
-    from_file = exact.table_strategy(tree, solver, keys)
+    from_file = exact.table_strategy(tree, solver)
     offsets = tree.action_offsets()
     for index, state in exact.infoset_states(tree):
         probs = loaded.action_probabilities(state)

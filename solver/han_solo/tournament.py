@@ -22,7 +22,7 @@ from spiel_game.han_solo.layout import (CH_DICE, CH_POT, CH_TIE, NUM_ACTIONS,
                                         S_CHANCE_KIND, S_CUR, S_GOT, S_NUM_PLAYERS,
                                         S_PHASE, S_PILE, S_PILE_N, S_TOKEN_VALUE)
 
-from solver.han_solo.abstraction import info_key
+from solver.han_solo.abstraction import MAX_CHOICES, table_probs
 from solver.han_solo.features import HEURISTIC_NAMES, heuristic_probs
 from solver.sim.rng import next_below, stream_seed
 from solver.sim.sampler import sample
@@ -31,19 +31,6 @@ _JIT = dict(cache=True, nogil=True)
 TABLE = len(HEURISTIC_NAMES)  # the policy id of the table (after the heuristics)
 STREAM_HS_DEAL, STREAM_HS_POT, STREAM_HS_DICE, STREAM_HS_TIE, STREAM_HS_DECISIONS = \
     range(32, 37)
-
-
-@njit(**_JIT)
-def _table_probs(s, acts, n, level, keys, starts, num_actions, probs, out):
-    key = info_key(s, acts, n, level)
-    j = np.searchsorted(keys, key)
-    if j < len(keys) and keys[j] == key and num_actions[j] == n:
-        for i in range(n):
-            out[i] = probs[starts[j] + i]
-        return True
-    for i in range(n):
-        out[i] = 1.0 / n
-    return False
 
 
 @njit(**_JIT)
@@ -56,6 +43,7 @@ def play_deals(initial, seats, first, count, seed, level, keys, starts, num_acti
     n = initial[S_NUM_PLAYERS]
     acts = np.empty(NUM_ACTIONS, dtype=np.int32)
     pr = np.empty(NUM_ACTIONS)
+    choices = np.empty(MAX_CHOICES, dtype=np.int32)
     ret = np.empty(n)
     deck = np.empty(64, dtype=np.int32)
     for d in range(count):
@@ -101,8 +89,8 @@ def play_deals(initial, seats, first, count, seed, level, keys, starts, num_acti
             k = engine.legal_actions(s, acts)
             if seats[p] == TABLE:
                 misses[1] += 1
-                if not _table_probs(s, acts, k, level, keys, starts, num_actions, probs,
-                                    pr):
+                if not table_probs(s, acts, k, level, keys, starts, num_actions, probs,
+                                   choices, pr):
                     misses[0] += 1
                     heuristic_probs(s, fallback, acts, k, pr)
             else:
