@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> dict:
                         help="stop after this many iterations instead")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads sharing the tables (default %(default)s: deterministic)")
+    parser.add_argument("--rank-utility", action="store_true",
+                        help="train on the hands' comparison (2 players, compact: "
+                             "HanSoloMCCFR's rank_utility)")
     parser.add_argument("--linear", action="store_true",
                         help="linear averaging (iteration t weighs t in the average)")
     parser.add_argument("--current-out", metavar="NPZ",
@@ -45,7 +48,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     game = pyspiel.load_game("han_solo", args.params)
     solver = HanSoloMCCFR(game, args.level, seed=args.seed, linear=args.linear,
-                          threads=args.threads)
+                          threads=args.threads, rank_utility=args.rank_utility)
     wall = time.perf_counter()
     last = [0.0]
     curve = []
@@ -66,6 +69,7 @@ def main(argv: list[str] | None = None) -> dict:
           f"{solver.seconds:.0f} s (wall {time.perf_counter() - wall:.0f} s)", flush=True)
     if args.out:
         extra = {"curve": curve, "linear_averaging": args.linear,
+                 "rank_utility": args.rank_utility,
                  "training_wall_seconds": round(time.perf_counter() - wall, 1)}
         if args.current_out:
             current = export_table(solver.current(), args.current_out,

@@ -28,7 +28,7 @@ from numba import njit
 
 from spiel_game.han_solo import engine
 from spiel_game.han_solo.layout import (EVENT_SIZE, NUM_ACTIONS, PH_CHANCE, PH_TERMINAL,
-                                        S_CUR, S_EVENT_N, S_EVENTS, S_NUM_PLAYERS, S_PHASE,
+                                        S_CUR, S_EVENT_N, S_EVENTS, S_KEY, S_NUM_PLAYERS, S_PHASE,
                                         STATE_SIZE)
 
 from solver.han_solo.abstraction import MAX_CHOICES, info_key, level_id, table_actions
@@ -58,12 +58,15 @@ def _regret_matching(regret, off, n, out):
 
 @njit(**_JIT_KERNEL)
 def _traverse(stack, d, p, level, slots, regret, ssum, meta, acts, choices, sigma, vals,
-              probs, ret, rng, weight, shared):
+              probs, ret, rng, weight, shared, rank):
     """The sampled counterfactual value for p of the state stack[d]."""
     s = stack[d]
     while True:
         ph = s[S_PHASE]
         if ph == PH_TERMINAL:
+            if rank:  # 2 players: +1 a better hand, -1 a worse, 0 a tie (H7: a fair draw)
+                mine, theirs = s[S_KEY + p], s[S_KEY + 1 - p]
+                return 1.0 if mine > theirs else (-1.0 if mine < theirs else 0.0)
             engine.returns(s, ret)
             return ret[p]
         if ph == PH_CHANCE:
@@ -93,7 +96,8 @@ def _traverse(stack, d, p, level, slots, regret, ssum, meta, acts, choices, sigm
                 child[j] = s[j]
             engine.apply_action(child, acts[d][choices[d][i]])
             vals[d][i] = _traverse(stack, d + 1, p, level, slots, regret, ssum, meta, acts,
-                                   choices, sigma, vals, probs, ret, rng, weight, shared)
+                                   choices, sigma, vals, probs, ret, rng, weight, shared,
+                                   rank)
             ev += sigma[d][i] * vals[d][i]
         if off >= 0:
             for i in range(m):
@@ -103,12 +107,13 @@ def _traverse(stack, d, p, level, slots, regret, ssum, meta, acts, choices, sigm
 
 @njit(**_JIT_KERNEL)
 def run_iterations(initial, iterations, level, slots, regret, ssum, meta, rng, done=0,
-                   linear=False, shared=False):
+                   linear=False, shared=False, rank=False):
     """`iterations` iterations (each player traverses once) after `done` ones; the number
     completed (fewer if the table filled up: meta[META_FULL] is then set). `linear`:
     iteration t adds t x the strategy to the average (linear averaging, Brown and
     Sandholm 2019), so the uniform play of a key's first visits fades. `shared`: other
-    threads use the tables (keys claimed atomically, solver/mccfr/table.py)."""
+    threads use the tables (keys claimed atomically, solver/mccfr/table.py). `rank`: a
+    round is worth the sign of the hands' comparison (HanSoloMCCFR's `rank_utility`)."""
     n = initial[S_NUM_PLAYERS]
     stack = np.empty((MAX_DEPTH, STATE_SIZE), dtype=np.int32)
     acts = np.empty((MAX_DEPTH, NUM_ACTIONS), dtype=np.int32)
@@ -122,7 +127,7 @@ def run_iterations(initial, iterations, level, slots, regret, ssum, meta, rng, d
         for p in range(n):
             stack[0][:] = initial
             _traverse(stack, 0, p, level, slots, regret, ssum, meta, acts, choices, sigma,
-                      vals, probs, ret, rng, weight, shared)
+                      vals, probs, ret, rng, weight, shared, rank)
         if meta[META_FULL]:
             return it + 1
     return iterations
@@ -133,9 +138,21 @@ class HanSoloMCCFR:
 
     def __init__(self, game, level: str = "fine", seed: int = 0,
                  capacity: int = 1 << 16, values: int = 1 << 18, linear: bool = False,
-                 threads: int = 1):
+                 threads: int = 1, rank_utility: bool = False):
+        """`rank_utility`: train on the sign of the final hands' comparison (+1, -1, 0 on
+        a tie) instead of the credits. With 2 players the pot holds 2 tokens, the better
+        hand takes the one worth more (at `compact` a pick is no decision) and a tie is a
+        fair draw (H6, H7), so a round's margin is that sign times the pot's spread, drawn
+        before any card and independent of play: a strategy that does not read the pot
+        (the `compact` key) has the same regrets up to that factor, without the variance
+        of the pots (a Falcon's spread is 20 to 24 thousand, two greens' 0)."""
         if threads < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
+        if rank_utility and (level != "compact" or game.num_players() != 2):
+            raise ValueError("rank_utility is for 2 players at level compact (its key "
+                             "ignores the pot), not "
+                             f"{game.num_players()} players at {level!r}")
+        self.rank_utility = rank_utility
         self.game = game
         self.level_name = level
         self.level = level_id(level)
@@ -173,7 +190,8 @@ class HanSoloMCCFR:
         # (On scratch tables: the compiler keeps references to its first arguments, and
         # numpy will not resize an array referenced elsewhere, Tables.grow.)
         run_iterations(self.game.initial_array, 0, self.level, *Tables.empty(16, 64).args(),
-                       self.rngs[0].copy(), 0, self.linear, self.threads > 1)
+                       self.rngs[0].copy(), 0, self.linear, self.threads > 1,
+                       self.rank_utility)
         start = time.perf_counter()
         goal = None if iterations is None else self.iterations + iterations
         while True:
@@ -198,14 +216,16 @@ class HanSoloMCCFR:
         args = self.tables.args()
         if self.threads == 1:
             return run_iterations(self.game.initial_array, iterations, self.level, *args,
-                                  self.rngs[0], self.iterations, self.linear, False)
+                                  self.rngs[0], self.iterations, self.linear, False,
+                                  self.rank_utility)
         shares = [iterations // self.threads + (k < iterations % self.threads)
                   for k in range(self.threads)]
         done = [0] * self.threads
 
         def work(k: int) -> None:
             done[k] = run_iterations(self.game.initial_array, shares[k], self.level, *args,
-                                     self.rngs[k], self.iterations, self.linear, True)
+                                     self.rngs[k], self.iterations, self.linear, True,
+                                     self.rank_utility)
 
         workers = [threading.Thread(target=work, args=(k,)) for k in range(self.threads)]
         for w in workers:
@@ -232,5 +252,5 @@ class CurrentStrategy:
         t = solver.tables
         self.tables = Tables(t.slots, t.regret, np.maximum(t.regret, 0), t.meta)
         for name in ("game", "level_name", "seed", "iterations", "seconds", "threads",
-                     "linear"):
+                     "linear", "rank_utility"):
             setattr(self, name, getattr(solver, name))

@@ -34,6 +34,30 @@ STREAM_HS_DEAL, STREAM_HS_POT, STREAM_HS_DICE, STREAM_HS_TIE, STREAM_HS_DECISION
 
 
 @njit(**_JIT)
+def policy_probs(s, policy, acts, n, level, keys, starts, num_actions, probs, fallback,
+                 choices, out):
+    """Policy `policy`'s probabilities over acts[:n] into out[:n]: a heuristic
+    (HEURISTIC_NAMES index) or TABLE (the table's arrays; a key it lacks: heuristic
+    `fallback`). False on a table miss."""
+    if policy == TABLE:
+        if table_probs(s, acts, n, level, keys, starts, num_actions, probs, choices, out):
+            return True
+        heuristic_probs(s, fallback, acts, n, out)
+        return False
+    heuristic_probs(s, policy, acts, n, out)
+    return True
+
+
+def table_arrays(table) -> tuple:
+    """A loaded table (table_policy.HanSoloTablePolicy, or None) as the compiled
+    functions' (level, keys, starts, num_actions, probs)."""
+    if table is None:
+        return (0, np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
+                np.zeros(1))
+    return (table.level, table.keys, table.starts, table.num_actions, table.probs)
+
+
+@njit(**_JIT)
 def play_deals(initial, seats, first, count, seed, level, keys, starts, num_actions,
                probs, fallback, credits, margins, misses):
     """Play deals first..first+count-1 with policy seats[q] in seat q: each seat's
@@ -89,12 +113,9 @@ def play_deals(initial, seats, first, count, seed, level, keys, starts, num_acti
             k = engine.legal_actions(s, acts)
             if seats[p] == TABLE:
                 misses[1] += 1
-                if not table_probs(s, acts, k, level, keys, starts, num_actions, probs,
-                                   choices, pr):
-                    misses[0] += 1
-                    heuristic_probs(s, fallback, acts, k, pr)
-            else:
-                heuristic_probs(s, seats[p], acts, k, pr)
+            if not policy_probs(s, seats[p], acts, k, level, keys, starts, num_actions,
+                                probs, fallback, choices, pr):
+                misses[0] += 1
             engine.apply_action(s, acts[sample(pr, k, rng_dec)])
         engine.returns(s, ret)
         for q in range(n):
@@ -120,11 +141,7 @@ def duplicate_match(game, a: int, b: int, deals: int, seed: int, table=None,
     `fallback`: the heuristic a table plays where it has no key (0: uniform)."""
     if game.num_players() != 2:
         raise ValueError("duplicate matches are for 2 players")
-    if table is not None:
-        arrays = (table.level, table.keys, table.starts, table.num_actions, table.probs)
-    else:
-        arrays = (0, np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
-                  np.zeros(1))
+    arrays = table_arrays(table)
     misses = np.zeros(2, dtype=np.int64)
     credit = np.zeros((2, deals, 2))
     margin = np.zeros((2, deals, 2))

@@ -1,0 +1,164 @@
+"""Local best response (LBR) against a han_solo policy: a lower bound on its exploitability
+on the full deck.
+
+The method and its report are solver/evaluation/lbr.py's (Lisy and Bowling 2017), for
+Jabba's Palace; this is the same on han_solo's engine. The LBR player knows the policy it
+plays against. At each of its decisions it
+
+1. forms its belief over the other players' hidden cards (their deals, draws and
+   redeals) from its own log, by Bayes' rule with the policy's own probabilities
+   (solver/han_solo/belief.py `posterior`: exact while at most `particles` worlds
+   remain, resampled past that);
+2. values each legal action by `rollouts` playouts from worlds drawn from the belief
+   (systematic resampling, the same worlds and random streams for every action), every
+   seat then following the policy (the continuation, as in solver/evaluation/lbr.py), and
+   takes the best.
+
+LBR is a strategy that sees only its own information, so its mean margin against the
+policy is at most a best response's: with 2 players the mean over its two seats is a
+lower bound on the policy's exploitability (NashConv / 2), up to sampling noise (the 95%
+interval of `LBRResult.lower_bound`). The round itself is dealt from a seeded stream per
+deal, the same for both seats (duplicate deals).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+import spiel_game  # noqa: F401  (registers han_solo)
+from spiel_game.han_solo import engine
+from spiel_game.han_solo.layout import NUM_ACTIONS, PH_CHANCE, PH_TERMINAL, S_CUR, S_PHASE
+
+from solver.evaluation.lbr import DEFAULT_ROLLOUTS, LBRResult
+from solver.han_solo.abstraction import MAX_CHOICES, state_key
+from solver.han_solo.belief import LogError, posterior
+from solver.han_solo.features import HEURISTIC_NAMES
+from solver.han_solo.heuristics import HanSoloHeuristic
+from solver.han_solo.tournament import TABLE, policy_probs, table_arrays
+from solver.sim.rng import next_float, stream_seed
+from solver.sim.sampler import sample
+
+_JIT = dict(cache=True, nogil=True)
+STREAM_HS_LBR_ROLLOUT, STREAM_HS_LBR_DEAL, STREAM_HS_LBR_DECISIONS = range(37, 40)
+DEFAULT_PARTICLES = 2048
+
+
+@njit(**_JIT)
+def rollout_values(worlds, weights, legal, n, viewer, policy, level, keys, starts,
+                   num_actions, probs, rollouts, key, values):
+    """values[:n]: the mean margin of `viewer` after each legal action, over `rollouts`
+    playouts from worlds drawn from (worlds, weights) by systematic resampling, every seat
+    then playing `policy` (tournament ids; a table miss plays uniformly). Every action
+    sees the same worlds and random streams. Returns the best action's index."""
+    count = len(weights)
+    num_players = worlds[0][0]
+    state = np.empty(worlds.shape[1], dtype=worlds.dtype)
+    acts = np.empty(NUM_ACTIONS, dtype=np.int32)
+    pr = np.empty(NUM_ACTIONS)
+    choices = np.empty(MAX_CHOICES, dtype=np.int32)
+    ret = np.empty(num_players)
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = stream_seed(key, STREAM_HS_LBR_ROLLOUT, 0)
+    offset = next_float(rng)
+    for i in range(n):
+        values[i] = 0.0
+    k = 0
+    cumulative = weights[0]
+    for r in range(rollouts):
+        u = (r + offset) / rollouts
+        while u > cumulative and k < count - 1:
+            k += 1
+            cumulative += weights[k]
+        for i in range(n):
+            state[:] = worlds[k]
+            engine.apply_action(state, legal[i])
+            rng[0] = stream_seed(key, STREAM_HS_LBR_ROLLOUT, r + 1)
+            while state[S_PHASE] != PH_TERMINAL:
+                if state[S_PHASE] == PH_CHANCE:
+                    m = engine.chance_outcomes(state, acts, pr)
+                else:
+                    m = engine.legal_actions(state, acts)
+                    policy_probs(state, policy, acts, m, level, keys, starts, num_actions,
+                                 probs, 0, choices, pr)
+                engine.apply_action(state, acts[sample(pr, m, rng)])
+            engine.returns(state, ret)
+            values[i] += ret[viewer]
+    best = 0
+    for i in range(n):
+        values[i] /= rollouts
+        if values[i] > values[best]:
+            best = i
+    return best
+
+
+def _policy_object(game, policy: int, table):
+    return table if policy == TABLE else HanSoloHeuristic(game, HEURISTIC_NAMES[policy])
+
+
+def lbr_choice(game, state, viewer: int, policy: int, table=None, seed: int = 1,
+               rollouts: int = DEFAULT_ROLLOUTS, particles: int = DEFAULT_PARTICLES,
+               stats: dict | None = None) -> tuple[int, np.ndarray]:
+    """LBR's action at `viewer`'s decision in `state` (a HanSoloState), its belief built
+    from viewer's log only: (action id, value estimate per legal action). `policy`: a
+    HEURISTIC_NAMES index or TABLE with `table` loaded (table_policy.load_table)."""
+    stats = {} if stats is None else stats
+    opponent = _policy_object(game, policy, table)
+    try:
+        post = posterior(game, state, viewer, opponent, particles, seed)
+    except LogError:
+        # Every world the belief kept gives the policy's choices probability 0 (resampled
+        # away): the chance odds alone (counted).
+        stats["policy_ignored"] = stats.get("policy_ignored", 0) + 1
+        post = posterior(game, state, viewer, None, particles, seed)
+    stats["decisions"] = stats.get("decisions", 0) + 1
+    stats["most_worlds"] = max(stats.get("most_worlds", 0), len(post.worlds))
+    stats["resampled"] = stats.get("resampled", 0) + (not post.exact)
+    legal = np.array(state.legal_actions(), dtype=np.int32)
+    values = np.empty(len(legal))
+    key = state_key(state, "exact") ^ seed  # the information state's hash (redacted log)
+    best = rollout_values(np.array(post.worlds), post.weights, legal, len(legal), viewer,
+                          policy, *table_arrays(table), rollouts, key, values)
+    return int(legal[best]), values
+
+
+def run_lbr(game, policy: int, deals: int, table=None, seed: int = 1,
+            rollouts: int = DEFAULT_ROLLOUTS, particles: int = DEFAULT_PARTICLES,
+            on_progress: Callable[[int, int], None] | None = None) -> LBRResult:
+    """LBR against `policy` in the other seat, `deals` deals with LBR in each seat in turn
+    (the same chance stream per deal): LBRResult (payoffs[deal, seat]: LBR's margin)."""
+    if game.num_players() != 2:
+        raise ValueError("han_solo LBR is for 2 players")
+    if deals <= 0 or rollouts <= 0 or particles <= 0:
+        raise ValueError("deals, rollouts and particles must be positive")
+    opponent = _policy_object(game, policy, table)
+    payoffs = np.zeros((deals, 2))
+    stats: dict = {}
+    start = time.perf_counter()
+    for d in range(deals):
+        for viewer in range(2):
+            chance = np.random.default_rng([seed, STREAM_HS_LBR_DEAL, d])
+            decisions = np.random.default_rng([seed, STREAM_HS_LBR_DECISIONS, d, viewer])
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes, odds = zip(*state.chance_outcomes())
+                    state.apply_action(int(outcomes[chance.choice(len(odds), p=odds)]))
+                elif int(state._s[S_CUR]) == viewer:
+                    action, _ = lbr_choice(game, state, viewer, policy, table,
+                                           seed * 1_000_003 + d, rollouts, particles, stats)
+                    state.apply_action(action)
+                else:
+                    probs = opponent.action_probabilities(state)
+                    actions = list(probs)
+                    p = np.array([probs[a] for a in actions])
+                    state.apply_action(int(actions[decisions.choice(len(p), p=p / p.sum())]))
+            payoffs[d, viewer] = state.returns()[viewer]
+        if on_progress:
+            on_progress(d + 1, deals)
+    name = "table" if policy == TABLE else HEURISTIC_NAMES[policy]
+    return LBRResult(name, 2, payoffs, {"particles": particles, **stats}, rollouts, name,
+                     time.perf_counter() - start)
