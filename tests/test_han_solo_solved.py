@@ -14,13 +14,15 @@ import pytest
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 import spiel_game  # noqa: F401  (registers han_solo)
+from spiel_game.han_solo import engine
 from spiel_game.han_solo import layout as L
 
 from solver.exact.best_response import nash_conv
 from solver.exact.solve import solve
 from solver.exact.tree_policy import tabular_policy
 from solver.han_solo import exact
-from solver.han_solo.abstraction import LEVELS, state_key
+from solver.han_solo.abstraction import (LEVELS, MAX_CHOICES, level_id, state_key,
+                                        table_actions)
 from solver.han_solo.features import (CLOSEST_TO_ZERO, DICE_AWARE, HEURISTIC_NAMES,
                                       STAND_ON_ZERO, UNIFORM)
 from solver.han_solo.heuristics import HanSoloHeuristic, heuristics
@@ -154,6 +156,15 @@ def test_dice_aware_weighs_the_match():
     assert probs[L.encode_discard(G(5))] == probs[L.encode_discard(R(3))] > 0
 
 
+def choices(state, level):
+    """The legal actions a table at `level` chooses among (abstraction.table_actions)."""
+    acts = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    n = engine.legal_actions(state._s, acts)
+    out = np.empty(MAX_CHOICES, dtype=np.int32)
+    m = table_actions(state._s, acts, n, level_id(level), out)
+    return [int(acts[out[i]]) for i in range(m)]
+
+
 def test_abstraction_keys_are_functions_of_the_information_state(tiny_dice_states):
     for level in LEVELS:
         by_info, by_key = {}, collections.defaultdict(set)
@@ -161,10 +172,51 @@ def test_abstraction_keys_are_functions_of_the_information_state(tiny_dice_state
             info = state.information_state_string()
             key = state_key(state, level)
             assert by_info.setdefault(info, key) == key, (level, info)
-            by_key[key].add(len(state.legal_actions()))
+            offered = choices(state, level)
+            assert set(offered) <= set(state.legal_actions())
+            if len(offered) > 1:  # a table entry: its block has one size
+                by_key[key].add(len(offered))
+            if level != "compact":
+                assert offered == state.legal_actions()
         assert all(len(sizes) == 1 for sizes in by_key.values()), level
         if level == "exact":  # perfect recall: one key per information state
-            assert len(by_key) == len(by_info)
+            assert len(set(by_info.values())) == len(by_info)
+
+
+def test_compact_choices_and_key():
+    game = pyspiel.load_game("han_solo", {"dice": 0})
+    # +2 and -4, then the discard's green 10 taken: +8 with three cards. The two best
+    # discards leave -2 (the +10 put down) and +6 (the +2); keep is always offered.
+    state = setup(game, [0, 1], [[G(2), R(4)], [G(3), R(5)]], G(10))
+    turn_key = state_key(state, "compact")
+    assert choices(state, "compact") == [L.DRAW, L.TAKE, L.STAND]
+    state.apply_action(L.TAKE)
+    assert choices(state, "compact") == [
+        L.KEEP, L.encode_discard(G(10)), L.encode_discard(G(2))]
+    assert choices(state, "coarse") == state.legal_actions()  # keep and 3 discards
+    # The opponent's hidden cards are not in the key.
+    other = setup(game, [0, 1], [[G(2), R(4)], [G(9), R(1)]], G(10))
+    assert state_key(other, "compact") == turn_key
+    other.apply_action(L.TAKE)
+    assert state_key(other, "compact") == state_key(state, "compact")
+    # Whether the opponent's last turn was a stand is: seat 1 stands, or takes the red 7
+    # and puts it back (the same hands and discard top for seat 0's next turn).
+    state.apply_action(L.KEEP)  # the discard pile is empty: a card is flipped (H2)
+    state.apply_action(R(7))
+    stood, took = state.clone(), state.clone()
+    stood.apply_action(L.STAND)
+    took.apply_action(L.TAKE)
+    took.apply_action(L.encode_discard(R(7)))
+    assert int(stood._s[L.S_CUR]) == int(took._s[L.S_CUR]) == 0
+    assert state_key(stood, "coarse") == state_key(took, "coarse")
+    assert state_key(stood, "compact") != state_key(took, "compact")
+    # A pick is no decision at compact: the token worth the most (H6).
+    pick = pyspiel.load_game("han_solo", {"dice": 0, "turns": 1})
+    s = setup(pick, [0, 1], [[G(2), R(2)], [G(9), R(1)]], G(10))
+    s.apply_action(L.STAND)
+    s.apply_action(L.STAND)
+    assert s.legal_actions() == [L.encode_pick(0), L.encode_pick(1)]
+    assert choices(s, "compact") == [L.encode_pick(0)]  # green 5,000 over gold 3,000
 
 
 def test_exact_nash_conv_matches_openspiel():

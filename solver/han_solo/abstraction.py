@@ -12,9 +12,9 @@ Levels:
 - `compact`: a key that saturates on the full deck, with fewer choices at a discard
   (`table_actions`): keep, or put down one of the two cards whose loss leaves the
   best-ranked hands (H4/H5, `features.key_score`). Its key: the hand's total (clipped to
-  +-10), card count, blue 0 and Best pattern flags, turns left, the dice, each other
-  player's hand size and whether their last turn was a stand; at a turn the discard
-  top's value, at a discard the two candidate cards' values (and whether each leaves the
+  +-10), card count, blue 0 and Best pattern flags, turns left, the dice; at a turn also
+  each other player's hand size and whether their last turn was a stand, and the discard
+  top's value; at a discard the two candidate cards' values (and whether each leaves the
   Best hand). A pick is no decision at `compact`: the token worth the most.
 
 Every key also mixes the phase, the seat and the set of legal actions, so a key's block
@@ -268,10 +268,6 @@ def _compact_key(s, h, p, ph):
     h = mix(h, k)
     h = mix(h, blue)
     h = mix(h, 1 if holds_best_pattern(s, p) else 0)
-    for q in range(s[S_NUM_PLAYERS]):
-        if q != p:
-            h = mix(h, s[S_HAND_N + q])
-            h = mix(h, stood_last(s, q))
     if ph == PH_DISCARD:
         first, second, first_best, second_best = best_discards(s, p)
         h = mix(h, 100 if first < 0 else engine.value_of(first))
@@ -279,7 +275,12 @@ def _compact_key(s, h, p, ph):
         h = mix(h, 100 if second < 0 else engine.value_of(second))
         h = mix(h, 1 if second_best else 0)
         return finish(h)
-    # A turn: which of draw, take and stand are legal, and what taking would take.
+    # A turn: the others' hands sizes and stands, which of draw, take and stand are
+    # legal, and what taking would take.
+    for q in range(s[S_NUM_PLAYERS]):
+        if q != p:
+            h = mix(h, s[S_HAND_N + q])
+            h = mix(h, stood_last(s, q))
     h = mix(h, 1 if s[S_PILE_N] > 0 or s[S_DISCARD_N] > 1 else 0)
     top = -1
     if s[S_DISCARD_N] > 0:

@@ -14,6 +14,10 @@ plays against. At each of its decisions it
    seat then following the policy (the continuation, as in solver/evaluation/lbr.py), and
    takes the best.
 
+Its random numbers (the belief's resampling, the rollouts) are seeded by the seed and the
+information state only, so LBR is one fixed strategy: `exact_lbr_value` computes its value
+on a reduced deck's whole tree, which the sampled run must agree with.
+
 LBR is a strategy that sees only its own information, so its mean margin against the
 policy is at most a best response's: with 2 players the mean over its two seats is a
 lower bound on the policy's exploitability (NashConv / 2), up to sampling noise (the 95%
@@ -33,7 +37,7 @@ import spiel_game  # noqa: F401  (registers han_solo)
 from spiel_game.han_solo import engine
 from spiel_game.han_solo.layout import NUM_ACTIONS, PH_CHANCE, PH_TERMINAL, S_CUR, S_PHASE
 
-from solver.evaluation.lbr import DEFAULT_ROLLOUTS, LBRResult
+from solver.evaluation.lbr import DEFAULT_ROLLOUTS, ExactComparison, LBRResult
 from solver.han_solo.abstraction import MAX_CHOICES, state_key
 from solver.han_solo.belief import LogError, posterior
 from solver.han_solo.features import HEURISTIC_NAMES
@@ -148,8 +152,8 @@ def run_lbr(game, policy: int, deals: int, table=None, seed: int = 1,
                     outcomes, odds = zip(*state.chance_outcomes())
                     state.apply_action(int(outcomes[chance.choice(len(odds), p=odds)]))
                 elif int(state._s[S_CUR]) == viewer:
-                    action, _ = lbr_choice(game, state, viewer, policy, table,
-                                           seed * 1_000_003 + d, rollouts, particles, stats)
+                    action, _ = lbr_choice(game, state, viewer, policy, table, seed,
+                                           rollouts, particles, stats)
                     state.apply_action(action)
                 else:
                     probs = opponent.action_probabilities(state)
@@ -162,3 +166,38 @@ def run_lbr(game, policy: int, deals: int, table=None, seed: int = 1,
     name = "table" if policy == TABLE else HEURISTIC_NAMES[policy]
     return LBRResult(name, 2, payoffs, {"particles": particles, **stats}, rollouts, name,
                      time.perf_counter() - start)
+
+
+def exact_lbr_value(tree, policy: int, table=None, seed: int = 1,
+                    rollouts: int = DEFAULT_ROLLOUTS,
+                    particles: int = DEFAULT_PARTICLES) -> ExactComparison:
+    """LBR's exact expected margin against `policy` in each seat on a reduced deck's whole
+    tree (its choice at each of its information states, the policy elsewhere), beside the
+    exact best response's (solver/evaluation/lbr.py's ExactComparison)."""
+    from solver.exact.best_response import best_response, profile_values
+    from solver.exact.cfr import TreeArrays
+    from solver.exact.tree import infoset_states
+    from solver.exact.tree_policy import strategy_from_policy
+
+    start = time.perf_counter()
+    arrays = TreeArrays(tree)
+    strategy = strategy_from_policy(tree, _policy_object(tree.game, policy, table))
+    offsets = tree.action_offsets()
+    on_policy = profile_values(tree, strategy, arrays)
+    states = list(infoset_states(tree))
+    lbr_values, br_values = [], []
+    for seat in range(tree.num_players):
+        mixed = strategy.copy()
+        for index, state in states:
+            if int(tree.infoset_player[index]) != seat:
+                continue
+            action, _ = lbr_choice(tree.game, state, seat, policy, table, seed, rollouts,
+                                   particles)
+            actions = tree.infoset_actions[index].tolist()
+            mixed[offsets[index]:offsets[index + 1]] = 0.0
+            mixed[offsets[index] + actions.index(action)] = 1.0
+        lbr_values.append(float(profile_values(tree, mixed, arrays)[seat]))
+        br_values.append(best_response(tree, strategy, seat, arrays)[0])
+    name = "table" if policy == TABLE else HEURISTIC_NAMES[policy]
+    return ExactComparison(name, tuple(lbr_values), tuple(br_values),
+                           tuple(float(v) for v in on_policy), time.perf_counter() - start)
