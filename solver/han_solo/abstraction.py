@@ -233,18 +233,27 @@ def info_key(s, acts, n, level):
                 h = mix(h, s[S_HAND_N + q])
         h = mix(h, 1 if s[S_PILE_N] > 0 else 0)
         return finish(h)
+    h = _mix_hand(h, s, p, TOTAL_CLIP)
+    h = mix(h, 100 if top < 0 else engine.value_of(top))
+    return finish(h)
+
+
+@njit(**_JIT)
+def _mix_hand(h, s, p, clip):
+    """h extended by p's hand as `coarse` and `compact` see it: the total (clipped to
+    +-clip), the card count, whether it holds a blue 0 and the Best pattern (H4)."""
+    base = S_HAND + p * MAX_HAND
+    k = s[S_HAND_N + p]
     total = 0
     blue = 0
     for i in range(k):
         total += engine.value_of(s[base + i])
         if s[base + i] == 0:
             blue = 1
-    h = mix(h, max(-TOTAL_CLIP, min(TOTAL_CLIP, total)))
+    h = mix(h, max(-clip, min(clip, total)))
     h = mix(h, k)
     h = mix(h, blue)
-    h = mix(h, 1 if holds_best_pattern(s, p) else 0)
-    h = mix(h, 100 if top < 0 else engine.value_of(top))
-    return finish(h)
+    return mix(h, 1 if holds_best_pattern(s, p) else 0)
 
 
 @njit(**_JIT)
@@ -256,18 +265,7 @@ def _compact_key(s, h, p, ph):
     h = mix(h, p)
     h = mix(h, turns_left(s))
     h = mix(h, s[S_DICE])
-    base = S_HAND + p * MAX_HAND
-    k = s[S_HAND_N + p]
-    total = 0
-    blue = 0
-    for i in range(k):
-        total += engine.value_of(s[base + i])
-        if s[base + i] == 0:
-            blue = 1
-    h = mix(h, max(-COMPACT_CLIP, min(COMPACT_CLIP, total)))
-    h = mix(h, k)
-    h = mix(h, blue)
-    h = mix(h, 1 if holds_best_pattern(s, p) else 0)
+    h = _mix_hand(h, s, p, COMPACT_CLIP)
     if ph == PH_DISCARD:
         first, second, first_best, second_best = best_discards(s, p)
         h = mix(h, 100 if first < 0 else engine.value_of(first))

@@ -37,13 +37,14 @@ import spiel_game  # noqa: F401  (registers han_solo)
 from spiel_game.han_solo import engine
 from spiel_game.han_solo.layout import NUM_ACTIONS, PH_CHANCE, PH_TERMINAL, S_CUR, S_PHASE
 
-from solver.evaluation.lbr import DEFAULT_ROLLOUTS, ExactComparison, LBRResult
+from solver.evaluation.lbr import (DEFAULT_ROLLOUTS, ExactComparison, LBRResult,
+                                   mean_and_best, start_values, systematic_pick)
 from solver.han_solo.abstraction import MAX_CHOICES, state_key
 from solver.han_solo.belief import LogError, posterior
 from solver.han_solo.features import HEURISTIC_NAMES
 from solver.han_solo.heuristics import HanSoloHeuristic
 from solver.han_solo.tournament import TABLE, policy_probs, table_arrays
-from solver.sim.rng import next_float, stream_seed
+from solver.sim.rng import stream_seed
 from solver.sim.sampler import sample
 
 _JIT = dict(cache=True, nogil=True)
@@ -65,18 +66,11 @@ def rollout_values(worlds, weights, legal, n, viewer, policy, level, keys, start
     pr = np.empty(NUM_ACTIONS)
     choices = np.empty(MAX_CHOICES, dtype=np.int32)
     ret = np.empty(num_players)
-    rng = np.empty(1, dtype=np.uint64)
-    rng[0] = stream_seed(key, STREAM_HS_LBR_ROLLOUT, 0)
-    offset = next_float(rng)
-    for i in range(n):
-        values[i] = 0.0
+    rng, offset = start_values(key, STREAM_HS_LBR_ROLLOUT, values, n)
     k = 0
     cumulative = weights[0]
     for r in range(rollouts):
-        u = (r + offset) / rollouts
-        while u > cumulative and k < count - 1:
-            k += 1
-            cumulative += weights[k]
+        k, cumulative = systematic_pick(r, rollouts, offset, weights, count, k, cumulative)
         for i in range(n):
             state[:] = worlds[k]
             engine.apply_action(state, legal[i])
@@ -91,12 +85,7 @@ def rollout_values(worlds, weights, legal, n, viewer, policy, level, keys, start
                 engine.apply_action(state, acts[sample(pr, m, rng)])
             engine.returns(state, ret)
             values[i] += ret[viewer]
-    best = 0
-    for i in range(n):
-        values[i] /= rollouts
-        if values[i] > values[best]:
-            best = i
-    return best
+    return mean_and_best(values, n, rollouts)
 
 
 def _policy_object(game, policy: int, table):
