@@ -7,8 +7,10 @@ plays against. At each of its decisions it
 
 1. forms its belief over the other players' hidden cards (their deals, draws and
    redeals) from its own log, by Bayes' rule with the policy's own probabilities
-   (solver/han_solo/belief.py `posterior`: exact while at most `particles` worlds
-   remain, resampled past that);
+   (solver/han_solo/belief.py `replay`: exact while at most `particles` worlds remain,
+   resampled past that; from the last dice match on, `viewer_log`); should the policy
+   give every kept world's history probability 0, the chance odds alone, and should no
+   world be left, the policy's own likeliest action (both counted in the stats);
 2. values each legal action by `rollouts` playouts from worlds drawn from the belief
    (systematic resampling, the same worlds and random streams for every action), every
    seat then following the policy (the continuation, as in solver/evaluation/lbr.py), and
@@ -35,12 +37,13 @@ from numba import njit
 
 import spiel_game  # noqa: F401  (registers han_solo)
 from spiel_game.han_solo import engine
-from spiel_game.han_solo.layout import NUM_ACTIONS, PH_CHANCE, PH_TERMINAL, S_CUR, S_PHASE
+from spiel_game.han_solo.layout import (E_DICE, NUM_ACTIONS, PH_CHANCE, PH_TERMINAL, S_CUR,
+                                        S_PHASE)
 
 from solver.evaluation.lbr import (DEFAULT_ROLLOUTS, ExactComparison, LBRResult,
                                    mean_and_best, start_values, systematic_pick)
 from solver.han_solo.abstraction import MAX_CHOICES, state_key
-from solver.han_solo.belief import LogError, posterior
+from solver.han_solo.belief import LogError, replay
 from solver.han_solo.features import HEURISTIC_NAMES
 from solver.han_solo.heuristics import HanSoloHeuristic
 from solver.han_solo.tournament import TABLE, policy_probs, table_arrays
@@ -88,6 +91,22 @@ def rollout_values(worlds, weights, legal, n, viewer, policy, level, keys, start
     return mean_and_best(values, n, rollouts)
 
 
+def viewer_log(state, viewer: int) -> list[tuple[int, int, int]]:
+    """The log LBR's belief replays: viewer's own (another's private cards hidden), but
+    up to the last dice match with the cards filled in. A match puts every hand face up
+    (H3), so each card another player drew or was dealt before it is then seen, in the
+    discard pile or among the revealed, and every filling consistent with what viewer saw
+    leaves the same worlds after the match (the same hands, pile and discard pile), with
+    the same likelihood ratios for what follows: the true one is used. Without this, a
+    belief resampled before the match may keep no world that the revealed hands agree
+    with."""
+    events = state.events(viewer)
+    full = state.events()
+    match = max((i for i, (kind, _, value) in enumerate(full)
+                 if kind == E_DICE and value == 1), default=-1)
+    return [*full[:match + 1], *events[match + 1:]]
+
+
 def _policy_object(game, policy: int, table):
     return table if policy == TABLE else HanSoloHeuristic(game, HEURISTIC_NAMES[policy])
 
@@ -100,18 +119,26 @@ def lbr_choice(game, state, viewer: int, policy: int, table=None, seed: int = 1,
     HEURISTIC_NAMES index or TABLE with `table` loaded (table_policy.load_table)."""
     stats = {} if stats is None else stats
     opponent = _policy_object(game, policy, table)
-    try:
-        post = posterior(game, state, viewer, opponent, particles, seed)
-    except LogError:
-        # Every world the belief kept gives the policy's choices probability 0 (resampled
-        # away): the chance odds alone (counted).
-        stats["policy_ignored"] = stats.get("policy_ignored", 0) + 1
-        post = posterior(game, state, viewer, None, particles, seed)
-    stats["decisions"] = stats.get("decisions", 0) + 1
-    stats["most_worlds"] = max(stats.get("most_worlds", 0), len(post.worlds))
-    stats["resampled"] = stats.get("resampled", 0) + (not post.exact)
+    events = viewer_log(state, viewer)
     legal = np.array(state.legal_actions(), dtype=np.int32)
     values = np.empty(len(legal))
+    stats["decisions"] = stats.get("decisions", 0) + 1
+    post = None
+    for weigh in (opponent, None):
+        try:
+            post = replay(game, events, viewer, weigh, particles, seed)
+            break
+        except LogError:
+            # Every world the belief kept gives the policy's choices probability 0
+            # (resampled away): the chance odds alone (counted).
+            stats["policy_ignored"] = stats.get("policy_ignored", 0) + (weigh is not None)
+    if post is None:  # belief lost: the policy's likeliest action (counted)
+        stats["lost"] = stats.get("lost", 0) + 1
+        probs = opponent.action_probabilities(state)
+        values[:] = [probs.get(int(a), 0.0) for a in legal]
+        return int(legal[int(np.argmax(values))]), values
+    stats["most_worlds"] = max(stats.get("most_worlds", 0), len(post.worlds))
+    stats["resampled"] = stats.get("resampled", 0) + (not post.exact)
     key = state_key(state, "exact") ^ seed  # the information state's hash (redacted log)
     best = rollout_values(np.array(post.worlds), post.weights, legal, len(legal), viewer,
                           policy, *table_arrays(table), rollouts, key, values)
