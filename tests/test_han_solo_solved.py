@@ -26,7 +26,8 @@ from solver.han_solo.abstraction import (LEVELS, MAX_CHOICES, level_id, state_ke
 from solver.han_solo.features import (CLOSEST_TO_ZERO, DICE_AWARE, HEURISTIC_NAMES,
                                       STAND_ON_ZERO, UNIFORM)
 from solver.han_solo.heuristics import HanSoloHeuristic, heuristics
-from solver.han_solo.lbr import exact_lbr_value, run_lbr
+from solver.han_solo.belief import LogError, replay
+from solver.han_solo.lbr import exact_lbr_value, run_lbr, viewer_log
 from solver.han_solo.mccfr import HanSoloMCCFR
 from solver.han_solo.table_policy import load_table, export_table
 from solver.han_solo.tournament import duplicate_match
@@ -330,3 +331,29 @@ def test_lbr_sampled_value_agrees_with_its_exact_value():
     assert comparison.lbr <= comparison.exact + 1e-9
     sampled = run_lbr(tree.game, UNIFORM, 150, seed=1, rollouts=16).lower_bound()
     assert sampled.contains(comparison.lbr)  # measured: 2.37 +- 0.36 around 2.30
+
+
+def test_lbr_belief_after_a_dice_match():
+    # dice=1: every roll matches (H3), so every hand is shown after the first turns.
+    game = pyspiel.load_game("han_solo", {"dice": 1})
+    rng = np.random.default_rng(3)
+    state = game.new_initial_state()
+    while not (state.current_player() == 0 and int(state._s[L.S_CYCLE]) == 1):
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    log = viewer_log(state, 0)
+    match = [e[0] for e in log].index(L.E_DICE)
+    assert all(e[2] != L.HIDDEN for e in log[:match])  # all shown by the match
+    assert log[match + 1:] == state.events(0)[match + 1:]  # after it, seat 0's own view
+    assert any(e[2] == L.HIDDEN for e in log[match + 1:])  # seat 1's redealt cards
+    # One world kept before the match cannot contradict the revealed hands any more; with
+    # seat 0's own log it does here.
+    uniform = HanSoloHeuristic(game, "uniform")
+    with pytest.raises(LogError, match="dice match"):
+        replay(game, state.events(0), 0, uniform, particles=1, seed=0)
+    post = replay(game, log, 0, uniform, particles=1, seed=0)
+    assert len(post.worlds) == 1
+    assert post.present[L.S_HAND_N] == state._s[L.S_HAND_N]
