@@ -24,11 +24,25 @@ from solver import provenance
 from solver.han_solo.features import HEURISTIC_NAMES
 from solver.han_solo.table_policy import load_table
 from solver.han_solo.tournament import TABLE, duplicate_match
-from solver.reports import csv
+from solver.reports.files import table_files
 
 COLUMNS = ["policy", "opponent", "deals", "margin", "margin_low", "margin_high", "credits",
            "credits_low", "credits_high", "opponent_credits", "win_rate", "win_rate_low",
            "win_rate_high", "table_miss_rate", "seconds"]
+
+
+def flat_row(policy: str, opponent: str, r: dict, seconds: float) -> dict:
+    """One table row (COLUMNS) of a duplicate match's result."""
+    row = {"policy": policy, "opponent": opponent, "deals": r["deals"], "rounds": r["rounds"],
+           "table_misses": r["table_misses"], "table_decisions": r["table_decisions"]}
+    for name in ("margin", "credits", "win_rate"):
+        row.update({name: r[name]["mean"], f"{name}_low": r[name]["low"],
+                    f"{name}_high": r[name]["high"]})
+    row["opponent_credits"] = r["opponent_credits"]["mean"]
+    row["table_miss_rate"] = (r["table_misses"] / r["table_decisions"]
+                              if r["table_decisions"] else None)
+    row["seconds"] = seconds
+    return row
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -61,10 +75,7 @@ def main(argv: list[str] | None = None) -> dict:
         names = [*HEURISTIC_NAMES, None if i is None else f"table:{table_names[i]}"]
         clock = time.perf_counter()
         r = duplicate_match(game, a, b, args.deals, args.seed, table, fallback)
-        row = {"policy": names[a], "opponent": names[b], **r,
-               "table_miss_rate": r["table_misses"] / r["table_decisions"]
-               if r["table_decisions"] else None,
-               "seconds": round(time.perf_counter() - clock, 2)}
+        row = flat_row(names[a], names[b], r, round(time.perf_counter() - clock, 2))
         rows.append(row)
         m, w = r["margin"], r["win_rate"]
         print(f"{names[a]:22s} vs {names[b]:16s} margin {m['mean']:+.3f} "
@@ -86,18 +97,12 @@ def main(argv: list[str] | None = None) -> dict:
                   "iterations": table.header["iterations"], "keys": table.header["keys"],
                   "training_seconds": table.header["seconds"]}
                   for name, path, table in zip(table_names, args.table, tables)],
-              "rows": rows}
+              "columns": COLUMNS, "rows": rows}
     if args.results:
         out = Path(args.results)
         provenance.write_json(out / "han_solo_tournament.json", record)
-        text = csv.table(COLUMNS, [[
-            r["policy"], r["opponent"], r["deals"], *(csv.number(r["margin"][k]) for k in
-                                                      ("mean", "low", "high")),
-            *(csv.number(r["credits"][k]) for k in ("mean", "low", "high")),
-            csv.number(r["opponent_credits"]["mean"]),
-            *(csv.number(r["win_rate"][k]) for k in ("mean", "low", "high")),
-            csv.number(r["table_miss_rate"]), r["seconds"]] for r in rows])
-        provenance.write_atomic(out / "han_solo_tournament.csv", text.encode())
+        for name, data in table_files(record, "han_solo_tournament").items():
+            provenance.write_atomic(out / name, data)
         print(f"wrote {out / 'han_solo_tournament.json'} and .csv")
     if args.out:
         provenance.write_json(args.out, record)

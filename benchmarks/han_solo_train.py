@@ -19,6 +19,7 @@ import time
 import pyspiel
 from _common import add_output_args
 
+from solver.han_solo.abstraction import LEVELS
 from solver.han_solo.mccfr import HanSoloMCCFR
 from solver.han_solo.table_policy import export_table
 
@@ -27,11 +28,16 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--params", type=json.loads, default={"players": 2},
                         help="han_solo parameters as JSON (default %(default)s: full deck)")
-    parser.add_argument("--level", default="coarse", choices=("exact", "fine", "coarse"))
+    parser.add_argument("--level", default="compact", choices=LEVELS)
     parser.add_argument("--seconds", type=float, default=900.0,
                         help="training time budget (default %(default)s)")
     parser.add_argument("--iterations", type=int, default=None,
                         help="stop after this many iterations instead")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads sharing the tables (default %(default)s: deterministic)")
+    parser.add_argument("--rank-utility", action="store_true",
+                        help="train on the hands' comparison (2 players, compact: "
+                             "HanSoloMCCFR's rank_utility)")
     parser.add_argument("--linear", action="store_true",
                         help="linear averaging (iteration t weighs t in the average)")
     parser.add_argument("--current-out", metavar="NPZ",
@@ -41,7 +47,8 @@ def main(argv: list[str] | None = None) -> dict:
     add_output_args(parser)
     args = parser.parse_args(argv)
     game = pyspiel.load_game("han_solo", args.params)
-    solver = HanSoloMCCFR(game, args.level, seed=args.seed, linear=args.linear)
+    solver = HanSoloMCCFR(game, args.level, seed=args.seed, linear=args.linear,
+                          threads=args.threads, rank_utility=args.rank_utility)
     wall = time.perf_counter()
     last = [0.0]
     curve = []
@@ -62,6 +69,7 @@ def main(argv: list[str] | None = None) -> dict:
           f"{solver.seconds:.0f} s (wall {time.perf_counter() - wall:.0f} s)", flush=True)
     if args.out:
         extra = {"curve": curve, "linear_averaging": args.linear,
+                 "rank_utility": args.rank_utility,
                  "training_wall_seconds": round(time.perf_counter() - wall, 1)}
         if args.current_out:
             current = export_table(solver.current(), args.current_out,

@@ -14,16 +14,20 @@ import pytest
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 import spiel_game  # noqa: F401  (registers han_solo)
+from spiel_game.han_solo import engine
 from spiel_game.han_solo import layout as L
 
 from solver.exact.best_response import nash_conv
 from solver.exact.solve import solve
 from solver.exact.tree_policy import tabular_policy
 from solver.han_solo import exact
-from solver.han_solo.abstraction import LEVELS, state_key
+from solver.han_solo.abstraction import (LEVELS, MAX_CHOICES, level_id, state_key,
+                                        table_actions)
 from solver.han_solo.features import (CLOSEST_TO_ZERO, DICE_AWARE, HEURISTIC_NAMES,
                                       STAND_ON_ZERO, UNIFORM)
 from solver.han_solo.heuristics import HanSoloHeuristic, heuristics
+from solver.han_solo.belief import LogError, replay
+from solver.han_solo.lbr import exact_lbr_value, run_lbr, viewer_log
 from solver.han_solo.mccfr import HanSoloMCCFR
 from solver.han_solo.table_policy import load_table, export_table
 from solver.han_solo.tournament import duplicate_match
@@ -154,6 +158,15 @@ def test_dice_aware_weighs_the_match():
     assert probs[L.encode_discard(G(5))] == probs[L.encode_discard(R(3))] > 0
 
 
+def choices(state, level):
+    """The legal actions a table at `level` chooses among (abstraction.table_actions)."""
+    acts = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+    n = engine.legal_actions(state._s, acts)
+    out = np.empty(MAX_CHOICES, dtype=np.int32)
+    m = table_actions(state._s, acts, n, level_id(level), out)
+    return [int(acts[out[i]]) for i in range(m)]
+
+
 def test_abstraction_keys_are_functions_of_the_information_state(tiny_dice_states):
     for level in LEVELS:
         by_info, by_key = {}, collections.defaultdict(set)
@@ -161,10 +174,51 @@ def test_abstraction_keys_are_functions_of_the_information_state(tiny_dice_state
             info = state.information_state_string()
             key = state_key(state, level)
             assert by_info.setdefault(info, key) == key, (level, info)
-            by_key[key].add(len(state.legal_actions()))
+            offered = choices(state, level)
+            assert set(offered) <= set(state.legal_actions())
+            if len(offered) > 1:  # a table entry: its block has one size
+                by_key[key].add(len(offered))
+            if level != "compact":
+                assert offered == state.legal_actions()
         assert all(len(sizes) == 1 for sizes in by_key.values()), level
         if level == "exact":  # perfect recall: one key per information state
-            assert len(by_key) == len(by_info)
+            assert len(set(by_info.values())) == len(by_info)
+
+
+def test_compact_choices_and_key():
+    game = pyspiel.load_game("han_solo", {"dice": 0})
+    # +2 and -4, then the discard's green 10 taken: +8 with three cards. The two best
+    # discards leave -2 (the +10 put down) and +6 (the +2); keep is always offered.
+    state = setup(game, [0, 1], [[G(2), R(4)], [G(3), R(5)]], G(10))
+    turn_key = state_key(state, "compact")
+    assert choices(state, "compact") == [L.DRAW, L.TAKE, L.STAND]
+    state.apply_action(L.TAKE)
+    assert choices(state, "compact") == [
+        L.KEEP, L.encode_discard(G(10)), L.encode_discard(G(2))]
+    assert choices(state, "coarse") == state.legal_actions()  # keep and 3 discards
+    # The opponent's hidden cards are not in the key.
+    other = setup(game, [0, 1], [[G(2), R(4)], [G(9), R(1)]], G(10))
+    assert state_key(other, "compact") == turn_key
+    other.apply_action(L.TAKE)
+    assert state_key(other, "compact") == state_key(state, "compact")
+    # Whether the opponent's last turn was a stand is: seat 1 stands, or takes the red 7
+    # and puts it back (the same hands and discard top for seat 0's next turn).
+    state.apply_action(L.KEEP)  # the discard pile is empty: a card is flipped (H2)
+    state.apply_action(R(7))
+    stood, took = state.clone(), state.clone()
+    stood.apply_action(L.STAND)
+    took.apply_action(L.TAKE)
+    took.apply_action(L.encode_discard(R(7)))
+    assert int(stood._s[L.S_CUR]) == int(took._s[L.S_CUR]) == 0
+    assert state_key(stood, "coarse") == state_key(took, "coarse")
+    assert state_key(stood, "compact") != state_key(took, "compact")
+    # A pick is no decision at compact: the token worth the most (H6).
+    pick = pyspiel.load_game("han_solo", {"dice": 0, "turns": 1})
+    s = setup(pick, [0, 1], [[G(2), R(2)], [G(9), R(1)]], G(10))
+    s.apply_action(L.STAND)
+    s.apply_action(L.STAND)
+    assert s.legal_actions() == [L.encode_pick(0), L.encode_pick(1)]
+    assert choices(s, "compact") == [L.encode_pick(0)]  # green 5,000 over gold 3,000
 
 
 def test_exact_nash_conv_matches_openspiel():
@@ -184,18 +238,17 @@ def test_exact_nash_conv_matches_openspiel():
 
 def test_mccfr_converges_at_perfect_recall_and_tables_round_trip(tmp_path):
     tree = exact.build("tiny")
-    keys = exact.infoset_keys(tree, "exact")
     uniform = exact.exploitability_of(tree, exact.heuristic_strategy(tree, "uniform"))
     solver = HanSoloMCCFR(tree.game, "exact", seed=3)
     solver.train(iterations=2_000)
-    early = exact.exploitability_of(tree, exact.table_strategy(tree, solver, keys))
+    early = exact.exploitability_of(tree, exact.table_strategy(tree, solver))
     solver.train(iterations=18_000)
-    late = exact.exploitability_of(tree, exact.table_strategy(tree, solver, keys))
+    late = exact.exploitability_of(tree, exact.table_strategy(tree, solver))
     assert late["nash_conv"] < early["nash_conv"] < uniform["nash_conv"]
     assert late["nash_conv"] < 0.02 * uniform["nash_conv"]
     assert solver.num_keys <= tree.num_infosets  # never a key no information set has
     # The current strategy (regret matching) is a strategy too, and far from uniform.
-    current = exact.table_strategy(tree, solver.current(), keys)
+    current = exact.table_strategy(tree, solver.current())
     offsets = tree.action_offsets()
     assert np.allclose(np.add.reduceat(current, offsets[:-1]), 1.0)
     assert exact.exploitability_of(tree, current)["nash_conv"] < 0.1 * uniform["nash_conv"]
@@ -210,7 +263,7 @@ def test_mccfr_converges_at_perfect_recall_and_tables_round_trip(tmp_path):
     header = export_table(solver, path, command="test")
     loaded = load_table(path, tree.game)
     assert header["keys"] == len(loaded) == solver.num_keys
-    from_file = exact.table_strategy(tree, solver, keys)
+    from_file = exact.table_strategy(tree, solver)
     offsets = tree.action_offsets()
     for index, state in exact.infoset_states(tree):
         probs = loaded.action_probabilities(state)
@@ -234,3 +287,73 @@ def test_duplicate_tournament():
     assert first["margin"]["mean"] == pytest.approx(
         first["credits"]["mean"] - first["opponent_credits"]["mean"])
     assert duplicate_match(game, DICE_AWARE, UNIFORM, 100, seed=4)["rounds"] == 200
+
+
+def test_compact_mccfr_with_rank_utility_and_threads():
+    tree = exact.build("tiny")
+    uniform = exact.exploitability_of(tree, exact.heuristic_strategy(tree, "uniform"))
+    with pytest.raises(ValueError, match="rank_utility is for 2 players at level compact"):
+        HanSoloMCCFR(tree.game, "coarse", rank_utility=True)
+    with pytest.raises(ValueError, match="threads must be at least 1"):
+        HanSoloMCCFR(tree.game, "compact", threads=0)
+    solver = HanSoloMCCFR(tree.game, "compact", seed=2, rank_utility=True)
+    solver.train(iterations=20_000)
+    # Measured: NashConv 0.0060 after 20,000 iterations (uniform's 7.3): the pot is one
+    # green and one red token, so the sign of the hands' comparison is the margin / 4.
+    assert exact.exploitability_of(tree, exact.table_strategy(tree, solver))[
+        "nash_conv"] < 0.01 * uniform["nash_conv"]
+    # Two threads share the tables: every key is one of the tree's, and it learns
+    # (measured: NashConv 0.030 after 4,000 iterations).
+    shared = HanSoloMCCFR(tree.game, "compact", seed=2, rank_utility=True, threads=2)
+    shared.train(iterations=4_000)
+    assert shared.iterations == 4_000
+    assert shared.num_keys <= len(set(exact.infoset_keys(tree, "compact").tolist()))
+    assert exact.exploitability_of(tree, exact.table_strategy(tree, shared))[
+        "nash_conv"] < 0.1 * uniform["nash_conv"]
+
+
+def test_lbr_beats_uniform_within_the_best_response():
+    tree = exact.build("tiny")
+    best = exact.exploitability_of(tree, exact.heuristic_strategy(tree, "uniform"))
+    result = run_lbr(tree.game, UNIFORM, 150, seed=1, rollouts=16)
+    bound = result.lower_bound()
+    # Measured: +2.37 +- 0.36 (exact LBR value 2.30; the best response's 3.66): LBR wins
+    # clearly and, a lower bound, stays below the exact exploitability.
+    assert bound.low > 1.0
+    assert bound.low < best["exploitability"]
+    assert result.payoffs.shape == (150, 2)
+
+
+@pytest.mark.slow
+def test_lbr_sampled_value_agrees_with_its_exact_value():
+    tree = exact.build("tiny")
+    comparison = exact_lbr_value(tree, UNIFORM, rollouts=16)  # about 1 min
+    assert comparison.lbr <= comparison.exact + 1e-9
+    sampled = run_lbr(tree.game, UNIFORM, 150, seed=1, rollouts=16).lower_bound()
+    assert sampled.contains(comparison.lbr)  # measured: 2.37 +- 0.36 around 2.30
+
+
+def test_lbr_belief_after_a_dice_match():
+    # dice=1: every roll matches (H3), so every hand is shown after the first turns.
+    game = pyspiel.load_game("han_solo", {"dice": 1})
+    rng = np.random.default_rng(3)
+    state = game.new_initial_state()
+    while not (state.current_player() == 0 and int(state._s[L.S_CYCLE]) == 1):
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    log = viewer_log(state, 0)
+    match = [e[0] for e in log].index(L.E_DICE)
+    assert all(e[2] != L.HIDDEN for e in log[:match])  # all shown by the match
+    assert log[match + 1:] == state.events(0)[match + 1:]  # after it, seat 0's own view
+    assert any(e[2] == L.HIDDEN for e in log[match + 1:])  # seat 1's redealt cards
+    # One world kept before the match cannot contradict the revealed hands any more; with
+    # seat 0's own log it does here.
+    uniform = HanSoloHeuristic(game, "uniform")
+    with pytest.raises(LogError, match="dice match"):
+        replay(game, state.events(0), 0, uniform, particles=1, seed=0)
+    post = replay(game, log, 0, uniform, particles=1, seed=0)
+    assert len(post.worlds) == 1
+    assert post.present[L.S_HAND_N] == state._s[L.S_HAND_N]

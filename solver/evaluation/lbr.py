@@ -79,6 +79,40 @@ def advance_belief(buffers, weights, current, count, observed, n_obs, viewer, ba
 
 # Choosing ----------------------------------------------------------------------------------
 
+@njit(inline="always", **_JIT)
+def start_values(key, stream, values, n):
+    """values[:n] = 0 and the rollouts' first random stream (key, stream, 0); returns
+    (rng, systematic resampling's offset)."""
+    for i in range(n):
+        values[i] = 0.0
+    rng = np.empty(1, dtype=np.uint64)
+    rng[0] = stream_seed(key, stream, 0)
+    return rng, next_float(rng)
+
+
+@njit(inline="always", **_JIT)
+def mean_and_best(values, n, rollouts):
+    """values[:n] summed over `rollouts` -> their means; the best action's index."""
+    best = 0
+    for i in range(n):
+        values[i] /= rollouts
+        if values[i] > values[best]:
+            best = i
+    return best
+
+
+@njit(inline="always", **_JIT)
+def systematic_pick(r, rollouts, offset, weights, count, k, cumulative):
+    """Systematic resampling, rollout by rollout: the particle of rollout r (of
+    `rollouts`, a uniform `offset` in [0, 1) for all) given the previous rollout's
+    (k, cumulative weight up to k); returns them for rollout r."""
+    u = (r + offset) / rollouts
+    while u > cumulative and k < count - 1:
+        k += 1
+        cumulative += weights[k]
+    return k, cumulative
+
+
 @njit(**_JIT)
 def lbr_action(particles, particle_weights, count, viewer, bank, policy, continuation,
                rollouts, key, legal, n, values):
@@ -95,18 +129,12 @@ def lbr_action(particles, particle_weights, count, viewer, bank, policy, continu
     roll_legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     roll_probs = np.empty(L.NUM_ACTIONS)
     returns = np.empty(num_players)
-    rng = np.empty(1, dtype=np.uint64)
-    rng[0] = stream_seed(key, STREAM_LBR_ROLLOUT, 0)
-    offset = next_float(rng)
-    for i in range(n):
-        values[i] = 0.0
+    rng, offset = start_values(key, STREAM_LBR_ROLLOUT, values, n)
     k = 0
     cumulative = particle_weights[0]
     for r in range(rollouts):
-        u = (r + offset) / rollouts
-        while u > cumulative and k < count - 1:
-            k += 1
-            cumulative += particle_weights[k]
+        k, cumulative = systematic_pick(r, rollouts, offset, particle_weights, count, k,
+                                        cumulative)
         source = particles[k]
         used = L.S_EVENTS + source[L.S_EVENT_N] * L.EVENT_SIZE
         for i in range(n):
@@ -117,12 +145,7 @@ def lbr_action(particles, particle_weights, count, viewer, bank, policy, continu
                      counts, seat_row, -1)
             engine.returns(state, returns)
             values[i] += returns[viewer]
-    best = 0
-    for i in range(n):
-        values[i] /= rollouts
-        if values[i] > values[best]:
-            best = i
-    return best
+    return mean_and_best(values, n, rollouts)
 
 
 @njit(**_JIT)

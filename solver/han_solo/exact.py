@@ -16,7 +16,7 @@ from spiel_game.han_solo.layout import NUM_ACTIONS
 from solver.exact.best_response import exploitability, nash_conv
 from solver.exact.tree import GameTree, build_tree, infoset_states
 from solver.exact.tree_policy import strategy_from_policy
-from solver.han_solo.abstraction import info_key, level_id
+from solver.han_solo.abstraction import MAX_CHOICES, info_key, level_id, table_probs
 from solver.han_solo.heuristics import HanSoloHeuristic
 from solver.policies.table import average_strategy_rows, row_offsets
 
@@ -57,24 +57,27 @@ def infoset_keys(tree: GameTree, level: str) -> np.ndarray:
     return keys
 
 
-def table_strategy(tree: GameTree, solver, keys: np.ndarray | None = None) -> np.ndarray:
-    """The flat tree strategy of an MCCFR run's average strategy (a key it never saw:
-    uniform)."""
-    if keys is None:
-        keys = infoset_keys(tree, solver.level_name)
+def table_strategy(tree: GameTree, solver) -> np.ndarray:
+    """The flat tree strategy of an MCCFR run's average strategy (or current, see
+    HanSoloMCCFR.current), read as the table policy reads it (abstraction.table_probs:
+    a key it never saw plays uniformly over the level's choices)."""
     table_keys, num_actions, rows, _ = average_strategy_rows(solver)
-    starts = row_offsets(num_actions)
+    starts = row_offsets(num_actions).astype(np.int64)
+    num_actions = num_actions.astype(np.int64)
+    lid = level_id(solver.level_name)
     offsets = tree.action_offsets()
     strategy = np.zeros(int(offsets[-1]))
-    for i in range(tree.num_infosets):
-        n = offsets[i + 1] - offsets[i]
-        j = np.searchsorted(table_keys, keys[i])
-        if j < len(table_keys) and table_keys[j] == keys[i]:
-            if num_actions[j] != n:
-                raise ValueError(f"key of infoset {i} has {num_actions[j]} actions, not {n}")
-            strategy[offsets[i]:offsets[i + 1]] = rows[starts[j]:starts[j] + n]
-        else:
-            strategy[offsets[i]:offsets[i + 1]] = 1.0 / n
+    acts = np.empty(NUM_ACTIONS, dtype=np.int32)
+    choices = np.empty(MAX_CHOICES, dtype=np.int32)
+    out = np.empty(NUM_ACTIONS)
+    for i, state in infoset_states(tree):
+        n = engine.legal_actions(state._s, acts)
+        if n != offsets[i + 1] - offsets[i]:
+            raise ValueError(f"infoset {i}: the engine has {n} legal actions, the tree "
+                             f"{offsets[i + 1] - offsets[i]}")
+        table_probs(state._s, acts, n, lid, table_keys, starts, num_actions, rows, choices,
+                    out)
+        strategy[offsets[i]:offsets[i + 1]] = out[:n]
     return strategy
 
 

@@ -60,7 +60,7 @@ def study(deck: str, *, iterations: int = 10_000, target: float = 1e-3,
             solver = HanSoloMCCFR(game, level, seed=seed)
             solver.train(iterations=mccfr_iterations)
             row(f"mccfr_{level}", "mccfr", exact.exploitability_of(
-                tree, exact.table_strategy(tree, solver, keys)), solver.iterations,
+                tree, exact.table_strategy(tree, solver)), solver.iterations,
                 solver.seconds, keys=solver.num_keys,
                 distinct_keys_in_tree=len(set(keys.tolist())), seed=seed)
     params = {"deck": deck, "players": tree.num_players, **exact.DECKS[deck]}

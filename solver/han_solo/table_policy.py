@@ -56,7 +56,8 @@ def export_table(solver, path: str | Path, max_keys: int | None = None,
 
 
 class HanSoloTablePolicy(policy_lib.Policy):
-    """A loaded table as an OpenSpiel policy; a key not in the table plays uniformly."""
+    """A loaded table as an OpenSpiel policy; a key not in the table plays uniformly over
+    the level's choices (abstraction.table_probs)."""
 
     def __init__(self, game, header: dict, keys, num_actions, probs):
         super().__init__(game, list(range(game.num_players())))
@@ -74,12 +75,10 @@ class HanSoloTablePolicy(policy_lib.Policy):
         s = state._s
         acts = np.empty(NUM_ACTIONS, dtype=np.int32)
         n = engine.legal_actions(s, acts)
-        key = abstraction.info_key(s, acts, n, self.level)
-        j = int(np.searchsorted(self.keys, key))
-        if j < len(self.keys) and self.keys[j] == key and self.num_actions[j] == n:
-            row = self.probs[self.starts[j]:self.starts[j] + n]
-        else:
-            row = np.full(n, 1.0 / n)
+        row = np.empty(NUM_ACTIONS)
+        abstraction.table_probs(s, acts, n, self.level, self.keys, self.starts,
+                                self.num_actions, self.probs,
+                                np.empty(abstraction.MAX_CHOICES, dtype=np.int32), row)
         return {int(acts[i]): float(row[i]) for i in range(n)}
 
 

@@ -22,7 +22,7 @@ from spiel_game.han_solo.layout import (CH_DICE, CH_POT, CH_TIE, NUM_ACTIONS,
                                         S_CHANCE_KIND, S_CUR, S_GOT, S_NUM_PLAYERS,
                                         S_PHASE, S_PILE, S_PILE_N, S_TOKEN_VALUE)
 
-from solver.han_solo.abstraction import info_key
+from solver.han_solo.abstraction import MAX_CHOICES, table_probs
 from solver.han_solo.features import HEURISTIC_NAMES, heuristic_probs
 from solver.sim.rng import next_below, stream_seed
 from solver.sim.sampler import sample
@@ -34,16 +34,27 @@ STREAM_HS_DEAL, STREAM_HS_POT, STREAM_HS_DICE, STREAM_HS_TIE, STREAM_HS_DECISION
 
 
 @njit(**_JIT)
-def _table_probs(s, acts, n, level, keys, starts, num_actions, probs, out):
-    key = info_key(s, acts, n, level)
-    j = np.searchsorted(keys, key)
-    if j < len(keys) and keys[j] == key and num_actions[j] == n:
-        for i in range(n):
-            out[i] = probs[starts[j] + i]
-        return True
-    for i in range(n):
-        out[i] = 1.0 / n
-    return False
+def policy_probs(s, policy, acts, n, level, keys, starts, num_actions, probs, fallback,
+                 choices, out):
+    """Policy `policy`'s probabilities over acts[:n] into out[:n]: a heuristic
+    (HEURISTIC_NAMES index) or TABLE (the table's arrays; a key it lacks: heuristic
+    `fallback`). False on a table miss."""
+    if policy == TABLE:
+        if table_probs(s, acts, n, level, keys, starts, num_actions, probs, choices, out):
+            return True
+        heuristic_probs(s, fallback, acts, n, out)
+        return False
+    heuristic_probs(s, policy, acts, n, out)
+    return True
+
+
+def table_arrays(table) -> tuple:
+    """A loaded table (table_policy.HanSoloTablePolicy, or None) as the compiled
+    functions' (level, keys, starts, num_actions, probs)."""
+    if table is None:
+        return (0, np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
+                np.zeros(1))
+    return (table.level, table.keys, table.starts, table.num_actions, table.probs)
 
 
 @njit(**_JIT)
@@ -56,6 +67,7 @@ def play_deals(initial, seats, first, count, seed, level, keys, starts, num_acti
     n = initial[S_NUM_PLAYERS]
     acts = np.empty(NUM_ACTIONS, dtype=np.int32)
     pr = np.empty(NUM_ACTIONS)
+    choices = np.empty(MAX_CHOICES, dtype=np.int32)
     ret = np.empty(n)
     deck = np.empty(64, dtype=np.int32)
     for d in range(count):
@@ -101,12 +113,9 @@ def play_deals(initial, seats, first, count, seed, level, keys, starts, num_acti
             k = engine.legal_actions(s, acts)
             if seats[p] == TABLE:
                 misses[1] += 1
-                if not _table_probs(s, acts, k, level, keys, starts, num_actions, probs,
-                                    pr):
-                    misses[0] += 1
-                    heuristic_probs(s, fallback, acts, k, pr)
-            else:
-                heuristic_probs(s, seats[p], acts, k, pr)
+            if not policy_probs(s, seats[p], acts, k, level, keys, starts, num_actions,
+                                probs, fallback, choices, pr):
+                misses[0] += 1
             engine.apply_action(s, acts[sample(pr, k, rng_dec)])
         engine.returns(s, ret)
         for q in range(n):
@@ -132,11 +141,7 @@ def duplicate_match(game, a: int, b: int, deals: int, seed: int, table=None,
     `fallback`: the heuristic a table plays where it has no key (0: uniform)."""
     if game.num_players() != 2:
         raise ValueError("duplicate matches are for 2 players")
-    if table is not None:
-        arrays = (table.level, table.keys, table.starts, table.num_actions, table.probs)
-    else:
-        arrays = (0, np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
-                  np.zeros(1))
+    arrays = table_arrays(table)
     misses = np.zeros(2, dtype=np.int64)
     credit = np.zeros((2, deals, 2))
     margin = np.zeros((2, deals, 2))
