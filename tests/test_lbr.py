@@ -154,7 +154,7 @@ def test_lbr_command_reports_the_bound_and_the_exact_value(tmp_path):
     assert record["exact"]["lbr"] <= record["exact"]["exploitability"] + 1e-12
     assert record["exploitability"]["units"] == 100
     bad = CliRunner().invoke(app, ["lbr", "--policy", "table", "--agenda", "exalted_one",
-                                   "--players", "4"])
+                                   "--deck", "small", "--players", "3"])
     assert bad.exit_code != 0 and "no shipped table policy" in bad.output
 
 

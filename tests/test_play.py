@@ -147,10 +147,13 @@ def test_opponents_are_resolved_by_name_with_clear_refusals():
     with pytest.raises(ValueError, match="unknown opponent 'best'; allowed: table, search, "
                                          "uniform"):
         resolve("best", game, 0)
-    with pytest.raises(ValueError, match="no shipped table for 5 players"):
-        resolve("table", load(players=5), 0)
-    with pytest.raises(ValueError, match="no shipped table for 5 players.*which the search "
+    with pytest.raises(ValueError, match="no shipped table for 3 players"):
+        resolve("table", load(players=3, deck="small"), 0)
+    with pytest.raises(ValueError, match="no shipped table for 3 players.*which the search "
                                          "needs as its blueprint"):
+        resolve("search", load(players=3, deck="small"), 0)
+    with pytest.raises(ValueError, match="the search plays up to 3 players, not 5; choose "
+                                         "table"):
         resolve("search", load(players=5), 0)
     for bad in (0, -3, 2.5, True):
         with pytest.raises(ValueError, match="search iterations .*allowed is a whole number"):
@@ -348,7 +351,7 @@ def test_replay_gives_the_same_log_and_refuses_a_line_that_does_not_fit(tmp_path
 def test_bad_play_options_are_refused():
     cases = [(["play", "--seat", "2"], "--seat: 2: allowed is a seat from 0 to 1"),
              (["play", "--seat", "0", "--against", "search", "--players", "5"],
-              "--against: no shipped table for 5 players"),
+              "--against: the search plays up to 3 players, not 5"),
              (["play", "--seat", "0", "--against", "nobody"], "unknown opponent"),
              (["play", "--coach"], "--coach: applies only with --seat"),
              (["play", "--opponent-search-iterations", "4"],

@@ -127,7 +127,7 @@ def test_bad_requests_are_4xx_never_500(client, tmp_path):
         client.post("/api/play/new", json={"players": 9}),
         client.post("/api/play/new", json={"seat": 3}),
         client.post("/api/play/new", json={"against": "search", "players": 5}),
-        client.post("/api/play/new", json={"against": "table", "players": 5}),
+        client.post("/api/play/new", json={"against": "search", "players": 4}),
         client.post("/api/play/new", json={"against": "search",
                                            "opponent_search_iterations": 0}),
         client.post("/api/play/new", json={"coach": True, "coach_search_iterations": 1e6}),
@@ -146,8 +146,8 @@ def test_bad_requests_are_4xx_never_500(client, tmp_path):
     for response in cases:
         assert 400 <= response.status_code < 500, (response.request.url, response.text)
         assert "Traceback" not in response.text and response.json()["detail"]
-    assert "which the search needs as its blueprint" in cases[7].json()["detail"]
-    assert "no shipped table for 5 players" in cases[8].json()["detail"]
+    assert "the search plays up to 3 players, not 5" in cases[7].json()["detail"]
+    assert "the search plays up to 3 players, not 4" in cases[8].json()["detail"]
     assert cases[9].json()["detail"].startswith("opponent_search_iterations: ")
     assert cases[10].json()["detail"].startswith("coach_search_iterations: ")
     assert cases[11].json()["detail"].startswith("search_iterations: ")

@@ -121,6 +121,11 @@ def _search(game, seed: int, search_iterations: int) -> Opponent:
     from solver.search.policy import SearchPolicy
     from solver.search.resolve import SearchLimits
 
+    from solver.hint.advice import SEARCH_MAX_PLAYERS
+
+    if game.num_players() > SEARCH_MAX_PLAYERS:  # as the hint: beyond it the table answers
+        raise ValueError(f"the search plays up to {SEARCH_MAX_PLAYERS} players, not "
+                         f"{game.num_players()}; choose table")
     shipped_files(game, ", which the search needs as its blueprint")
     limits = SearchLimits(iterations=search_iterations, **SEARCH_LIMITS)
     return SearchOpponent(SearchPolicy(game, hint_policies(game), limits, seed=seed), seed)
