@@ -84,7 +84,9 @@ def _check_coverage(data, seeds, rollouts, prior_only=False):
     game = pyspiel.load_game("jabbas_palace", {"players": 2, "deck": "medium"})
     sit = from_mapping(data)
     policies = PolicySet(game, [])  # agenda_expert plays every rollout decision
-    worlds, _ = (log_worlds if sit.log is not None else summary_log_worlds)(sit, game)
+    # and, as in the hint, weighs the opponents' choices in the posterior
+    worlds, _ = (log_worlds if sit.log is not None else summary_log_worlds)(sit, game,
+                                                                           policies)
     if prior_only:
         worlds, _ = prior_worlds(sit, game)
     exact = {}
