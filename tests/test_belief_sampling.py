@@ -176,16 +176,17 @@ def test_merging_on_the_logs_keeps_the_exact_posterior():
 
 
 def test_where_no_table_ships_the_default_heuristic_weighs_the_choices():
-    """4 players (no table): the hint's posterior weighs the opponents' plays by
-    agenda_expert, so it differs from card counting (the same histories by the chance
-    odds alone), and seeded runs agree."""
+    """4 players with no table (a policy set without files, as for a game none ships
+    for): the hint's posterior weighs the opponents' plays by agenda_expert, so it
+    differs from card counting (the same histories by the chance odds alone), and
+    seeded runs agree."""
     from solver.hint.advice import check_game
     from solver.hint.log import prior_worlds
-    from solver.policies.chain import load_policies
+    from solver.policies.chain import PolicySet
 
     sit = from_mapping(FOUR_PLAYERS)
     game = check_game(sit)
-    policies = load_policies(game)
+    policies = PolicySet(game, [])
     assert not policies.paths
     bayes, info = summary_log_worlds(sit, game, policies, complete_within=1024, seed=0)
     prior, _ = prior_worlds(sit, game, complete_within=1024, seed=0)
