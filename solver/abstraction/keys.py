@@ -94,6 +94,7 @@ _TWO_CARDS = _TWO_CARD_KINDS.astype(np.int8)
 _REBEL = int(Side.REBEL)
 _PEEK_OR_SET_ASIDE = int(Effect.PEEK_OR_SET_ASIDE)
 _ELIMINATE_IF_SIDE = int(Effect.ELIMINATE_IF_SIDE)
+_DISCARD_REDRAW = int(Effect.DISCARD_REDRAW)
 _AG_JABBAS_COURT = AG_JABBAS_COURT
 _AG_RESCUE_MISSION = AG_RESCUE_MISSION
 
@@ -755,6 +756,8 @@ def _many_key(s, player, t):
         if (CARD_TABLES[rules, s[L.S_PENDING_CARD], COL_EFFECT] == _PEEK_OR_SET_ASIDE
                 and s[L.S_SET_ASIDE_GONE] == 0):
             mask |= 1
+        if CARD_TABLES[rules, s[L.S_PENDING_CARD], COL_EFFECT] == _DISCARD_REDRAW:
+            mask |= 2 << player  # a classic Prince may choose its own player
         h = _mix(h, mask)
         h = _mix_unseen(h, t, rules)
         h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
