@@ -70,18 +70,10 @@ def _random_stop(game, rng: random.Random):
     """A seeded random round stopped at a random play decision after the round's first
     (tests/conftest.py random_play_stop, which may stop at the first): the state there,
     or None if the round gave none."""
-    from spiel_game import layout as L
 
-    state, stops = game.new_initial_state(), []
-    while not state.is_terminal():
-        p = state.current_player()
-        if p >= 0 and state._s[L.S_PHASE] == L.PH_PLAY:
-            stops.append(state.clone())
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(outcomes, probs)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    from solver.sim.random_round import play_decisions
+
+    stops = [state.clone() for state in play_decisions(game, rng)]
     return rng.choice(stops[1:] or stops) if stops else None
 
 

@@ -26,7 +26,7 @@ from _common import AGENDAS, add_output_args, load_jabba, machine_info, median, 
 from solver.hint import advice as H
 from solver.hint.situation import from_mapping
 from solver.policies.chain import load_policies
-from spiel_game import layout as L
+from solver.sim.random_round import play_decisions
 from spiel_game.events import describe, events
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,16 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def random_log(game, rng: random.Random) -> tuple[int, list[str]] | None:
     """A random round stopped at a play decision: (seat, that seat's event log)."""
-    state, stops = game.new_initial_state(), []
-    while not state.is_terminal():
-        p = state.current_player()
-        if p >= 0 and state._s[L.S_PHASE] == L.PH_PLAY:
-            stops.append((p, [describe(e) for e in events(state._s, p)]))
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(outcomes, probs)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    stops = [(s.current_player(), [describe(e) for e in events(s._s, s.current_player())])
+             for s in play_decisions(game, rng)]
     return rng.choice(stops) if stops else None
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from spiel_game import layout as L
 
+from solver.sim.random_round import play_decisions
 from solver.belief import effective_sample_size, hand_probabilities, posterior
 from solver.hint.log import TREMBLE, _sampled, summary_fits, summary_pattern
 from solver.hint.situation import SituationError, from_mapping, player_summary
@@ -32,15 +33,7 @@ EXACT_BUDGET = 1 << 16
 
 def random_stop(game, rng: random.Random):
     """A random round stopped at a random play decision, or None (the round gave none)."""
-    state, stops = game.new_initial_state(), []
-    while not state.is_terminal():
-        if state.current_player() >= 0 and state._s[L.S_PHASE] == L.PH_PLAY:
-            stops.append(state.clone())
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(rng.choices(outcomes, probs)[0])
-        else:
-            state.apply_action(rng.choice(state.legal_actions()))
+    stops = [state.clone() for state in play_decisions(game, rng)]
     return rng.choice(stops) if stops else None
 
 
