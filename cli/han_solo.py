@@ -206,15 +206,9 @@ def lbr(game, policy: str, deals: int, rollouts: int, particles: int, seed: int,
     players: a lower bound on its exploitability, printed by `print_bound` (the
     command's)."""
     from solver import provenance
+    from solver.han_solo.lbr import run_lbr
     from solver.han_solo.players import resolve
 
-    try:
-        from solver.han_solo.lbr import run_lbr
-    except ImportError:
-        raise typer.BadParameter("han_solo: this version has no local best response "
-                                 "(solver/han_solo/lbr.py); lbr takes --game "
-                                 f"{' or '.join(options.GAMES)}", param_hint="--game"
-                                 ) from None
     _two_players(game, "LBR")
     try:
         player = resolve(policy, game)

@@ -14,6 +14,7 @@ import pytest
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 import spiel_game  # noqa: F401  (registers han_solo)
+from conftest import tree_decision_states
 from spiel_game.han_solo import engine
 from spiel_game.han_solo import layout as L
 
@@ -43,24 +44,9 @@ def R(n):  # noqa: N802  (red -n)
     return L.RED - 1 + n
 
 
-def walk(game):
-    """Every decision state of a (reduced) game."""
-    stack = [game.new_initial_state()]
-    while stack:
-        state = stack.pop()
-        if state.is_terminal():
-            continue
-        if not state.is_chance_node():
-            yield state
-        actions = ([a for a, _ in state.chance_outcomes()] if state.is_chance_node()
-                   else state.legal_actions())
-        for a in actions:
-            stack.append(state.child(a))
-
-
 @pytest.fixture(scope="module")
 def tiny_dice_states():
-    return list(walk(exact.load("tiny_dice")))
+    return [state for state, _ in tree_decision_states(exact.load("tiny_dice"))]
 
 
 def setup(game, pot, hands, flip):

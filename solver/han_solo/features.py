@@ -121,6 +121,18 @@ def _hand_value(cards, k, best, q, random_scores):
     return sc
 
 
+@njit(inline="always", **_JIT)
+def _kept_value(cards, m, best, q, random_scores, closeness):
+    """The value of keeping the m cards: `_hand_value`, or with `closeness` -|total|
+    only, more cards breaking ties (stand on zero)."""
+    if closeness:
+        t = 0
+        for i in range(m):
+            t += engine.value_of(cards[i])
+        return -abs(t) + 0.001 * m
+    return _hand_value(cards, m, best, q, random_scores)
+
+
 @njit(**_JIT)
 def _best_after(cards, k, best, q, random_scores, closeness):
     """The best value of a hand of k cards after discarding one card or none (H2);
@@ -133,13 +145,7 @@ def _best_after(cards, k, best, q, random_scores, closeness):
             if i != skip:
                 tmp[m] = cards[i]
                 m += 1
-        if closeness:
-            t = 0
-            for i in range(m):
-                t += engine.value_of(tmp[i])
-            v = -abs(t) + 0.001 * m
-        else:
-            v = _hand_value(tmp, m, best, q, random_scores)
+        v = _kept_value(tmp, m, best, q, random_scores, closeness)
         if v > top:
             top = v
     return top
@@ -217,13 +223,7 @@ def heuristic_probs(s, kind, acts, n, out):
                     continue
                 tmp[m] = cards[i]
                 m += 1
-            if closeness:
-                t = 0
-                for i in range(m):
-                    t += engine.value_of(tmp[i])
-                vals[a] = -abs(t) + 0.001 * m  # ties: keep more cards
-            else:
-                vals[a] = _hand_value(tmp, m, best, q, random_scores)
+            vals[a] = _kept_value(tmp, m, best, q, random_scores, closeness)
         _spread(vals, n, out)
         return
     # PH_TURN: draw, take the discard, or stand (H2).

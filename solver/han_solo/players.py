@@ -20,9 +20,9 @@ from spiel_game.han_solo import engine
 from spiel_game.han_solo.layout import NUM_ACTIONS
 
 from solver.han_solo.features import CLOSEST_TO_ZERO, HEURISTIC_NAMES
-from solver.han_solo.rollout import policy_probs
 from solver.han_solo.table_policy import HanSoloTablePolicy, load_table
-from solver.han_solo.tournament import TABLE
+from solver.han_solo.abstraction import MAX_CHOICES
+from solver.han_solo.tournament import TABLE, policy_probs, table_arrays
 
 GAME = "han_solo"
 TABLE_NAME = "table"
@@ -75,17 +75,14 @@ class HanSoloPlayer(policy_lib.Policy):
 
     def arrays(self) -> tuple:
         """(level, keys, starts, num_actions, probs) for the compiled kernels."""
-        t = self.table
-        if t is None:
-            return (0, np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
-                    np.zeros(1))
-        return (t.level, t.keys, t.starts, t.num_actions, t.probs)
+        return table_arrays(self.table)
 
     def _probs(self, s) -> tuple[dict[int, float], bool]:
         acts = np.empty(NUM_ACTIONS, dtype=np.int32)
         n = engine.legal_actions(s, acts)
         out = np.zeros(NUM_ACTIONS)
-        found = policy_probs(s, self.kind, acts, n, *self.arrays(), self.heuristic, out)
+        found = policy_probs(s, self.kind, acts, n, *self.arrays(), self.heuristic,
+                             np.empty(MAX_CHOICES, dtype=np.int32), out)
         return {int(acts[i]): float(out[i]) for i in range(n)}, found
 
     def table_row(self, s) -> dict[int, float] | None:

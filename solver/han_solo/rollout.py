@@ -10,45 +10,13 @@ from numba import njit
 from spiel_game.han_solo import engine
 from spiel_game.han_solo.layout import MAX_PLAYERS, NUM_ACTIONS, PH_CHANCE, PH_TERMINAL, S_PHASE
 
-from solver.han_solo.features import heuristic_probs
-from solver.han_solo.tournament import TABLE
-
-# The table lookup is tournament.py's: `policy_probs` (a heuristic, or a table with a
-# heuristic where it has no key) where that module has it, else its `_table_probs`.
-try:
-    from solver.han_solo.tournament import policy_probs as _shared_policy_probs
-except ImportError:
-    _shared_policy_probs = None
-    from solver.han_solo.tournament import _table_probs
+from solver.han_solo.abstraction import MAX_CHOICES
+from solver.han_solo.tournament import TABLE, policy_probs
 from solver.sim.rng import stream_seed
 from solver.sim.sampler import sample
 
 _JIT = dict(cache=True, nogil=True)
 STREAM_HS_HINT = 40  # a han_solo hint's rollouts (index: the rollout)
-
-
-if _shared_policy_probs is not None:
-    @njit(**_JIT)
-    def policy_probs(s, kind, acts, n, level, keys, starts, num_actions, probs, fallback,
-                     out):
-        """tournament.policy_probs, the one lookup of a policy's probabilities."""
-        choices = np.empty(NUM_ACTIONS, dtype=np.int32)
-        return _shared_policy_probs(s, kind, acts, n, level, keys, starts, num_actions,
-                                    probs, fallback, choices, out)
-else:
-    @njit(**_JIT)
-    def policy_probs(s, kind, acts, n, level, keys, starts, num_actions, probs, fallback,
-                     out):
-        """Policy `kind`'s probabilities over acts[:n] into out[:n]: a heuristic, or
-        TABLE (the table's arrays; where it has no key, heuristic `fallback`). False on
-        a table miss. The lookup of this module and players.py, tournament's own."""
-        if kind == TABLE:
-            if _table_probs(s, acts, n, level, keys, starts, num_actions, probs, out):
-                return True
-            heuristic_probs(s, fallback, acts, n, out)
-            return False
-        heuristic_probs(s, kind, acts, n, out)
-        return True
 
 
 @njit(**_JIT)
@@ -58,6 +26,7 @@ def play_out(s, kind, level, keys, starts, num_actions, probs, fallback, rng, co
     decisions, counts[1]: of them misses (played by the fallback)."""
     acts = np.empty(NUM_ACTIONS, dtype=np.int32)
     pr = np.empty(NUM_ACTIONS)
+    choices = np.empty(MAX_CHOICES, dtype=np.int32)
     while s[S_PHASE] != PH_TERMINAL:
         if s[S_PHASE] == PH_CHANCE:
             k = engine.chance_outcomes(s, acts, pr)
@@ -65,7 +34,7 @@ def play_out(s, kind, level, keys, starts, num_actions, probs, fallback, rng, co
             k = engine.legal_actions(s, acts)
             counts[0] += kind == TABLE
             if not policy_probs(s, kind, acts, k, level, keys, starts, num_actions, probs,
-                                fallback, pr):
+                                fallback, choices, pr):
                 counts[1] += 1
         engine.apply_action(s, acts[sample(pr, k, rng)])
 

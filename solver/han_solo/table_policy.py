@@ -6,9 +6,6 @@ row renormalised on load), format "han-solo-table-policy", with this game's keys
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 from pathlib import Path
 
 import numpy as np
@@ -19,18 +16,11 @@ from spiel_game.han_solo.layout import NUM_ACTIONS
 
 from solver import provenance
 from solver.han_solo import abstraction
-from solver.policies.table import average_strategy_rows, decode_keys, encode_keys, row_offsets
+from solver.policies.table import (average_strategy_rows, decode_keys, read_rows, row_offsets,
+                                   write_rows)
 
 FORMAT = "han-solo-table-policy"
 FORMAT_VERSION = 1
-_ARRAYS = ("key_gaps", "num_actions", "probs")
-
-
-def _checksum(arrays: dict[str, np.ndarray]) -> str:
-    digest = hashlib.sha256()
-    for name in _ARRAYS:
-        digest.update(np.ascontiguousarray(arrays[name]).tobytes())
-    return digest.hexdigest()
 
 
 def export_table(solver, path: str | Path, max_keys: int | None = None,
@@ -38,21 +28,13 @@ def export_table(solver, path: str | Path, max_keys: int | None = None,
     """Write an MCCFR run's average strategy (at most `max_keys` keys, the most visited),
     quantised to 8 bits; returns the header."""
     keys, num_actions, rows, pruned = average_strategy_rows(solver, max_keys)
-    probs = np.round(rows * 255).astype(np.uint8)
-    arrays = {"key_gaps": encode_keys(keys), "num_actions": num_actions, "probs": probs}
-    header = {
+    return write_rows(path, keys, num_actions, rows, {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         **provenance.header(solver.game, seconds=solver.seconds, command=command),
         "algorithm": "external-sampling MCCFR (solver/han_solo/mccfr.py)",
         "abstraction": {"level": solver.level_name, "version": abstraction.VERSION},
         "iterations": solver.iterations, "seed": solver.seed, "threads": solver.threads,
-        "keys": len(keys),
-        "quantisation": "uint8, probability x 255 rounded, rows renormalised on load",
-        "checksum_sha256": _checksum(arrays), **pruned, **extra}
-    buffer = io.BytesIO()
-    np.savez_compressed(buffer, header=np.array(json.dumps(header)), **arrays)
-    provenance.write_atomic(path, buffer.getvalue())
-    return header
+    }, {**pruned, **extra})
 
 
 class HanSoloTablePolicy(policy_lib.Policy):
@@ -84,13 +66,7 @@ class HanSoloTablePolicy(policy_lib.Policy):
 
 def load_table(path: str | Path, game) -> HanSoloTablePolicy:
     """Read a table, checking its format, checksum, game and abstraction version."""
-    with np.load(path, allow_pickle=False) as f:
-        header = json.loads(str(f["header"]))
-        arrays = {name: f[name] for name in _ARRAYS}
-    if header.get("format") != FORMAT or header.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{path}: not a {FORMAT} file version {FORMAT_VERSION}")
-    if header["checksum_sha256"] != _checksum(arrays):
-        raise ValueError(f"{path}: checksum mismatch (a damaged file)")
+    header, arrays = read_rows(path, FORMAT, FORMAT_VERSION)
     if header["abstraction"]["version"] != abstraction.VERSION:
         raise ValueError(f"{path}: abstraction version {header['abstraction']['version']}, "
                          f"this code has {abstraction.VERSION}")

@@ -62,7 +62,7 @@ MANY_PLAYERS_PARTICLES = 1024
 
 def particle_budget(players: int) -> int:
     """The hint's posterior budget at a table of `players`."""
-    return SUMMARY_PARTICLES if players <= 3 else min(SUMMARY_PARTICLES, MANY_PLAYERS_PARTICLES)
+    return SUMMARY_PARTICLES if players <= 3 else MANY_PLAYERS_PARTICLES
 # Rollouts stop before their time budget once the card to play is settled (`_card_settled`),
 # but never before this many: the values shown keep intervals of a useful width.
 SETTLE_AFTER = 512

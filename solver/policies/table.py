@@ -115,22 +115,53 @@ def export_policy(solver: MCCFRSolver, path: str | Path, max_keys: int | None = 
     """Write the solver's average strategy (`average_strategy_rows`, at most `max_keys`
     keys), quantised to 8 bits; returns the header."""
     keys, num_actions, rows, pruned = average_strategy_rows(solver, max_keys)
-    probs = np.round(rows * 255).astype(np.uint8)
-    arrays = {"key_gaps": encode_keys(keys), "num_actions": num_actions, "probs": probs}
-    header = {
+    return write_rows(path, keys, num_actions, rows, {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         **provenance.header(solver.game, seconds=solver.seconds),
         "algorithm": "external-sampling MCCFR",
         "abstraction": {"level": _level_name(solver.level),
                         "version": abstraction.VERSION},
         "iterations": solver.iterations, "seed": solver.seed, "threads": solver.threads,
-        "keys": len(keys),
-        "quantisation": "uint8, probability x 255 rounded, rows renormalised on load",
-        "checksum_sha256": _checksum(arrays), **pruned, **extra}
+    }, {**pruned, **extra})
+
+
+def write_rows(path: str | Path, keys, num_actions, rows, head: dict, tail: dict) -> dict:
+    """Write a table file (the layout above) of float rows: its header is `head` (format,
+    provenance, the training), the key count, the quantisation and the checksum, then
+    `tail`; written atomically. Returns the header."""
+    probs = np.round(rows * 255).astype(np.uint8)
+    arrays = {"key_gaps": encode_keys(keys), "num_actions": num_actions, "probs": probs}
+    header = {**head, "keys": len(keys),
+              "quantisation": "uint8, probability x 255 rounded, rows renormalised on load",
+              "checksum_sha256": _checksum(arrays), **tail}
     buffer = io.BytesIO()
     np.savez_compressed(buffer, header=np.array(json.dumps(header)), **arrays)
     write_atomic(path, buffer.getvalue())
     return header
+
+
+def read_rows(path: str | Path, fmt: str = FORMAT, version: int = FORMAT_VERSION
+              ) -> tuple[dict, dict[str, np.ndarray]]:
+    """(header, arrays) of a table file of format `fmt` and `version`, its layout and
+    checksum checked; ValueError saying what is wrong."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+        header = json.loads(str(arrays.pop("header")))
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{path}: not a readable policy file ({err}); it may be truncated "
+                         "or corrupt") from None
+    if header.get("format") != fmt or header.get("format_version") != version:
+        raise ValueError(f"{path}: format {header.get('format')!r} version "
+                         f"{header.get('format_version')!r}, expected {fmt!r} version "
+                         f"{version}; re-solve (or re-export) it with this code")
+    missing = [name for name in _ARRAYS if name not in arrays]
+    if missing:
+        raise ValueError(f"{path}: not a readable policy file (no {', '.join(missing)}); it "
+                         "may be truncated or corrupt")
+    if _checksum(arrays) != header.get("checksum_sha256"):
+        raise ValueError(f"{path}: checksum mismatch: the file is corrupt")
+    return header, arrays
 
 
 def _row_cells(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -212,23 +243,7 @@ class TablePolicy(policy_lib.Policy):
 def load_policy(path: str | Path, game=None) -> TablePolicy:
     """Load and verify a policy file; with `game`, also check it was made for that game
     (without, the policy is for the game its header records)."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-        header = json.loads(str(arrays.pop("header")))
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
-        raise ValueError(f"{path}: not a readable policy file ({err}); it may be truncated "
-                         "or corrupt") from None
-    if header.get("format") != FORMAT or header.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{path}: format {header.get('format')!r} version "
-                         f"{header.get('format_version')!r}, expected {FORMAT!r} version "
-                         f"{FORMAT_VERSION}; re-solve (or re-export) it with this code")
-    missing = [name for name in _ARRAYS if name not in arrays]
-    if missing:
-        raise ValueError(f"{path}: not a readable policy file (no {', '.join(missing)}); it "
-                         "may be truncated or corrupt")
-    if _checksum(arrays) != header.get("checksum_sha256"):
-        raise ValueError(f"{path}: checksum mismatch: the file is corrupt")
+    header, arrays = read_rows(path)
     made_with = header["abstraction"]
     if made_with["level"] not in abstraction.LEVELS or \
             made_with["version"] != abstraction.VERSION:
