@@ -8,6 +8,9 @@ duplicate deals and seat rotation (solver/evaluation/advice_seat.py):
 - `hint`: `HintSeat`, the hint's own pipeline (`advice.answer`) at every play decision
   of the advised seat, with the user's defaults (0.25 s of rollouts; the search up to 3
   players) or exactly --rollouts rollouts per answer (repeatable) and --no-search;
+- `hint-search`: the same hint with its search asked at every table size (the hint's
+  default answers from the table past `SEARCH_MAX_PLAYERS`, 3): what the search adds
+  at 4-6 players, on the same deals;
 - `table`: the shipped table itself, played by the compiled tournament (the same games
   as `PolicySeat` in the harness, tests/test_advice_seat.py), over --table-deals deals;
   also the share of its decisions missing the table in self-play (every seat the table,
@@ -45,7 +48,7 @@ from solver.reports.records import write_merged
 
 COLUMNS = ["players", "agenda", "advice", "opponent", "deals", "margin", "low", "high",
            "match_win_rate"]
-ADVICE = ("hint", "table")
+ADVICE = ("hint", "hint-search", "table")
 OPPONENTS = ("agenda_expert", "table")
 
 
@@ -68,20 +71,22 @@ def _row(players, agenda, advice, opponent, deals, margin, matches, wins, **more
             "match_win_high": wins.high if matches else None, **more}
 
 
-def hint_row(game, agenda, players, opponent, args) -> dict:
+def hint_row(game, agenda, players, opponent, args, advice: str = "hint") -> dict:
     policies = load_policies(game)
     options = {"search": args.search}
+    if advice == "hint-search":
+        options["search_max_players"] = players
     if args.rollouts is not None:
         options["rollouts"] = args.rollouts
     seat = HintSeat(game, policies, seed=args.seed, **options)
     bank = _bank(game, agenda, players, [opponent])
     def progress(done, total):
         if done % 5 == 0 or done == total:
-            print(f"  {players}p {agenda} hint v {opponent}: {done}/{total} "
+            print(f"  {players}p {agenda} {advice} v {opponent}: {done}/{total} "
                   f"({seat.answers} answers)", flush=True)
 
     result = play_advice(game, seat, bank, 0, args.deals, args.matches, args.seed, progress)
-    return _row(players, agenda, "hint", opponent, args.deals, result.margin, args.matches,
+    return _row(players, agenda, advice, opponent, args.deals, result.margin, args.matches,
                 result.match_win_rate, hint_answers=seat.answers, refused=seat.refused,
                 answered_by=seat.sources,
                 other_decisions_by_the_tables=seat.other_decisions,
@@ -167,8 +172,10 @@ def main(argv=None) -> None:
                 for opponent in opponents:
                     if kind == "table" and opponent == "table":
                         continue  # the table against itself: 0 by symmetry
-                    row = (hint_row if kind == "hint" else table_row)(
-                        game, agenda, n, opponent, args)
+                    if kind == "table":
+                        row = table_row(game, agenda, n, opponent, args)
+                    else:
+                        row = hint_row(game, agenda, n, opponent, args, kind)
                     rows.append(row)
                     if args.out:
                         _write(args, rows, started, time.perf_counter() - start)

@@ -126,3 +126,24 @@ def test_the_hint_answers_from_the_many_table_at_4_to_6_players(players, agenda)
     search = answer["policy"]["search"]
     assert not search["used"] and "up to 3 players" in search["reason"]
     assert answer["rollouts"]["from_table"] > 0.9
+
+
+def test_the_hint_searches_past_its_default_table_size_when_asked():
+    # search_max_players (the advice benchmark's `hint-search`): the search answers a
+    # 4-player situation; by default the table does, and says why
+    from solver.hint import advice
+    from solver.hint.request import HintRequest
+    from solver.hint.situation import from_mapping
+    from solver.policies.chain import load_policies
+
+    sit = from_mapping({"players": 4, "agenda": "exalted_one", "seat": 0,
+                        "hand": ["guard", "jabba"]})
+    game = advice.check_game(sit)
+    policies = load_policies(game)
+    limits = dict(rollouts=64, search_iterations=8)
+    plain = advice.answer(HintRequest(sit, game, policies, seed=1, **limits))
+    assert plain.policy["source"] == "table"
+    assert "answers up to 3 players" in plain.policy["search"]["reason"]
+    searched = advice.answer(HintRequest(sit, game, policies, seed=1, search_max_players=4,
+                                         **limits))
+    assert searched.policy["source"] == "search"

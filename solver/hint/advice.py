@@ -45,8 +45,8 @@ from solver.policies.chain import PolicySet, load_policies
 from solver.hint.answer import SCHEMA, SCHEMA_VERSION, HintAnswer  # noqa: F401  (re-exported)
 from solver.hint.choice import Z95, _choose, _standard_error
 from solver.hint.log import log_worlds, prior_worlds, summary_log_worlds
-from solver.hint.request import (HintRequest, MatchContext, OpponentModelUse,  # noqa: F401
-                                 check_game, match_context)
+from solver.hint.request import (SEARCH_MAX_PLAYERS, HintRequest,  # noqa: F401
+                                 MatchContext, OpponentModelUse, check_game, match_context)
 from solver.hint.situation import Situation
 from solver.sim.playout import padded_chains, play_out, reset
 from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, next_float, stream_seed
@@ -68,10 +68,6 @@ def particle_budget(players: int) -> int:
 SETTLE_AFTER = 512
 # The search's share of --search-seconds that it keeps however long the beliefs took.
 MIN_SEARCH_SHARE = 0.25
-# The most players the decision-time search answers for. Past it the table (the blueprint)
-# answers: the search is unsafe with 3+ players and unmeasured at 4-6 (docs/solving.md
-# "Shipped policies", results/advice_by_players.csv).
-SEARCH_MAX_PLAYERS = 3
 
 
 # Compiled rollouts -----------------------------------------------------------------------
@@ -397,7 +393,7 @@ def answer(request: HintRequest) -> HintAnswer:
     if forced is not None:
         return _forced_answer(sit, game, policies, forced, start)
     me = sit.seat
-    search_fits = sit.players <= SEARCH_MAX_PLAYERS
+    search_fits = sit.players <= r.search_max_players
     want_search = search and bool(policies.paths) and search_fits
     weighted, replay = _replayed_worlds(sit, game, policies, prior_only, seed,
                                         merge_logs=True if want_search else None)
@@ -435,7 +431,7 @@ def answer(request: HintRequest) -> HintAnswer:
     elif not policies.paths:
         search_note = "no table (blueprint) ships for this game"
     elif not search_fits:
-        search_note = (f"the search answers up to {SEARCH_MAX_PLAYERS} players; with "
+        search_note = (f"the search answers up to {r.search_max_players} players; with "
                        f"{sit.players} the table (blueprint) answers")
     else:
         limits = r.search_limits

@@ -189,6 +189,12 @@ def _opponent(specs, game, me: int, mode: str, confidence: float) -> OpponentMod
     (seat, model), = models.items()
     return OpponentModelUse(seat, model, mode, confidence)
 
+# The most players the decision-time search answers for by default. Past it the table (the
+# blueprint) answers: the search is unsafe with 3+ players (docs/search.md), and at 4-6
+# players the hint with it is measured against the hint without in
+# results/advice_by_players.csv (rows `hint-search`; docs/solving.md).
+SEARCH_MAX_PLAYERS = 3
+
 
 @dataclasses.dataclass(frozen=True)
 class HintRequest:
@@ -196,8 +202,9 @@ class HintRequest:
     instead of the `seconds` budget (repeatable); `prior_only`: beliefs from the chance
     odds alone, no inference from what the others chose; `search*`: the decision-time
     search's budget (exactly `search_iterations`, or `search_limits`, a SearchLimits)
-    and top; `match`: play for the match (docs/match.md); `opponent`: exploit a model
-    (docs/opponents.md)."""
+    and top; `search_max_players`: the largest table the search answers at (beyond it
+    the table does; a measurement's option); `match`: play for the match
+    (docs/match.md); `opponent`: exploit a model (docs/opponents.md)."""
 
     situation: Situation
     game: object  # the pyspiel game
@@ -213,6 +220,7 @@ class HintRequest:
     search_top: str = "max-margin"
     search_leaves: str = "single"
     search_limits: object = None
+    search_max_players: int = SEARCH_MAX_PLAYERS
     match: MatchContext | None = None
     opponent: OpponentModelUse | None = None
 
