@@ -331,7 +331,8 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
     report_table: a second round-utility table whose value per action the answer carries
     (SearchResult.reported_values) without solving for it. leaves: "single", each
     depth-limit leaf valued by blueprint rollouts; "multi" (2 players, no exploit), the
-    opponent picks at each leaf among continuation strategies (subgame.continuations:
+    opponent picks at each leaf among the blueprint and its biased versions, or with
+    "multi-heuristic" among the blueprint and heuristics (subgame.continuations:
     multi-valued leaves, Brown, Sandholm & Amos 2018), each valued by rollouts."""
     start = time.perf_counter()
     seed = check_seed(seed)
