@@ -300,6 +300,37 @@ def test_biased_multi_valued_leaves_are_no_more_exploitable_on_tiny(tiny_biased,
     assert tiny_biased[top, "multi"] <= tiny_biased[top, "single"] + 1e-9, tiny_biased
 
 
+def test_multi_valued_leaves_cost_no_depth():
+    """At random decisions on the small deck with a node budget that cuts most subgames
+    short, the search with multi-valued leaves reaches the depth the single-valued one
+    does (the leaves' extra values come on top of the budget), with the same leaves,
+    each a choice among the 1 + len(CONTINUATIONS) values where the opponent is in."""
+    from solver.search.resolve import search
+
+    game = load(deck="small", players=2)
+    policies = PolicySet(game, [])
+    limits = SearchLimits(iterations=4, max_nodes=300, rollout_budget=2000)
+    rng = random.Random(11)
+    limited = 0
+    while limited < 6:
+        state = random_play_stop(game, rng, seat=0)
+        if state is None:
+            continue
+        post = my_posterior(game, state._s, 0, policies)
+        found = {leaves: search(game, post.states, post.weights, 0, policies, limits,
+                                seed=2, leaves=leaves).subgame
+                 for leaves in ("single", "multi")}
+        single, multi = found["single"], found["multi"]
+        assert (multi.max_plays, multi.leaves) == (single.max_plays, single.leaves)
+        # a leaf becomes the opponent's choice among 1 + len(CONTINUATIONS) terminals
+        assert (multi.num_nodes - single.num_nodes
+                <= (1 + len(CONTINUATIONS)) * single.leaves)
+        if single.leaves:
+            limited += 1
+            assert multi.leaf_values == 1 + len(CONTINUATIONS)
+            assert multi.num_nodes > single.num_nodes
+
+
 def test_a_search_with_multi_valued_leaves_answers_on_the_full_deck():
     from solver.search.resolve import search
     from test_search import full_deck_decision
