@@ -317,18 +317,42 @@ def test_multi_valued_leaves_cost_no_depth():
         if state is None:
             continue
         post = my_posterior(game, state._s, 0, policies)
-        found = {leaves: search(game, post.states, post.weights, 0, policies, limits,
-                                seed=2, leaves=leaves).subgame
-                 for leaves in ("single", "multi")}
-        single, multi = found["single"], found["multi"]
-        assert (multi.max_plays, multi.leaves) == (single.max_plays, single.leaves)
-        # a leaf becomes the opponent's choice among 1 + len(CONTINUATIONS) terminals
-        assert (multi.num_nodes - single.num_nodes
-                <= (1 + len(CONTINUATIONS)) * single.leaves)
-        if single.leaves:
-            limited += 1
-            assert multi.leaf_values == 1 + len(CONTINUATIONS)
-            assert multi.num_nodes > single.num_nodes
+        for top in ("max-margin", "blend"):  # blend: each leaf twice (two root copies)
+            found = {leaves: search(game, post.states, post.weights, 0, policies, limits,
+                                    seed=2, top=top, leaves=leaves).subgame
+                     for leaves in ("single", "multi")}
+            single, multi = found["single"], found["multi"]
+            assert (multi.max_plays, multi.leaves) == (single.max_plays, single.leaves)
+            # a leaf becomes the opponent's choice among 1 + len(CONTINUATIONS) terminals
+            assert (multi.num_nodes - single.num_nodes
+                    <= 2 * (1 + len(CONTINUATIONS)) * single.leaves)
+            if single.leaves:
+                limited += top == "max-margin"
+                assert multi.leaf_values == 1 + len(CONTINUATIONS)
+                assert multi.num_nodes > single.num_nodes
+
+
+def test_blend_with_multi_valued_leaves_fits_where_its_leaves_fill_the_budget():
+    """Blend expands each root twice, so each leaf twice: its multi-valued leaves are
+    counted as they are built. At this decision of the small deck (Exalted One, the
+    exact study's blueprint, 1,000 nodes) counting them once overflowed the budget and
+    the search fell back to the blueprint (62 of 1,687 information states did)."""
+    from solver.search.exact import infoset_states
+    from solver.search.resolve import search
+    from solver.studies.search_exact import reduced_game
+
+    game = reduced_game("jabbas_palace", "small", 2, "exalted_one")
+    tree = build_tree(game)
+    policies = _mccfr_blueprint(game, 400_000)
+    index, state = next((i, s) for i, s in infoset_states(tree) if i == 24)
+    me = int(tree.infoset_player[index])
+    post = my_posterior(game, state._s, me, policies)
+    limits = SearchLimits(iterations=2, max_nodes=1000)
+    found = {leaves: search(game, post.states, post.weights, me, policies, limits, 1,
+                            "blend", leaves=leaves).subgame for leaves in ("single", "multi")}
+    assert found["multi"].max_plays == found["single"].max_plays == 1
+    assert found["multi"].leaves == found["single"].leaves > 0
+    assert found["multi"].leaf_values == 1 + len(CONTINUATIONS)
 
 
 def test_a_search_with_multi_valued_leaves_answers_on_the_full_deck():

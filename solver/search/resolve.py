@@ -367,7 +367,7 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
                  else limits.max_nodes)
     sub = None
     # The depth is chosen with single-valued leaves; multi-valued leaves come on top of
-    # the node budget (each leaf at most len(leaf_chains) nodes more). Counted within it,
+    # the node budget (their shape counted again at that depth). Counted within it,
     # they cost a ply: on `small` at 1,000 nodes they turned 50 of 1,512 searches from
     # one play deep, the opponent's turn and the gadget with it, into my own turn alone,
     # and doubled or tripled the exploitability (docs/search.md).
@@ -394,8 +394,14 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
             budget = min(budget, int(BUILD_SHARE * left * LEAF_ROLLOUTS_PER_SECOND))
         if leaf_count:  # the leaves' values share a rollout budget: at least one each
             rollouts = int(np.clip(budget // (leaf_count * values), 1, 8 * rollouts))
-        sub = build(chosen, me, bank, chain, max_nodes + len(leaf_chains) * leaf_count,
-                    depth, rollouts, leaf_seed, leaf_chains=leaf_chains, **shape)
+        budget_nodes = max_nodes
+        if leaf_count and leaf_chains:
+            multi_nodes, _ = build(chosen, me, bank, chain, (1 + len(leaf_chains)) * max_nodes,
+                                   depth, 0, leaf_seed, count_only=True,
+                                   leaf_chains=leaf_chains, **shape)
+            budget_nodes = max(max_nodes, multi_nodes)
+        sub = build(chosen, me, bank, chain, budget_nodes, depth, rollouts, leaf_seed,
+                    leaf_chains=leaf_chains, **shape)
         break
     built = time.perf_counter()
     if sub is None:
