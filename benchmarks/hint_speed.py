@@ -44,7 +44,8 @@ def main() -> None:
     parser.add_argument("--situations", type=int, default=20, help="per agenda")
     parser.add_argument("--cli-calls", type=int, default=3)
     parser.add_argument("--search-top", default="max-margin", help="the search's top")
-    parser.add_argument("--search-leaves", default="single", help="single or multi")
+    parser.add_argument("--search-leaves", default="single",
+                        help="single, multi or multi-heuristic")
     add_output_args(parser)
     args = parser.parse_args()
     rng = random.Random(args.seed)

@@ -93,8 +93,10 @@ def register(app: typer.Typer) -> None:
                                 "max-margin-refined or resolve-refined (the gadgets with "
                                 "trembles; docs/search.md)."),
         leaves: str = typer.Option("single", help="Depth-limit leaves, or a comma list (a "
-                                   "row each): single (blueprint rollouts) or multi (the "
-                                   "opponent picks among continuation strategies)."),
+                                   "row each): single (blueprint rollouts), multi (the "
+                                   "opponent picks among the blueprint and its biased "
+                                   "versions) or multi-heuristic (among the blueprint and "
+                                   "three heuristics)."),
         blueprint_level: str | None = typer.Option(
             None, "--blueprint-level", help="Abstraction of the blueprints (default: fine for "
             "Exalted One and My Kind of Scum, coarse for the others, the levels of the "
@@ -179,8 +181,9 @@ def register(app: typer.Typer) -> None:
         top: str = typer.Option("max-margin", help="The subgame's top, as search-exact's; "
                                 "rows of another than max-margin name the policy "
                                 "search-TOP."),
-        leaves: str = typer.Option("single", help="Depth-limit leaves: single or multi "
-                                   "(rows with multi name the policy search-TOP-multi)."),
+        leaves: str = typer.Option("single", help="Depth-limit leaves: single, multi or "
+                                   "multi-heuristic, as search-exact's (rows with multi "
+                                   "leaves name the policy search-TOP-LEAVES)."),
         out: Path = typer.Option(Path("search_full.csv"), "--out", **options.OUTPUT_FILE,
                                  help="CSV file (and a .json sidecar with provenance); "
                                  "an earlier one's rows for other players, agendas, "
@@ -204,8 +207,8 @@ def register(app: typer.Typer) -> None:
         _names(top, TOPS, "--top")
         _names(leaves, LEAVES, "--leaves")
         searcher = "search" if top == "max-margin" else f"search-{top}"
-        if leaves == "multi":
-            searcher = f"search-{top}-multi"
+        if leaves != "single":
+            searcher = f"search-{top}-{leaves}"
         names = _variants(ctx, game_name, agendas)
         limits = dict(iterations=search_iterations, max_nodes=max_nodes,
                       rollout_budget=4000, max_roots=150)

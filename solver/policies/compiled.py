@@ -14,7 +14,10 @@ that for every policy of a `PolicyBank`:
   (tests/test_tournament.py checks this at every decision of random rounds);
 - shipped table policies (solver/policies/table.py): the abstract key of the state, a binary
   search in the policy's sorted keys, the 8-bit row renormalised. A key missing from the
-  table falls back to uniform over the legal actions and is counted as a miss.
+  table falls back to uniform over the legal actions and is counted as a miss;
+- biased twins (`with_biased`): any policy of the bank with its probabilities multiplied
+  by a factor on one class of the legal actions (BIAS_CLASSES) and renormalised, the
+  biased blueprints of depth-limited solving (Brown, Sandholm & Amos 2018).
 
 A bank is a tuple of arrays (numba takes it as one argument); see `PolicyBank.arrays`.
 """
@@ -43,6 +46,26 @@ HEURISTIC_KINDS = {"uniform": UNIFORM, "keep_higher": KEEP_HIGHER, "keep_lower":
                    "card_counter": CARD_COUNTER, "agenda_expert": AGENDA_EXPERT,
                    "classic_expert": CLASSIC_EXPERT}
 assert set(HEURISTIC_KINDS) == set(HEURISTICS), "every heuristic needs a compiled twin"
+
+# Biased twins: the classes of legal actions a twin's factor multiplies (`_bias`). Play
+# decisions only (the card to play: the choice every turn makes, and the one Jabba's
+# Palace's agendas turn on); elsewhere (targets, names, Leia, Lando) no action is in a
+# class and a twin plays its policy unchanged.
+# - higher: play the higher-numbered card, keeping the lower (spends the stronger
+#   effect now; Exalted One and My Kind of Scum reward holding high cards at the end,
+#   Jabba's Court scoring the Palace numbers played);
+# - lower: play the lower-numbered card, keeping the higher (the hold-value side);
+# - knockout: play a card that can put another player out (Guard, C-3PO, Mercenary,
+#   Chewbacca, Rancor, Luke, Jabba; the classic Prince): with 2 players a hit ends the
+#   round at once, whatever the agenda, so it is the aggressive line against the rest.
+# Higher and lower split the play decisions with two numbers; knockout cuts across them.
+BIAS_HIGHER, BIAS_LOWER, BIAS_KNOCKOUT = range(3)
+BIAS_CLASSES = {"higher": BIAS_HIGHER, "lower": BIAS_LOWER, "knockout": BIAS_KNOCKOUT}
+# Brown, Sandholm & Amos 2018 multiplied the biased actions' probabilities by 5.
+BIAS_FACTOR = 5.0
+_KNOCKOUT_EFFECTS = np.array(sorted(int(e) for e in (
+    Effect.GUESS, Effect.GUESS_COUNTER, Effect.COMPARE, Effect.ELIMINATE_IF_SIDE,
+    Effect.ELIMINATE_LOWEST, Effect.DISCARD_REDRAW)), dtype=np.int64)
 
 # policy_probs' answer: where the probabilities came from.
 FROM_RULE, FROM_TABLE, TABLE_MISS = 0, 1, 2
@@ -426,13 +449,68 @@ def _uniform(n, out):
 
 
 @njit(**_JIT)
+def in_bias_class(s, bias_class, legal, n, member):
+    """member[i]: legal[i] is in the class (BIAS_CLASSES); returns how many are."""
+    count = 0
+    for i in range(n):
+        member[i] = False
+    if s[L.S_PHASE] != L.PH_PLAY:
+        return 0
+    cards = CARD_TABLES[s[L.S_RULES]]
+    low, high = 1 << 30, -1
+    for i in range(n):
+        number = cards[legal[i] - L.PLAY, COL_NUMBER]
+        low, high = min(low, number), max(high, number)
+    for i in range(n):
+        card = legal[i] - L.PLAY
+        number = cards[card, COL_NUMBER]
+        if bias_class == BIAS_HIGHER:
+            member[i] = number == high and low < high
+        elif bias_class == BIAS_LOWER:
+            member[i] = number == low and low < high
+        elif bias_class == BIAS_KNOCKOUT:
+            for effect in _KNOCKOUT_EFFECTS:
+                if cards[card, COL_EFFECT] == effect:
+                    member[i] = True
+        count += member[i]
+    return count
+
+
+@njit(**_JIT)
+def _bias(s, bias_class, factor, legal, n, out):
+    """out[:n] times `factor` on the class's actions, renormalised (no action of the
+    class, or none the policy plays: unchanged)."""
+    member = np.empty(n, dtype=np.bool_)
+    if in_bias_class(s, bias_class, legal, n, member) == 0:
+        return
+    total = 0.0
+    for i in range(n):
+        if member[i]:
+            out[i] *= factor
+        total += out[i]
+    for i in range(n):
+        out[i] /= total
+
+
+@njit(**_JIT)
 def policy_probs(s, player, policy, bank, legal, n, out):
     """Fill out[:n] with `policy`'s probabilities of legal[:n] at s, for `player`.
 
     Returns FROM_RULE (a heuristic), FROM_TABLE, or TABLE_MISS (key not in the table:
-    uniform). `bank` is `PolicyBank.arrays()`.
+    uniform). A biased twin answers as its base policy, then biases (a miss stays
+    uniform: the chain tries its next policy). `bank` is `PolicyBank.arrays()`.
     """
-    kinds, levels, key_start, keys, offsets, num_actions, probs = bank
+    base, bias_class, bias_factor = bank[7], bank[8], bank[9]
+    source = _plain_probs(s, player, base[policy], bank, legal, n, out)
+    if bias_class[policy] >= 0 and source != TABLE_MISS:
+        _bias(s, bias_class[policy], bias_factor[policy], legal, n, out)
+    return source
+
+
+@njit(**_JIT)
+def _plain_probs(s, player, policy, bank, legal, n, out):
+    """policy_probs of a policy that is not a biased twin."""
+    kinds, levels, key_start, keys, offsets, num_actions, probs, _, _, _ = bank
     kind = kinds[policy]
     if kind != TABLE:
         mask = np.empty(n, dtype=np.bool_)
@@ -480,10 +558,26 @@ class PolicyBank:
     probs: np.ndarray  # uint8: probability x 255, renormalised when read
     headers: list[dict | None]  # a table's file header, None for a heuristic
     specs: list[str]  # what each policy was made from: a heuristic name or a file path
+    # Biased twins (`with_biased`): policy i answers as policy base[i] (itself but for a
+    # twin), with bias_factor[i] on the class bias_class[i] (-1: no bias).
+    base: np.ndarray | None = None  # int32 per policy
+    bias_class: np.ndarray | None = None  # int32 per policy
+    bias_factor: np.ndarray | None = None  # float64 per policy
+
+    def __post_init__(self):
+        count = len(self.kinds)
+        if self.base is None:
+            self.base = np.arange(count, dtype=np.int32)
+        if self.bias_class is None:
+            self.bias_class = np.full(count, -1, dtype=np.int32)
+        if self.bias_factor is None:
+            self.bias_factor = np.ones(count)
+        if not len(self.base) == len(self.bias_class) == len(self.bias_factor) == count:
+            raise ValueError("base, bias_class and bias_factor need one entry per policy")
 
     def arrays(self) -> tuple:
         return (self.kinds, self.levels, self.key_start, self.keys, self.offsets,
-                self.num_actions, self.probs)
+                self.num_actions, self.probs, self.base, self.bias_class, self.bias_factor)
 
     def index(self, name: str) -> int:
         return self.names.index(name)
@@ -536,6 +630,41 @@ def build_bank(specs: list[str], game, labels: list[str] | None = None) -> Polic
                       joined(key_parts, np.int64), joined(offset_parts, np.int64),
                       joined(count_parts, np.uint8), joined(prob_parts, np.uint8), headers,
                       list(specs))
+
+
+def with_biased(bank: PolicyBank, chain, classes, factor: float = BIAS_FACTOR
+                ) -> tuple[PolicyBank, tuple]:
+    """(a wider bank, chains): `bank` with, for each class name of `classes`
+    (BIAS_CLASSES), a biased twin of every policy of `chain` after its policies, and
+    each class's chain of twins (the same order: what `chain` plays, biased). No table
+    is copied: a twin reads its base policy's rows."""
+    wrong = [c for c in classes if c not in BIAS_CLASSES]
+    if wrong:
+        raise ValueError(f"bias classes {wrong}: allowed are {', '.join(BIAS_CLASSES)}")
+    if not factor > 0:
+        raise ValueError(f"bias factor {factor}: it must be positive")
+    chain = [int(c) for c in chain]
+    if any(bank.bias_class[j] >= 0 for j in chain):
+        raise ValueError("the chain to bias holds a biased twin already")
+    twins = [(c, j) for c in classes for j in chain]
+    count = len(bank.names)
+    wider = PolicyBank(
+        bank.names + [f"{bank.names[j]}+{c}" for c, j in twins],
+        np.concatenate([bank.kinds, [bank.kinds[j] for _, j in twins]]).astype(np.int32),
+        np.concatenate([bank.levels, [bank.levels[j] for _, j in twins]]).astype(np.int32),
+        # a twin's own key range is empty: it reads its base's (policy_probs)
+        np.concatenate([bank.key_start, np.full(len(twins), bank.key_start[-1])]
+                       ).astype(np.int64),
+        bank.keys, bank.offsets, bank.num_actions, bank.probs,
+        bank.headers + [bank.headers[j] for _, j in twins],
+        bank.specs + [f"{bank.specs[j]}+{c}" for c, j in twins],
+        np.concatenate([bank.base, [bank.base[j] for _, j in twins]]).astype(np.int32),
+        np.concatenate([bank.bias_class, [BIAS_CLASSES[c] for c, _ in twins]]
+                       ).astype(np.int32),
+        np.concatenate([bank.bias_factor, np.full(len(twins), float(factor))]))
+    chains = tuple(tuple(count + k * len(chain) + i for i in range(len(chain)))
+                   for k in range(len(classes)))
+    return wider, chains
 
 
 def probabilities(bank: PolicyBank, policy: int, s: np.ndarray, player: int

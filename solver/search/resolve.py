@@ -76,7 +76,9 @@ class SearchLimits:
     max_nodes: int = 100_000
     max_roots: int = 400  # order-1 roots and the heaviest order-2 roots
     leaf_rollouts: int = 8  # per leaf, at most 8x this; fewer where leaves are many:
-    rollout_budget: int = 40_000  # rollouts shared by all leaves
+    # rollouts shared by all leaves, for each of a multi-valued leaf's values (a timed
+    # search: also what time allows, shared by all leaves and values)
+    rollout_budget: int = 40_000
     max_particles: int = 4096
 
     def __post_init__(self):
@@ -331,7 +333,8 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
     report_table: a second round-utility table whose value per action the answer carries
     (SearchResult.reported_values) without solving for it. leaves: "single", each
     depth-limit leaf valued by blueprint rollouts; "multi" (2 players, no exploit), the
-    opponent picks at each leaf among continuation strategies (subgame.continuations:
+    opponent picks at each leaf among the blueprint and its biased versions, or with
+    "multi-heuristic" among the blueprint and heuristics (subgame.continuations:
     multi-valued leaves, Brown, Sandholm & Amos 2018), each valued by rollouts."""
     start = time.perf_counter()
     seed = check_seed(seed)
@@ -363,6 +366,11 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
     max_nodes = (min(limits.max_nodes, int(limits.seconds * NODES_PER_SECOND)) if timed
                  else limits.max_nodes)
     sub = None
+    # The depth is chosen with single-valued leaves; multi-valued leaves come on top of
+    # the node budget (their shape counted again at that depth). Counted within it,
+    # they cost a ply: on `small` at 1,000 nodes they turned 50 of 1,512 searches from
+    # one play deep, the opponent's turn and the gadget with it, into my own turn alone,
+    # and doubled or tripled the exploitability (docs/search.md).
     for depth, cut_chance in DEPTHS:
         own_turn = (depth, cut_chance) == OWN_TURN
         if timed and not own_turn and time.perf_counter() > start + PROBE_SHARE * limits.seconds:
@@ -370,21 +378,30 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
         chosen = _order1(root_set) if own_turn else root_set
         # no opponent decides in my own turn: nothing for a gadget to guard
         shape = dict(top="unsafe" if own_turn else top, cut_chance=cut_chance,
-                     round_table=round_table, report_table=report_table,
-                     leaf_chains=leaf_chains, **model)
+                     round_table=round_table, report_table=report_table, **model)
         try:
             _, leaf_count = build(chosen, me, bank, chain, max_nodes, depth, 0,
                                   leaf_seed, count_only=True, **shape)
         except SubgameTooLarge:
             continue
-        rollouts, budget = limits.leaf_rollouts, limits.rollout_budget
+        # Each value of a leaf is as precise as a single-valued leaf's (with four values
+        # sharing the budget, rollout noise alone, four copies of the blueprint as the
+        # continuations, cost 0.002 in Exalted One on `small`: docs/search.md), unless
+        # time allows fewer: then the leaves' values share what it allows.
+        rollouts, budget = limits.leaf_rollouts, limits.rollout_budget * values
         if timed:
             left = max(deadline - time.perf_counter(), 0.0)
             budget = min(budget, int(BUILD_SHARE * left * LEAF_ROLLOUTS_PER_SECOND))
         if leaf_count:  # the leaves' values share a rollout budget: at least one each
             rollouts = int(np.clip(budget // (leaf_count * values), 1, 8 * rollouts))
-        sub = build(chosen, me, bank, chain, max_nodes, depth, rollouts, leaf_seed,
-                    **shape)
+        budget_nodes = max_nodes
+        if leaf_count and leaf_chains:
+            multi_nodes, _ = build(chosen, me, bank, chain, (1 + len(leaf_chains)) * max_nodes,
+                                   depth, 0, leaf_seed, count_only=True,
+                                   leaf_chains=leaf_chains, **shape)
+            budget_nodes = max(max_nodes, multi_nodes)
+        sub = build(chosen, me, bank, chain, budget_nodes, depth, rollouts, leaf_seed,
+                    leaf_chains=leaf_chains, **shape)
         break
     built = time.perf_counter()
     if sub is None:

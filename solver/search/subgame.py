@@ -550,10 +550,14 @@ TOPS = (*MODES, *REFINED)
 # (docs/search.md, small deck, Exalted One): 0.1 keeps the search at its blueprint; 0.5
 # doubles its exploitability, and so does trembling every opponent decision (0.05).
 REFINE_TREMBLE = 0.1
-# Multi-valued leaves: the opponent's continuation strategies after the blueprint (bank
-# heuristics, biased toward keeping high cards, low cards, and by counting cards).
-CONTINUATIONS = ("keep_higher", "keep_lower", "card_counter")
-LEAVES = ("single", "multi")
+# Multi-valued leaves: the opponent's continuation strategies after the blueprint.
+# "multi": the blueprint biased toward each class of plays (solver/policies/compiled.py
+# BIAS_CLASSES, x BIAS_FACTOR; Brown, Sandholm & Amos 2018); "multi-heuristic": the
+# bank's heuristics (keeping high cards, low cards, counting cards), the first version,
+# kept for comparison (docs/search.md).
+CONTINUATIONS = ("higher", "lower", "knockout")
+HEURISTIC_CONTINUATIONS = ("keep_higher", "keep_lower", "card_counter")
+LEAVES = ("single", "multi", "multi-heuristic")
 # BLEND's weight of the resolve game against the unsafe one (lambda: the unsafe copy has
 # 1 / (1 + lambda) of the top). Measured on the small deck, Exalted One (docs/search.md):
 # lambda 0.5, 0.7, 1, 1.5, 3: exploitability 0.0173, 0.0152, 0.0154, 0.0152, 0.0194 (the
@@ -567,27 +571,36 @@ _LEAF_SALT = 0x5BE0CD19137E2179  # a leaf's choice of continuation apart from re
 
 
 def continuations(policies, leaves: str = "single") -> tuple[object, tuple]:
-    """(bank, leaf chains) of the multi-valued leaves: `policies`' bank with the
-    CONTINUATIONS heuristics after its policies (no table copied), and the chains the
-    opponent picks from at a leaf, the blueprint chain first; "single": (bank, ())."""
-    from solver.policies.compiled import HEURISTIC_KINDS, PolicyBank
+    """(bank, leaf chains) of the multi-valued leaves, the chains the opponent picks from
+    at a leaf, the blueprint chain first, then: "multi", the blueprint chain biased
+    toward each of CONTINUATIONS (its biased twins after `policies`' bank,
+    compiled.with_biased); "multi-heuristic", the HEURISTIC_CONTINUATIONS (after the
+    bank, no table copied). "single": (bank, ())."""
+    from solver.policies.compiled import HEURISTIC_KINDS, PolicyBank, with_biased
 
     if leaves not in LEAVES:
         raise ValueError(f"leaves {leaves!r}: allowed are {', '.join(LEAVES)}")
     bank = policies.bank
     if leaves == "single":
         return bank, ()
-    extra = len(CONTINUATIONS)
+    blueprint = (tuple(int(j) for j in policies.chain),)
+    if leaves == "multi":
+        wider, biased = with_biased(bank, policies.chain, CONTINUATIONS)
+        return wider, blueprint + biased
+    extra = len(HEURISTIC_CONTINUATIONS)
+    count = len(bank.names)
     wider = PolicyBank(
-        bank.names + list(CONTINUATIONS),
-        np.concatenate([bank.kinds, [HEURISTIC_KINDS[c] for c in CONTINUATIONS]]).astype(
-            np.int32),
+        bank.names + list(HEURISTIC_CONTINUATIONS),
+        np.concatenate([bank.kinds, [HEURISTIC_KINDS[c] for c in HEURISTIC_CONTINUATIONS]]
+                       ).astype(np.int32),
         np.concatenate([bank.levels, np.full(extra, -1)]).astype(np.int32),
         np.concatenate([bank.key_start, np.full(extra, bank.key_start[-1])]).astype(np.int64),
         bank.keys, bank.offsets, bank.num_actions, bank.probs,
-        bank.headers + [None] * extra, bank.specs + list(CONTINUATIONS))
-    first = len(bank.names)
-    return wider, (tuple(policies.chain),) + tuple((first + j,) for j in range(extra))
+        bank.headers + [None] * extra, bank.specs + list(HEURISTIC_CONTINUATIONS),
+        np.concatenate([bank.base, count + np.arange(extra)]).astype(np.int32),
+        np.concatenate([bank.bias_class, np.full(extra, -1)]).astype(np.int32),
+        np.concatenate([bank.bias_factor, np.ones(extra)]))
+    return wider, blueprint + tuple((count + j,) for j in range(extra))
 
 
 def build(roots_: Roots, me: int, bank, chain, max_nodes: int, max_plays: int,
