@@ -192,7 +192,7 @@ def _opponent(specs, game, me: int, mode: str, confidence: float) -> OpponentMod
 # The most players the decision-time search answers for by default. Past it the table (the
 # blueprint) answers: the search is unsafe with 3+ players (docs/search.md), and at 4
 # players it measured no gain over the table's answer at 3-4x the time (paired over 40
-# deals: +0.000 +- 0.082; docs/solving.md, "The search at 4 players").
+# deals: +0.000 +- 0.082; docs/solving.md "Shipped policies", the search at 4 players).
 SEARCH_MAX_PLAYERS = 3
 
 
