@@ -583,6 +583,23 @@ class PolicyBank:
     def index(self, name: str) -> int:
         return self.names.index(name)
 
+    def extended(self, names: list[str], kinds, levels, headers: list, specs: list[str],
+                 base, bias_class, bias_factor) -> PolicyBank:
+        """This bank with policies appended that own no keys (a heuristic, or a twin
+        reading its base's rows): one entry per new policy in each argument."""
+        count = len(names)
+        return PolicyBank(
+            self.names + list(names),
+            np.concatenate([self.kinds, kinds]).astype(np.int32),
+            np.concatenate([self.levels, levels]).astype(np.int32),
+            np.concatenate([self.key_start, np.full(count, self.key_start[-1])]
+                           ).astype(np.int64),
+            self.keys, self.offsets, self.num_actions, self.probs,
+            self.headers + list(headers), self.specs + list(specs),
+            np.concatenate([self.base, base]).astype(np.int32),
+            np.concatenate([self.bias_class, bias_class]).astype(np.int32),
+            np.concatenate([self.bias_factor, bias_factor]).astype(np.float64))
+
 
 def is_policy_file(name: str) -> bool:
     return name.endswith(".npz")
@@ -649,20 +666,12 @@ def with_biased(bank: PolicyBank, chain, classes, factor: float = BIAS_FACTOR
         raise ValueError("the chain to bias holds a biased twin already")
     twins = [(c, j) for c in classes for j in chain]
     count = len(bank.names)
-    wider = PolicyBank(
-        bank.names + [f"{bank.names[j]}+{c}" for c, j in twins],
-        np.concatenate([bank.kinds, [bank.kinds[j] for _, j in twins]]).astype(np.int32),
-        np.concatenate([bank.levels, [bank.levels[j] for _, j in twins]]).astype(np.int32),
-        # a twin's own key range is empty: it reads its base's (policy_probs)
-        np.concatenate([bank.key_start, np.full(len(twins), bank.key_start[-1])]
-                       ).astype(np.int64),
-        bank.keys, bank.offsets, bank.num_actions, bank.probs,
-        bank.headers + [bank.headers[j] for _, j in twins],
-        bank.specs + [f"{bank.specs[j]}+{c}" for c, j in twins],
-        np.concatenate([bank.base, [bank.base[j] for _, j in twins]]).astype(np.int32),
-        np.concatenate([bank.bias_class, [BIAS_CLASSES[c] for c, _ in twins]]
-                       ).astype(np.int32),
-        np.concatenate([bank.bias_factor, np.full(len(twins), float(factor))]))
+    # a twin's own key range is empty: it reads its base's (policy_probs)
+    wider = bank.extended(
+        [f"{bank.names[j]}+{c}" for c, j in twins], [bank.kinds[j] for _, j in twins],
+        [bank.levels[j] for _, j in twins], [bank.headers[j] for _, j in twins],
+        [f"{bank.specs[j]}+{c}" for c, j in twins], [bank.base[j] for _, j in twins],
+        [BIAS_CLASSES[c] for c, _ in twins], np.full(len(twins), float(factor)))
     chains = tuple(tuple(count + k * len(chain) + i for i in range(len(chain)))
                    for k in range(len(classes)))
     return wider, chains

@@ -576,7 +576,7 @@ def continuations(policies, leaves: str = "single") -> tuple[object, tuple]:
     toward each of CONTINUATIONS (its biased twins after `policies`' bank,
     compiled.with_biased); "multi-heuristic", the HEURISTIC_CONTINUATIONS (after the
     bank, no table copied). "single": (bank, ())."""
-    from solver.policies.compiled import HEURISTIC_KINDS, PolicyBank, with_biased
+    from solver.policies.compiled import HEURISTIC_KINDS, with_biased
 
     if leaves not in LEAVES:
         raise ValueError(f"leaves {leaves!r}: allowed are {', '.join(LEAVES)}")
@@ -589,17 +589,10 @@ def continuations(policies, leaves: str = "single") -> tuple[object, tuple]:
         return wider, blueprint + biased
     extra = len(HEURISTIC_CONTINUATIONS)
     count = len(bank.names)
-    wider = PolicyBank(
-        bank.names + list(HEURISTIC_CONTINUATIONS),
-        np.concatenate([bank.kinds, [HEURISTIC_KINDS[c] for c in HEURISTIC_CONTINUATIONS]]
-                       ).astype(np.int32),
-        np.concatenate([bank.levels, np.full(extra, -1)]).astype(np.int32),
-        np.concatenate([bank.key_start, np.full(extra, bank.key_start[-1])]).astype(np.int64),
-        bank.keys, bank.offsets, bank.num_actions, bank.probs,
-        bank.headers + [None] * extra, bank.specs + list(HEURISTIC_CONTINUATIONS),
-        np.concatenate([bank.base, count + np.arange(extra)]).astype(np.int32),
-        np.concatenate([bank.bias_class, np.full(extra, -1)]).astype(np.int32),
-        np.concatenate([bank.bias_factor, np.ones(extra)]))
+    wider = bank.extended(
+        list(HEURISTIC_CONTINUATIONS), [HEURISTIC_KINDS[c] for c in HEURISTIC_CONTINUATIONS],
+        np.full(extra, -1), [None] * extra, list(HEURISTIC_CONTINUATIONS),
+        count + np.arange(extra), np.full(extra, -1), np.ones(extra))
     return wider, blueprint + tuple((count + j,) for j in range(extra))
 
 
