@@ -1,7 +1,8 @@
 """The hint with and without its search, deal by deal: what the search adds at a table size.
 
-Both seats (solver/evaluation/advice_seat.py `HintSeat`: the hint's defaults, and the same
-hint asked to search at this size, `search_max_players`) play the same duplicate deals
+Both seats (solver/evaluation/advice_seat.py `HintSeat`: the hint answering from the table
+and the same hint searching, its `search_max_players` below and at this size) play the
+same duplicate deals
 and seatings against n - 1 `agenda_expert` seats; printed: each one's margin (tokens per
 round, 95% interval) and the paired difference, deal by deal. Nothing is written.
 
@@ -37,8 +38,8 @@ def main(argv=None) -> None:
     labels, specs = resolve_policies(["agenda_expert"], "full", args.agenda, args.players)
     bank = build_bank(specs, game, labels)
     margins = {}
-    for name, options in (("hint", {}), ("hint, searching", {"search_max_players":
-                                                                 args.players})):
+    for name, options in (("hint", {"search_max_players": args.players - 1}),
+                          ("hint, searching", {"search_max_players": args.players})):
         seat = HintSeat(game, policies, seed=args.seed, **options)
         start = time.perf_counter()
         result = play_advice(game, seat, bank, 0, args.deals, 0, args.seed)
