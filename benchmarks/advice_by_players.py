@@ -6,11 +6,11 @@ shipped table of the game, misses played uniformly as in `jabba tournament`), wi
 duplicate deals and seat rotation (solver/evaluation/advice_seat.py):
 
 - `hint`: `HintSeat`, the hint's own pipeline (`advice.answer`) at every play decision
-  of the advised seat, with the user's defaults (0.25 s of rollouts; the search up to 3
+  of the advised seat, with the user's defaults (0.25 s of rollouts; the search with 2
   players) or exactly --rollouts rollouts per answer (repeatable) and --no-search;
 - `hint-search`: the same hint with its search asked at every table size (the hint's
-  default answers from the table past `SEARCH_MAX_PLAYERS`, 3): what the search adds
-  at 4-6 players, on the same deals;
+  default answers from the table past `SEARCH_MAX_PLAYERS`, 2): what the search adds
+  at 3-6 players;
 - `table`: the shipped table itself, played by the compiled tournament (the same games
   as `PolicySeat` in the harness, tests/test_advice_seat.py), over --table-deals deals;
   also the share of its decisions missing the table in self-play (every seat the table,

@@ -3,7 +3,7 @@
 The advised seat asks the hint (solver/hint/advice.py `answer`, the one pipeline of
 `jabba hint` and the web app) at each of its play decisions, with its information state
 pasted as the event log (as the coach does, solver/play/coach.py), and plays the
-recommended full action: the card, then its target and number. With 4-6 players the
+recommended full action: the card, then its target and number. With 3-6 players the
 hint's table path answers (no search: `advice.SEARCH_MAX_PLAYERS`): every full action
 rolled out from the Bayes worlds with everybody then following the tables, the best
 mean chosen, ties to the table's likeliest. The seat's other decisions (Leia's keep and

@@ -190,10 +190,11 @@ def _opponent(specs, game, me: int, mode: str, confidence: float) -> OpponentMod
     return OpponentModelUse(seat, model, mode, confidence)
 
 # The most players the decision-time search answers for by default. Past it the table (the
-# blueprint) answers: the search is unsafe with 3+ players (docs/search.md), and at 4
-# players it measured no gain over the table's answer at 3-4x the time (paired over 40
-# deals: +0.000 +- 0.082; docs/solving.md "Shipped policies", the search at 4 players).
-SEARCH_MAX_PLAYERS = 3
+# blueprint) answers by rollouts: with 3+ players the search is unsafe (docs/search.md),
+# and paired with the table's answer over the same deals it measured no gain at 9-10x the
+# time (3 players, 120 deals per agenda: -0.014 / +0.013 / -0.069 / -0.061; 4 players, 40
+# deals: +0.000; docs/solving.md "Shipped policies", the search at 3 and 4 players).
+SEARCH_MAX_PLAYERS = 2
 
 
 @dataclasses.dataclass(frozen=True)

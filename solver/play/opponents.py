@@ -117,14 +117,17 @@ def _table(game, seed: int, search_iterations: int) -> Opponent:
     return ChainOpponent("table", _bank(specs, game), seed)
 
 
+# The search as an opponent, a player's choice: it answers in about a second up to 3
+# players (the hint's own default searches only with 2: solver/hint/request.py).
+SEARCH_OPPONENT_MAX_PLAYERS = 3
+
+
 def _search(game, seed: int, search_iterations: int) -> Opponent:
     from solver.search.policy import SearchPolicy
     from solver.search.resolve import SearchLimits
 
-    from solver.hint.advice import SEARCH_MAX_PLAYERS
-
-    if game.num_players() > SEARCH_MAX_PLAYERS:  # as the hint: beyond it the table answers
-        raise ValueError(f"the search plays up to {SEARCH_MAX_PLAYERS} players, not "
+    if game.num_players() > SEARCH_OPPONENT_MAX_PLAYERS:
+        raise ValueError(f"the search plays up to {SEARCH_OPPONENT_MAX_PLAYERS} players, not "
                          f"{game.num_players()}; choose table")
     shipped_files(game, ", which the search needs as its blueprint")
     limits = SearchLimits(iterations=search_iterations, **SEARCH_LIMITS)
