@@ -97,9 +97,10 @@ def test_the_hint_seat_plays_the_hints_recommendation():
         checked += 1
 
 
-@pytest.mark.parametrize("players,agenda", [(4, "exalted_one"), (6, "jabbas_court")])
-def test_the_hint_answers_from_the_many_table_at_4_to_6_players(players, agenda):
-    """With 4-6 players the shipped `many` table answers (the search answers up to 3
+@pytest.mark.parametrize("players,agenda", [(3, "rescue_mission"), (4, "exalted_one"),
+                                            (6, "jabbas_court")])
+def test_the_hint_answers_from_the_many_table_at_3_to_6_players(players, agenda):
+    """With 3-6 players the shipped `many` table answers (the search answers only with 2
     players, and the answer says so): the table has the situation's key, and the
     rollouts follow the tables."""
     import random
@@ -124,7 +125,7 @@ def test_the_hint_answers_from_the_many_table_at_4_to_6_players(players, agenda)
     assert answer["policy"]["source"] == "table"
     assert answer["policy"]["level"] == "many"
     search = answer["policy"]["search"]
-    assert not search["used"] and "up to 3 players" in search["reason"]
+    assert not search["used"] and "up to 2 players" in search["reason"]
     assert answer["rollouts"]["from_table"] > 0.9
 
 
@@ -143,7 +144,7 @@ def test_the_hint_searches_past_its_default_table_size_when_asked():
     limits = dict(rollouts=64, search_iterations=8)
     plain = advice.answer(HintRequest(sit, game, policies, seed=1, **limits))
     assert plain.policy["source"] == "table"
-    assert "answers up to 3 players" in plain.policy["search"]["reason"]
+    assert "answers up to 2 players" in plain.policy["search"]["reason"]
     searched = advice.answer(HintRequest(sit, game, policies, seed=1, search_max_players=4,
                                          **limits))
     assert searched.policy["source"] == "search"
