@@ -32,7 +32,7 @@ def test_full_deck_defaults_to_the_shipped_level(tmp_path, monkeypatch):
         shipped = policy_files("full", agenda, 2)[0].stem.rsplit("_", 1)[1]
         assert default_level(load(deck="full", agenda=agenda)) == shipped
     assert default_level(load(deck="full", agenda="jabbas_court")) == "counting"
-    assert default_level(load(deck="full", players=3)) == "coarse"
+    assert default_level(load(deck="full", players=3)) == "many"
     assert default_level(load(deck="small")) == "identity"
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["solve", "--algorithm", "mccfr", "--deck", "full",
