@@ -2,9 +2,9 @@
 
 Both seats (solver/evaluation/advice_seat.py `HintSeat`: the hint answering from the table
 and the same hint searching, its `search_max_players` below and at this size) play the
-same duplicate deals
-and seatings against n - 1 `agenda_expert` seats; printed: each one's margin (tokens per
-round, 95% interval) and the paired difference, deal by deal. Nothing is written.
+same duplicate deals and seatings against n - 1 `agenda_expert` seats; printed: each
+one's margin (tokens per round, 95% interval) and the paired difference, deal by deal.
+Nothing is written.
 
     python benchmarks/advice_paired.py --players 4 --agenda exalted_one --deals 40 --seed 1
 """
