@@ -191,9 +191,9 @@ def _opponent(specs, game, me: int, mode: str, confidence: float) -> OpponentMod
 
 # The most players the decision-time search answers for by default. Past it the table (the
 # blueprint) answers by rollouts: with 3+ players the search is unsafe (docs/search.md),
-# and paired with the table's answer over the same deals it measured no gain at 9-10x the
-# time (3 players, 120 deals per agenda: -0.014 / +0.013 / -0.069 / -0.061; 4 players, 40
-# deals: +0.000; docs/solving.md "Shipped policies", the search at 3 and 4 players).
+# and paired with the table's answer over the same deals it measured no gain (3 players,
+# 120 deals per agenda: -0.014 / +0.013 / -0.069 / -0.061 at 9-10x the time; 4 players, 40
+# deals: +0.000 at 3-4x; docs/solving.md "Shipped policies", the search at 3 and 4 players).
 SEARCH_MAX_PLAYERS = 2
 
 
