@@ -48,6 +48,18 @@ def _duel_row_id(row: dict) -> tuple:
     return row["players"], row["agenda"], row["policy"], row["opponent"]
 
 
+def _lbr_opponent(opponent: str, game, bank, search_policy, seed: int, searches: int):
+    """A fresh LBR player for `opponent` 'lbr' (belief and rollouts by `bank`'s table) or
+    'search-lbr' (belief by a search made by `search_policy()`), else None."""
+    from solver.search.evaluate import LBRPlayer, SearchAwareLBR
+
+    if opponent == "lbr":
+        return LBRPlayer(game, bank, seed=seed)
+    if opponent == "search-lbr":
+        return SearchAwareLBR(game, search_policy(), seed=seed, max_searches=searches)
+    return None
+
+
 def _variants(ctx: typer.Context, game_name: str, agendas: str) -> list[str]:
     """The study's variants: the game's agendas, or the game itself for one without
     agendas (an --agendas given then is refused)."""
@@ -168,13 +180,19 @@ def register(app: typer.Typer) -> None:
         opponents: str | None = typer.Option(
             None, help="Comma list: 'table' (the shipped table), heuristic names, or "
             "'lbr' (a local best response built on the table: a lower bound on the "
-            "search's exploitability; 2 players) (default: the game's best heuristic, "
-            "agenda_expert or classic_expert, and table)."),
+            "search's exploitability; 2 players; the table meets the same LBR), or "
+            "'search-lbr' (one whose belief models the search itself; 2 players) "
+            "(default: the game's best heuristic, agenda_expert or classic_expert, and "
+            "table)."),
         deals: int = typer.Option(200, **options.POSITIVE, help="Duplicate deals."),
         search_iterations: int = typer.Option(32, **options.POSITIVE,
                                               help="Search iterations per decision."),
         max_nodes: int = typer.Option(30_000, **options.POSITIVE,
                                       help="Subgame node budget per decision."),
+        lbr_searches: int = typer.Option(
+            8, **options.POSITIVE, help="search-lbr: the searcher's information states "
+            "searched at each of its decisions (the heaviest of LBR's belief; the rest "
+            "are weighed by the table)."),
         seed: int = typer.Option(3, **options.SEED, help="Seed of the deals."),
         search_seed: int = typer.Option(1, "--search-seed", **options.SEED,
                                         help="Seed of the search's leaf rollouts."),
@@ -195,7 +213,7 @@ def register(app: typer.Typer) -> None:
         from solver.policies.compiled import build_bank
         from solver.provenance import header
         from solver.reports.records import write_merged
-        from solver.search.evaluate import BlueprintPolicy, LBRPlayer, play_deals
+        from solver.search.evaluate import BlueprintPolicy, SearchAwareLBR, play_deals
         from solver.search.policy import SearchPolicy
         from solver.search.resolve import SearchLimits
 
@@ -226,19 +244,23 @@ def register(app: typer.Typer) -> None:
                                          f"{agenda}: the search needs a blueprint",
                                          param_hint="--agendas")
             for opponent in [o.strip() for o in opponents.split(",")]:
+                search_policy = functools.partial(SearchPolicy, game, policies,
+                                                  SearchLimits(**limits), search_seed, top,
+                                                  leaves=leaves)
                 try:
-                    bank = build_bank([str(policies.paths[0]) if opponent in ("table", "lbr")
+                    bank = build_bank([str(policies.paths[0])
+                                       if opponent in ("table", "lbr", "search-lbr")
                                        else opponent], game)
-                    player = LBRPlayer(game, bank, seed=seed) if opponent == "lbr" else None
+                    player = _lbr_opponent(opponent, game, bank, search_policy, seed,
+                                           lbr_searches)
                 except ValueError as err:
                     raise typer.BadParameter(str(err), param_hint="--opponents") from None
-                seated = {searcher: SearchPolicy(game, policies, SearchLimits(**limits),
-                                                 search_seed, top, leaves=leaves)}
-                if player is not None:  # the table against the same LBR on the same deals
+                seated = {searcher: search_policy()}
+                if opponent == "lbr":  # the table against the same LBR on the same deals
                     seated["table"] = BlueprintPolicy(policies)
                 for name, policy in seated.items():
-                    if player is not None:
-                        player = LBRPlayer(game, bank, seed=seed)
+                    player = _lbr_opponent(opponent, game, bank, search_policy, seed,
+                                           lbr_searches)
                     with options.progress_bars() as bars:
                         estimate, info = play_deals(
                             game, policy, bank, 0, deals, seed, player=player,
@@ -246,7 +268,7 @@ def register(app: typer.Typer) -> None:
                                                        f"{agenda}: {name} v {opponent}"))
                     row = {"players": players, "agenda": agenda, "policy": name,
                            "opponent": opponent, "margin": estimate.mean,
-                           "low": estimate.low, "high": estimate.high, "deals": deals,
+                           "low": estimate.low, "high": estimate.high,
                            "search_seconds": info["search_seconds"],
                            "blueprint": policies.paths[0].name, **info}
                     if player is not None:  # LBR's margin is the policy's loss
@@ -255,9 +277,18 @@ def register(app: typer.Typer) -> None:
                                    lbr_belief=player.belief,
                                    lbr="belief and rollouts by the shipped table, 64 "
                                    "rollouts per action")
+                    if isinstance(player, SearchAwareLBR):
+                        row.update(lbr=f"belief by the search (at most {lbr_searches} "
+                                   "searched information states of the searcher's per "
+                                   "decision, the rest by the shipped table), rollouts "
+                                   "by the shipped table, 64 per action",
+                                   lbr_model=player.report())
                     rows.append(row)
+                    stopped = " (interrupted)" if info["interrupted"] else ""
                     typer.echo(f"{agenda}: {name} v {opponent} {estimate} per round "
-                               f"({deals} deals, {info['seconds']:.0f} s)")
+                               f"({info['deals']} deals, {info['seconds']:.0f} s){stopped}")
+                    if info["interrupted"]:
+                        break
                 record = header({}, game_name=game_name, seconds=time.perf_counter() - start,
                                 what="the decision-time search head to head, duplicate deals",
                                 algorithm=f"1-KLSS search, {top} top, {leaves} leaves, "
@@ -265,6 +296,9 @@ def register(app: typer.Typer) -> None:
                                 search_limits=limits, seed=seed, search_seed=search_seed)
                 write_merged(out, FULL_COLUMNS, rows, record, _duel_row_id, started,
                              {"deck": "full", "utility": "margin"}, game_name)
+                if info["interrupted"]:
+                    typer.echo(f"interrupted: wrote {out} with the deals finished")
+                    raise typer.Exit(130)
         typer.echo(f"wrote {out} ({time.perf_counter() - start:.0f} s)")
 
     @app.command("exploit-known")

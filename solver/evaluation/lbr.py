@@ -247,7 +247,7 @@ class LBRResult:
         return "exploitability" if self.players == 2 else "nash_conv"
 
 
-def _belief_dict(stats: np.ndarray) -> dict:
+def belief_counts(stats: np.ndarray) -> dict:
     return {"decisions": int(stats[B_DECISIONS]), "steps": int(stats[B_STEPS]),
             "most_particles": int(stats[B_MOST_PARTICLES]),
             "policy_ignored_steps": int(stats[B_POLICY_IGNORED]),
@@ -288,7 +288,7 @@ def run_lbr(game, bank: PolicyBank, policy: int, deals: int, seed: int = 1,
                 size *= 2
     except KeyboardInterrupt:
         interrupted = True
-    return LBRResult(bank.names[policy], n, payoffs[:done], _belief_dict(stats), rollouts,
+    return LBRResult(bank.names[policy], n, payoffs[:done], belief_counts(stats), rollouts,
                      bank.names[continuation], time.perf_counter() - start, interrupted)
 
 
@@ -330,7 +330,7 @@ def belief(game, state_array: np.ndarray, viewer: int, bank: PolicyBank, policy:
     current, count = advance_belief(buffers, weights, 0, 1, observed, n_obs, viewer,
                                     bank.arrays(), policy, max_particles, stats)
     return buffers[current, :count].copy(), weights[current, :count].copy(), \
-        _belief_dict(stats)
+        belief_counts(stats)
 
 
 def lbr_choice(game, state_array: np.ndarray, viewer: int, bank: PolicyBank, policy: int,
@@ -350,7 +350,7 @@ def lbr_choice(game, state_array: np.ndarray, viewer: int, bank: PolicyBank, pol
     best, _, _ = decide(state_array, observed, n_obs, viewer, buffers, weights, 0, 1,
                         bank.arrays(), policy, continuation, rollouts, max_particles, seed,
                         legal, n, values, stats)
-    return int(legal[best]), values[:n].copy(), _belief_dict(stats)
+    return int(legal[best]), values[:n].copy(), belief_counts(stats)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -600,6 +600,28 @@ class PolicyBank:
             np.concatenate([self.bias_class, bias_class]).astype(np.int32),
             np.concatenate([self.bias_factor, bias_factor]).astype(np.float64))
 
+    def with_table(self, name: str, level: int, rows: dict[int, np.ndarray]) -> PolicyBank:
+        """This bank with one table appended: `rows` maps a key (at abstraction `level`)
+        to its probabilities in the engine's legal order, stored as 8-bit rows like a
+        policy file's (a positive probability keeps at least 1/255)."""
+        keys = np.array(sorted(rows), dtype=np.int64)
+        sizes = np.array([len(rows[k]) for k in keys.tolist()], dtype=np.int64)
+        quantised = [np.where(np.asarray(rows[k]) > 0,
+                              np.maximum(np.round(np.asarray(rows[k]) * 255), 1), 0)
+                     for k in keys.tolist()]
+        probs = np.concatenate([self.probs] + quantised).astype(np.uint8)
+        starts = len(self.probs) + np.cumsum(np.concatenate([[0], sizes]))[:-1]
+        end = int(self.key_start[-1])  # a bank without tables holds a placeholder key
+        return PolicyBank(
+            self.names + [name], np.append(self.kinds, TABLE).astype(np.int32),
+            np.append(self.levels, level).astype(np.int32),
+            np.append(self.key_start, self.key_start[-1] + len(keys)).astype(np.int64),
+            np.concatenate([self.keys[:end], keys]),
+            np.concatenate([self.offsets[:end], starts]).astype(np.int64),
+            np.concatenate([self.num_actions[:end], sizes]).astype(np.uint8), probs,
+            self.headers + [None], self.specs + [name], np.append(self.base, len(self.kinds)),
+            np.append(self.bias_class, -1), np.append(self.bias_factor, 1.0))
+
 
 def is_policy_file(name: str) -> bool:
     return name.endswith(".npz")

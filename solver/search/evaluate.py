@@ -8,8 +8,10 @@ search's seat (solver/sim/playout.py `stop_seat`); the search's action is drawn 
 its probabilities with the same decision stream. A deal's value is the search seat's
 margin (its tokens minus the mean of the others'), averaged over its seatings.
 
-The other seats can instead be a player object deciding by itself (`LBRPlayer`: local best
-response, for a lower bound on the search's exploitability).
+The other seats can instead be a player object deciding by itself, told when a round
+starts and when the search decides: local best response, for a lower bound on the
+search's exploitability, its belief and rollouts by the blueprint (`LBRPlayer`) or its
+belief by the search itself (`SearchAwareLBR`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import numpy as np
 from spiel_game import engine
 from spiel_game import layout as L
 
+from solver.belief.filter import (ANY_PHASE, B_DECISIONS, NUM_BELIEF_STATS, OMIT_NONE, advance,
+                                  aligned_progress, observe, observed_key)
 from solver.evaluation.tournament import Estimate, estimate
 from solver.sim.playout import dealt_card, deck_cards, play_out, shuffled
 from solver.sim.rng import STREAM_DEAL, STREAM_DECISIONS, check_seed, stream_seed
@@ -33,7 +37,8 @@ def play_deals(game, search_policy, bank, opponent: int, deals: int, seed: int =
                player=None) -> tuple[Estimate, dict]:
     """(margin of the search per deal, with its 95% interval; counts and timing). The
     other seats play policy `opponent` of `bank`, or, given `player`, its `action(s,
-    seat)`."""
+    seat)` (with `start_round()` and `searcher_decides(s, seat)` calls). Ctrl-C stops
+    after the deals finished (info "interrupted")."""
     seed = check_seed(seed)
     players = game.num_players()
     initial = game.initial_array.copy()
@@ -50,34 +55,43 @@ def play_deals(game, search_policy, bank, opponent: int, deals: int, seed: int =
     tokens = np.zeros(players)
     values, decisions = [], 0
     start = time.perf_counter()
-    for d in range(deals):
-        shuffled(cards, seed, STREAM_DEAL, d, order)
-        margins = []
-        for seat in range(players):
-            s = initial.copy()
-            rng[0] = stream_seed(seed, STREAM_DECISIONS, d * players + seat)
-            while True:
-                if player is None:
-                    play_out(s, order, seat_chain, arrays, rng, legal, probs, counts,
-                             seat_row, seat)
-                else:
-                    while engine.is_chance(s):
-                        engine.apply_action(s, dealt_card(s, order))
-                if engine.is_terminal(s):
-                    break
-                if engine.current_actor(s) != seat:  # only with a player
-                    engine.apply_action(s, player.action(s, engine.current_actor(s)))
-                    continue
-                acts, p = search_policy.probabilities(s, seat)
-                engine.apply_action(s, int(acts[sample(np.asarray(p, np.float64), len(acts),
-                                                       rng)]))
-                decisions += 1
-            engine.tokens(s, tokens)
-            margins.append(tokens[seat] - (tokens.sum() - tokens[seat]) / (players - 1))
-        values.append(float(np.mean(margins)))
-        if progress is not None:
-            progress(d + 1, deals)
-    return estimate(values), {"deals": deals, "values": values,
+    interrupted = False
+    try:
+        for d in range(deals):
+            shuffled(cards, seed, STREAM_DEAL, d, order)
+            margins = []
+            for seat in range(players):
+                s = initial.copy()
+                rng[0] = stream_seed(seed, STREAM_DECISIONS, d * players + seat)
+                if player is not None:
+                    player.start_round()
+                while True:
+                    if player is None:
+                        play_out(s, order, seat_chain, arrays, rng, legal, probs, counts,
+                                 seat_row, seat)
+                    else:
+                        while engine.is_chance(s):
+                            engine.apply_action(s, dealt_card(s, order))
+                    if engine.is_terminal(s):
+                        break
+                    if engine.current_actor(s) != seat:  # only with a player
+                        engine.apply_action(s, player.action(s, engine.current_actor(s)))
+                        continue
+                    if player is not None:
+                        player.searcher_decides(s, seat)
+                    acts, p = search_policy.probabilities(s, seat)
+                    engine.apply_action(s, int(acts[sample(np.asarray(p, np.float64),
+                                                           len(acts), rng)]))
+                    decisions += 1
+                engine.tokens(s, tokens)
+                margins.append(tokens[seat] - (tokens.sum() - tokens[seat]) / (players - 1))
+            values.append(float(np.mean(margins)))
+            if progress is not None:
+                progress(d + 1, deals)
+    except KeyboardInterrupt:  # Ctrl-C: the deals finished so far stand
+        interrupted = True
+    return estimate(values), {"deals": len(values), "values": values,
+                              "interrupted": interrupted,
                               "search_decisions": decisions,
                               "searches": search_policy.searches,
                               "fallbacks_to_blueprint": search_policy.fallbacks,
@@ -117,6 +131,12 @@ class LBRPlayer:
         self.decisions = 0
         self.belief: dict[str, int] = {}
 
+    def start_round(self) -> None:
+        pass  # its belief is built from the log alone
+
+    def searcher_decides(self, s, seat: int) -> None:
+        pass
+
     def action(self, s, seat: int) -> int:
         from solver.evaluation.lbr import lbr_choice
 
@@ -128,3 +148,155 @@ class LBRPlayer:
             merge = max if name == "most_particles" else int.__add__
             self.belief[name] = merge(self.belief.get(name, 0), int(count))
         return action
+
+
+class SearchAwareLBR:
+    """Local best response whose opponent model is the search itself (2 players): LBR
+    (solver/evaluation/lbr.py) whose belief weighs the searcher's past decisions by what
+    the search plays there.
+
+    At each of its decisions it builds its belief from the redacted log, stopping at each
+    decision the searcher made this round (`searcher_decides` notes where; the log shows
+    it too): there the particles are the searcher's possible information states, and
+    `model`, a SearchPolicy like the searcher's, is asked at the `max_searches` heaviest
+    of them not yet searched (its answers are kept by information state for the round,
+    with the later decisions of the same turn that each solve answers). Those answers,
+    as an identity-keyed table in front of the blueprint chain, weigh the filter's next
+    steps; the searcher's states left unsearched are weighed by the blueprint. The
+    rollouts that value LBR's actions continue with the blueprint, as the search's own
+    leaves do. Everything LBR uses is a function of its own information state (the
+    searches are seeded by the searcher's information state and run a fixed number of
+    iterations), so its margin against the search is a lower bound on the search's
+    exploitability, whatever the model's shortcuts cost in tightness."""
+
+    def __init__(self, game, model, rollouts: int = 64, seed: int = 1,
+                 max_searches: int = 16, max_particles: int = 4096):
+        if game.num_players() != 2:
+            raise ValueError(f"the search-aware LBR takes 2 players, not "
+                             f"{game.num_players()}")
+        if model.limits.iterations is None:
+            raise ValueError("the search-aware LBR needs a model search with a fixed "
+                             "number of iterations (a timed search is no fixed strategy)")
+        if rollouts <= 0 or max_searches <= 0 or max_particles <= 0:
+            raise ValueError("rollouts, max_searches and max_particles must be positive")
+        self.game, self.model, self.rollouts = game, model, rollouts
+        self.seed, self.max_searches, self.max_particles = check_seed(seed), max_searches, \
+            max_particles
+        self.decisions = 0
+        self.belief: dict[str, int] = {}
+        self.modelled = {"searches": 0, "searcher_states": 0, "searched_states": 0,
+                         "searched_mass": 0.0, "stops": 0}
+        self._stops: list[int] = []  # events logged when the searcher decided this round
+
+    def start_round(self) -> None:
+        self._stops = []
+        self.model.forget()  # identity keys never recur in another round
+
+    def searcher_decides(self, s, seat: int) -> None:
+        """The searcher (seat) is about to decide at engine state s."""
+        n = int(s[L.S_EVENT_N])
+        if not self._stops or self._stops[-1] != n:
+            self._stops.append(n)
+
+    def action(self, s, seat: int) -> int:
+        """LBR's action at its decision (seat) in engine state s."""
+        from solver.evaluation.lbr import lbr_action
+
+        self.decisions += 1
+        particles, weights, legal = self.belief_at(s, seat)
+        if len(particles) == 0:  # belief lost: the blueprint's likeliest action
+            acts, probs = self.model.blueprint(s, seat)
+            return int(acts[int(np.argmax(probs))])
+        observed = np.empty((L.MAX_EVENTS, L.EVENT_SIZE), dtype=np.int32)
+        n_obs = observe(s, seat, observed)
+        key = observed_key(observed, n_obs, seat) ^ np.uint64(self.seed)
+        values = np.empty(L.NUM_ACTIONS)
+        policies = self.model.policies
+        policy = int(policies.chain[0])
+        best = lbr_action(particles, weights, len(particles), seat, policies.bank.arrays(),
+                          policy, policy, self.rollouts, key, legal, len(legal), values)
+        return int(legal[best])
+
+    def belief_at(self, s, seat: int):
+        """(particle states, normalised weights, legal actions) of LBR's belief at its
+        decision in s, the searcher's decisions weighed by the search."""
+        from solver.abstraction.keys import IDENTITY
+
+        observed = np.empty((L.MAX_EVENTS, L.EVENT_SIZE), dtype=np.int32)
+        n_obs = observe(s, seat, observed)
+        legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
+        legal = legal[:engine.legal_actions(s, legal)].copy()
+        searcher = 1 - seat
+        initial = self.game.initial_array.copy()
+        initial[L.S_LOGGING] = 1
+        buffers = np.empty((2, 2 * self.max_particles, len(initial)), dtype=initial.dtype)
+        weights = np.empty((2, 2 * self.max_particles))
+        progress = np.empty((2, buffers.shape[1], 2), dtype=np.int32)
+        buffers[0, 0, :len(initial)] = initial
+        weights[0, 0] = 1.0
+        current, count = 0, 1
+        stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
+        policies = self.model.policies
+        for stop, actor in [(n, searcher) for n in self._stops if n < n_obs] + [(n_obs, seat)]:
+            bank = policies.bank.with_table("search", IDENTITY, self._rows())
+            chain = np.concatenate([[len(bank.names) - 1], policies.chain]).astype(np.int64)
+            aligned_progress(buffers, progress, current, count)
+            current, count = advance(buffers, weights, progress, current, count, observed,
+                                     stop, seat, OMIT_NONE, ANY_PHASE, bank.arrays(), chain,
+                                     0.0, False, False, self.max_particles, stats,
+                                     np.zeros(1), actor, self.seed)
+            if count == 0:
+                break
+            if actor == searcher:
+                self._search_heaviest(buffers[current, :count], weights[current, :count],
+                                      searcher)
+        stats[B_DECISIONS] += 1
+        from solver.evaluation.lbr import belief_counts
+
+        for name, value in belief_counts(stats).items():
+            merge = max if name == "most_particles" else int.__add__
+            self.belief[name] = merge(self.belief.get(name, 0), value)
+        return buffers[current, :count].copy(), weights[current, :count].copy(), legal
+
+    def _rows(self) -> dict[int, np.ndarray]:
+        """The search's answers so far this round, by the searcher's identity key."""
+        return {key: probs for (_, key), (_, probs) in self.model.answers().items()}
+
+    def _search_heaviest(self, states, weights, searcher: int) -> None:
+        """Search at the heaviest of the searcher's information states among the
+        particles (at most max_searches new ones)."""
+        from solver.abstraction.keys import identity_key
+
+        mass: dict[int, float] = {}
+        first: dict[int, int] = {}
+        for k in range(len(states)):
+            key = int(identity_key(states[k], searcher))
+            mass[key] = mass.get(key, 0.0) + float(weights[k])
+            first.setdefault(key, k)
+        order = sorted(mass, key=mass.get, reverse=True)
+        searched = 0
+        for key in order:
+            if (searcher, key) in self.model.answers():
+                continue
+            if searched == self.max_searches:
+                break
+            before = self.model.searches
+            self.model.probabilities(states[first[key]], searcher)
+            self.modelled["searches"] += self.model.searches - before
+            searched += 1
+        self.modelled["stops"] += 1
+        self.modelled["searcher_states"] += len(order)
+        known = [key for key in order if (searcher, key) in self.model.answers()]
+        self.modelled["searched_states"] += len(known)
+        self.modelled["searched_mass"] += sum(mass[key] for key in known)
+
+    def report(self) -> dict:
+        """How much of the searcher's belief mass the model searched, and the belief's
+        counts."""
+        stops = max(self.modelled["stops"], 1)
+        return {"decisions": self.decisions, "searches": self.modelled["searches"],
+                "searcher_states_per_stop": self.modelled["searcher_states"] / stops,
+                "searched_share_of_states": self.modelled["searched_states"] /
+                max(self.modelled["searcher_states"], 1),
+                "searched_share_of_mass": self.modelled["searched_mass"] / stops,
+                "belief": dict(self.belief)}

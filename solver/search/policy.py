@@ -54,6 +54,14 @@ class SearchPolicy(policy_lib.Policy):
         self.seconds = 0.0
         self.last: SearchResult | None = None
 
+    def answers(self) -> dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]:
+        """What it has answered: (player, identity key) -> (legal actions, probabilities)."""
+        return self._known
+
+    def forget(self) -> None:
+        """Drop the answers kept (a new round: its information states are all new)."""
+        self._known.clear()
+
     def blueprint(self, s, player: int) -> tuple[np.ndarray, np.ndarray]:
         return blueprint_probabilities(self.policies, s, player)
 
