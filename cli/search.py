@@ -48,11 +48,13 @@ def _duel_row_id(row: dict) -> tuple:
     return row["players"], row["agenda"], row["policy"], row["opponent"]
 
 
-def _lbr_opponent(opponent: str, game, bank, search_policy, seed: int, searches: int):
+def _lbr_opponent(opponent: str, game, bank, search_policy, seed: int, searches: int | None):
     """A fresh LBR player for `opponent` 'lbr' (belief and rollouts by `bank`'s table) or
     'search-lbr' (belief by a search made by `search_policy()`), else None."""
-    from solver.search.evaluate import LBRPlayer, SearchAwareLBR
+    from solver.search.evaluate import DEFAULT_LBR_SEARCHES, LBRPlayer, SearchAwareLBR
 
+    if searches is None:
+        searches = DEFAULT_LBR_SEARCHES
     if opponent == "lbr":
         return LBRPlayer(game, bank, seed=seed)
     if opponent == "search-lbr":
@@ -189,10 +191,10 @@ def register(app: typer.Typer) -> None:
                                               help="Search iterations per decision."),
         max_nodes: int = typer.Option(30_000, **options.POSITIVE,
                                       help="Subgame node budget per decision."),
-        lbr_searches: int = typer.Option(
-            8, **options.POSITIVE, help="search-lbr: the searcher's information states "
-            "searched at each of its decisions (the heaviest of LBR's belief; the rest "
-            "are weighed by the table)."),
+        lbr_searches: int | None = typer.Option(
+            None, min=1, help="search-lbr: the searcher's information states searched at "
+            "each of its decisions (the heaviest of LBR's belief; the rest are weighed by "
+            "the table) (default: 8, DEFAULT_LBR_SEARCHES in solver/search/evaluate.py)."),
         seed: int = typer.Option(3, **options.SEED, help="Seed of the deals."),
         search_seed: int = typer.Option(1, "--search-seed", **options.SEED,
                                         help="Seed of the search's leaf rollouts."),
@@ -278,7 +280,7 @@ def register(app: typer.Typer) -> None:
                                    lbr="belief and rollouts by the shipped table, 64 "
                                    "rollouts per action")
                     if isinstance(player, SearchAwareLBR):
-                        row.update(lbr=f"belief by the search (at most {lbr_searches} "
+                        row.update(lbr=f"belief by the search (at most {player.max_searches} "
                                    "searched information states of the searcher's per "
                                    "decision, the rest by the shipped table), rollouts "
                                    "by the shipped table, 64 per action",

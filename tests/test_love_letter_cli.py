@@ -233,6 +233,16 @@ def test_search_commands_take_or_refuse_the_classic_game(tmp_path):
     record = json.loads(Path(out.with_suffix(".json")).read_text())
     assert record["game"]["name"] == "love_letter"
     assert [r["agenda"] for r in record["rows"]] == ["love_letter"]
+    # the search-aware LBR: its bound and how much of its belief the search weighed
+    result = runner.invoke(app, ["search-duel", "--game", "love_letter", "--deals", "1",
+                                 "--search-iterations", "2", "--opponents", "search-lbr",
+                                 "--lbr-searches", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(Path(out.with_suffix(".json")).read_text())["rows"]
+    assert [r["opponent"] for r in rows] == ["table", "search-lbr"]
+    lbr = rows[1]
+    assert lbr["lbr_lower_bound"] == -lbr["margin"] and "at most 2 searched" in lbr["lbr"]
+    assert lbr["lbr_model"]["searches"] > 0 and lbr["lbr_model"]["decisions"] > 0
 
 
 def test_the_web_api_hints_classic_love_letter_and_its_pages_refuse_it():

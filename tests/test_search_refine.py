@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import load, random_action, random_play_stop
+from spiel_game import layout as L
 
 from solver.exact.best_response import nash_conv
 from solver.exact.cfr import CFRSolver, value_sweep
@@ -401,3 +402,107 @@ def test_the_search_aware_lbr_agrees_with_the_exact_best_response_on_tiny():
 @pytest.mark.slow
 def test_the_search_aware_lbr_agrees_with_the_exact_best_response_on_small():
     _check_lbr(*_search_aware_lbr("small", 4000))
+
+
+def test_a_bank_takes_a_table_of_answers_by_key():
+    from solver.abstraction.keys import IDENTITY, identity_key
+    from solver.policies.chain import chain_probabilities
+    from solver.policies.compiled import build_bank
+
+    game = load(deck="small")
+    state = random_play_stop(game, random.Random(3))
+    player = state.current_player()
+    legal = np.array(state.legal_actions())
+    assert len(legal) == 2
+    row = np.array([0.001, 0.999])  # the small one keeps 1/255: a model never rules it out
+    for bank in (build_bank(["keep_higher"], game),  # no table yet: a placeholder key
+                 build_bank(["keep_lower"], game).with_table("other", IDENTITY, {5: row})):
+        wider = bank.with_table("answers", IDENTITY, {int(identity_key(state._s, player)): row})
+        assert wider.names[-1] == "answers" and len(wider.names) == len(bank.names) + 1
+        acts, probs, decided = chain_probabilities(wider, [len(bank.names)], state._s, player)
+        assert decided == 0 and acts.tolist() == legal.tolist()
+        assert probs == pytest.approx([1 / 255, 254 / 255], abs=1e-3)
+        other = random_play_stop(game, random.Random(4))  # another state: a miss
+        _, _, decided = chain_probabilities(wider, [len(bank.names)], other._s,
+                                            other.current_player())
+        assert decided == 1
+
+
+def _searcher_rows(tree, strategy) -> dict:
+    from solver.abstraction.keys import identity_key
+    from solver.exact.tree import infoset_states
+
+    offsets = tree.action_offsets()
+    return {int(identity_key(state._s, int(tree.infoset_player[index]))):
+            strategy[offsets[index]:offsets[index + 1]]
+            for index, state in infoset_states(tree)}
+
+
+def test_the_search_aware_lbr_believes_what_the_search_strategy_implies_on_tiny():
+    """The belief of SearchAwareLBR, which searches as the searcher would at every
+    information state of the searcher's it meets, is the belief under the search
+    policy's whole-tree strategy (search_strategy) as a table: the same particles and
+    weights at every LBR decision of random rounds."""
+    from solver.abstraction.keys import IDENTITY
+    from solver.evaluation.lbr import belief
+    from solver.search.evaluate import SearchAwareLBR
+    from solver.search.policy import SearchPolicy
+
+    game = load(deck="tiny", players=2)
+    tree = build_tree(game)
+    policies = PolicySet(game, [])
+    limits = SearchLimits(iterations=16, max_nodes=300)  # depth-limited at the first plays
+    strategy, _ = search_strategy(tree, policies, limits, seed=1)
+    reference = policies.bank.with_table("tree", IDENTITY, _searcher_rows(tree, strategy))
+    lbr = SearchAwareLBR(game, SearchPolicy(game, policies, limits, 1), max_searches=10**6)
+    rng = random.Random(11)
+    compared = uncertain = 0
+    for _ in range(40):
+        lbr.start_round()
+        state = game.new_initial_state()
+        viewer = rng.randrange(2)
+        while not state.is_terminal():
+            p = state.current_player()
+            if p == 1 - viewer:
+                lbr.searcher_decides(state._s, p)
+            elif p == viewer:
+                mine, my_weights, legal = lbr.belief_at(state._s, viewer)
+                theirs, their_weights, _ = belief(game, state._s, viewer, reference,
+                                                  len(reference.names) - 1)
+                assert legal.tolist() == state.legal_actions()
+                assert len(mine) == len(theirs) > 0
+                hands = [{}, {}]
+                for states, weights, out in ((mine, my_weights, hands[0]),
+                                             (theirs, their_weights, hands[1])):
+                    for s, w in zip(states, weights):
+                        hand = tuple(sorted(s[L.S_HAND + (1 - viewer) * L.MAX_HAND:][
+                            :s[L.S_HAND_N + 1 - viewer]].tolist()))
+                        out[hand] = out.get(hand, 0.0) + w
+                assert hands[0].keys() == hands[1].keys()
+                for hand, w in hands[0].items():
+                    assert w == pytest.approx(hands[1][hand], abs=1e-9)
+                compared += 1
+                uncertain += len(hands[0]) > 1
+            state.apply_action(random_action(state, rng))
+    assert compared > 30 and uncertain > 10 and lbr.report()["searches"] > 0
+    assert lbr.report()["searched_share_of_mass"] == pytest.approx(1.0)
+
+
+def test_the_search_aware_lbr_plays_whole_rounds_and_refuses_what_it_cannot_model():
+    from solver.search.evaluate import SearchAwareLBR, play_deals
+    from solver.search.policy import SearchPolicy
+
+    game = load(deck="small", players=2)
+    policies = PolicySet(game, [])
+    limits = SearchLimits(iterations=8, max_nodes=2000)
+    lbr = SearchAwareLBR(game, SearchPolicy(game, policies, limits, 1), max_searches=4)
+    estimate, info = play_deals(game, SearchPolicy(game, policies, limits, 1),
+                                policies.bank, 0, 4, seed=2, player=lbr)
+    report = lbr.report()
+    assert info["deals"] == 4 and not info["interrupted"] and np.isfinite(estimate.mean)
+    assert report["decisions"] > 4 and report["belief"]["lost"] == 0
+    assert 0 < report["searched_share_of_mass"] <= 1 + 1e-9
+    with pytest.raises(ValueError, match="takes 2 players"):
+        SearchAwareLBR(load(deck="small", players=3), SearchPolicy(game, policies, limits))
+    with pytest.raises(ValueError, match="fixed number of iterations"):
+        SearchAwareLBR(game, SearchPolicy(game, policies, SearchLimits(seconds=0.1)))

@@ -72,19 +72,23 @@ class SearchPolicy(policy_lib.Policy):
             return self._known[key]
         post = my_posterior(self.game, s, player, self.policies, self.limits.max_particles)
         if len(post.states) == 0:
-            self.fallbacks += 1
-            return self.blueprint(s, player)
+            return self._fall_back(s, player, key)
         try:
             result = search(self.game, post.states, post.weights, player, self.policies,
                             self.limits, self.seed, self.top, self.round_table,
                             self.exploits.get(player), leaves=self.leaves)
         except (SubgameTooLarge, ModelCannotExplain):
-            self.fallbacks += 1
-            return self.blueprint(s, player)
+            return self._fall_back(s, player, key)
         self.searches += 1
         self.seconds += result.seconds
         self.last = result
         self._remember_turn(result, s, player)
+        return self._known[key]
+
+    def _fall_back(self, s, player: int, key) -> tuple[np.ndarray, np.ndarray]:
+        """The blueprint answers (and keeps answering at this information state)."""
+        self.fallbacks += 1
+        self._known[key] = self.blueprint(s, player)
         return self._known[key]
 
     def _remember_turn(self, result: SearchResult, s: np.ndarray, me: int) -> None:
