@@ -46,6 +46,16 @@ def load_jabba(players: int = 2, agenda: str = "exalted_one", deck: str = "full"
     return load_game("jabbas_palace", players, agenda, deck)
 
 
+def policy_bank(game, agenda: str, players: int, names: list[str]):
+    """A bank of the named full-deck policies ('table', heuristics; the evaluation's
+    names: solver/evaluation/report.py) for this game."""
+    from solver.evaluation.report import resolve_policies
+    from solver.policies.compiled import build_bank
+
+    labels, specs = resolve_policies(names, "full", agenda, players)
+    return build_bank(specs, game, labels)
+
+
 def add_output_args(parser: argparse.ArgumentParser, default_seed: int = 1) -> None:
     parser.add_argument("--seed", type=int, default=default_seed,
                         help="seed for every random choice (default %(default)s)")

@@ -36,14 +36,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import AGENDAS, add_allow_dirty, guard_outputs, load_jabba
+from _common import AGENDAS, add_allow_dirty, guard_outputs, load_jabba, policy_bank
 
 from solver import provenance
 from solver.evaluation.advice_seat import HintSeat, play_advice
-from solver.evaluation.report import resolve_policies
 from solver.evaluation.tournament import play_lineup
 from solver.policies.chain import load_policies
-from solver.policies.compiled import build_bank
 from solver.reports.records import write_merged
 
 COLUMNS = ["players", "agenda", "advice", "opponent", "deals", "margin", "low", "high",
@@ -54,11 +52,6 @@ OPPONENTS = ("agenda_expert", "table")
 
 def _row_id(r: dict) -> tuple:
     return r["players"], r["agenda"], r["advice"], r["opponent"]
-
-
-def _bank(game, agenda: str, players: int, names: list[str]):
-    labels, specs = resolve_policies(names, "full", agenda, players)
-    return build_bank(specs, game, labels)
 
 
 def _row(players, agenda, advice, opponent, deals, margin, matches, wins, **more) -> dict:
@@ -79,7 +72,7 @@ def hint_row(game, agenda, players, opponent, args, advice: str = "hint") -> dic
     if args.rollouts is not None:
         options["rollouts"] = args.rollouts
     seat = HintSeat(game, policies, seed=args.seed, **options)
-    bank = _bank(game, agenda, players, [opponent])
+    bank = policy_bank(game, agenda, players, [opponent])
     def progress(done, total):
         if done % 5 == 0 or done == total:
             print(f"  {players}p {agenda} {advice} v {opponent}: {done}/{total} "
@@ -96,7 +89,7 @@ def hint_row(game, agenda, players, opponent, args, advice: str = "hint") -> dic
 
 
 def table_row(game, agenda, players, opponent, args) -> dict:
-    bank = _bank(game, agenda, players, ["table", opponent])
+    bank = policy_bank(game, agenda, players, ["table", opponent])
     start = time.perf_counter()
     result = play_lineup(game, bank, [0] + [1] * (players - 1), args.table_deals,
                          args.table_matches, args.seed)

@@ -15,13 +15,11 @@ import argparse
 import time
 
 import numpy as np
-from _common import AGENDAS, load_jabba
+from _common import AGENDAS, load_jabba, policy_bank
 
 from solver.evaluation.advice_seat import HintSeat, play_advice
-from solver.evaluation.report import resolve_policies
 from solver.evaluation.tournament import estimate
 from solver.policies.chain import load_policies
-from solver.policies.compiled import build_bank
 
 
 def main(argv=None) -> None:
@@ -35,8 +33,7 @@ def main(argv=None) -> None:
         parser.error(f"--players {args.players}: allowed are 2 to 6")
     game = load_jabba(players=args.players, agenda=args.agenda)
     policies = load_policies(game)
-    labels, specs = resolve_policies(["agenda_expert"], "full", args.agenda, args.players)
-    bank = build_bank(specs, game, labels)
+    bank = policy_bank(game, args.agenda, args.players, ["agenda_expert"])
     margins = {}
     for name, options in (("hint", {"search_max_players": args.players - 1}),
                           ("hint, searching", {"search_max_players": args.players})):
