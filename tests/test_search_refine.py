@@ -508,7 +508,7 @@ def test_the_search_aware_lbr_plays_whole_rounds_and_refuses_what_it_cannot_mode
         SearchAwareLBR(game, SearchPolicy(game, policies, SearchLimits(seconds=0.1)))
 
 
-@pytest.mark.slow  # about 10 minutes
+@pytest.mark.slow  # 163 s here
 def test_the_full_deck_search_aware_lbr_is_a_bound_on_small():
     """SearchAwareLBR, the full deck's tool (a search per belief world it weighs), against
     a depth-limited search on `small` with agenda_expert as the blueprint: its sampled
