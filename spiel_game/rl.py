@@ -19,9 +19,11 @@ def environment(game_name: str = "jabbas_palace", render_mode: str | None = None
     still there: seat k would collect its return k + 1 times. Clearing them when an agent
     leaves, as PettingZoo's `AECEnv._was_dead_step` does, pays each return once
     (tests/test_rl_interop.py pins the upstream behaviour);
-    - a round that ends in chance alone, before any decision, made its reset() fail
-    (KeyError -4, the terminal player id): it ends at once for every agent, with its
-    returns.
+    - a deal whose round ends in chance alone, before any decision (about 1 in 170),
+    made its reset() fail (KeyError -4, the terminal player id). PettingZoo's API wants
+    a turn to play after reset(), and such a round has none to learn from: the
+    environment deals again, from the same seeded random stream. Its rounds are thus
+    those with at least one decision.
     The game goes by name and config, not loaded: the wrapper's reset() reloads it from
     these two."""
     try:
@@ -29,7 +31,6 @@ def environment(game_name: str = "jabbas_palace", render_mode: str | None = None
     except ImportError as err:
         raise ImportError(f"spiel_game.rl needs shimmy and pettingzoo ({err}); install "
                           "them with pip install -e \".[rl]\"") from None
-    import numpy as np
 
     import spiel_game  # noqa: F401  (registers the games with pyspiel)
 
@@ -40,21 +41,33 @@ def environment(game_name: str = "jabbas_palace", render_mode: str | None = None
                 self._clear_rewards()
             return ended
 
+        def reset(self, seed=None, options=None):
+            super().reset(seed, options)
+            while self.game_state.is_terminal():  # the round ended in chance alone
+                self._deal_again()
+
+        def _deal_again(self):
+            """A new round from the same random stream: Shimmy's reset() after its
+            reseeding and reloading."""
+            self.agents = self.possible_agents[:]
+            self._cumulative_rewards = {a: 0.0 for a in self.agents}
+            self.rewards = {a: 0.0 for a in self.agents}
+            self.terminations = {a: False for a in self.agents}
+            self.truncations = {a: False for a in self.agents}
+            self.infos = {a: {} for a in self.agents}
+            self.game_length = 1
+            self.game_state = self._env.new_initial_state()
+            self._execute_chance_node()
+            self._update_action_masks()
+            self._update_observations()
+            self._choose_next_agent()
+
         def _choose_next_agent(self):
-            # A round can end in chance alone (about 1 deal in 170: the single options the
-            # engine settles by itself run to the round's end). Shimmy's reset() then asks
-            # the terminal state for its player (KeyError -4): end the round for every
-            # agent here, with its returns, as step() does after a last action.
-            if (self.game_state.is_terminal() and self.agents
-                    and not any(self.terminations.values())):
-                # Shimmy keeps no observation of a terminal state: the game's own
-                self.observations = {
-                    agent: np.array(self.game_state.observation_tensor(i), np.float64)
-                    .reshape(self.observation_space(agent).shape)
-                    for agent, i in self.agent_name_id_mapping.items()}
-                self._update_rewards()
-                self._update_termination_truncation()
-                self._accumulate_rewards()
+            # A terminal state before any agent is done: a deal that ended the round in
+            # chance alone, which reset() deals again. Shimmy would ask it for its
+            # player (KeyError -4).
+            if self.game_state.is_terminal() and not any(self.terminations.values()):
+                return
             super()._choose_next_agent()
 
     return RewardsOnce(game_name=game_name, config=dict(config), render_mode=render_mode)
