@@ -102,6 +102,14 @@ def play_deals(game, search_policy, bank, opponent: int, deals: int, seed: int =
                               "seconds": time.perf_counter() - start}
 
 
+def _add_counts(total: dict[str, int], counts: dict) -> None:
+    """Belief counts of one decision into a player's totals (the most particles: the
+    largest)."""
+    for name, count in counts.items():
+        merge = max if name == "most_particles" else int.__add__
+        total[name] = merge(total.get(name, 0), int(count))
+
+
 class BlueprintPolicy:
     """The blueprint chain of `policies` as a policy `play_deals` can seat (no search):
     the baseline of paired comparisons on the same deals."""
@@ -146,9 +154,7 @@ class LBRPlayer:
         # Its rollouts are seeded by its information state and the seed: a fixed strategy.
         action, _, stats = lbr_choice(self.game, s, seat, self.bank, self.policy,
                                       rollouts=self.rollouts, seed=self.seed)
-        for name, count in stats.items():
-            merge = max if name == "most_particles" else int.__add__
-            self.belief[name] = merge(self.belief.get(name, 0), int(count))
+        _add_counts(self.belief, stats)
         return action
 
 
@@ -255,9 +261,7 @@ class SearchAwareLBR:
                 self._search_heaviest(buffers[current, :count], weights[current, :count],
                                       searcher)
         stats[B_DECISIONS] += 1
-        for name, value in belief_counts(stats).items():
-            merge = max if name == "most_particles" else int.__add__
-            self.belief[name] = merge(self.belief.get(name, 0), value)
+        _add_counts(self.belief, belief_counts(stats))
         return buffers[current, :count].copy(), weights[current, :count].copy(), legal
 
     def _rows(self) -> dict[int, np.ndarray]:
