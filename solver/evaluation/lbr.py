@@ -309,11 +309,13 @@ def bank_strategy_on_tree(tree, bank: PolicyBank, policy: int) -> np.ndarray:
     return strategy
 
 
-def _fresh_buffers(game, max_particles: int):
+def fresh_buffers(game, capacity: int):
+    """Particle buffers (2, capacity, state) and weights holding the round's start as
+    the one particle of weight 1."""
     initial = game.initial_array.copy()
     initial[L.S_LOGGING] = 1
-    buffers = np.empty((2, max_particles, len(initial)), dtype=initial.dtype)
-    weights = np.empty((2, max_particles))
+    buffers = np.empty((2, capacity, len(initial)), dtype=initial.dtype)
+    weights = np.empty((2, capacity))
     reset(buffers[0, 0], initial)
     weights[0, 0] = 1.0
     return buffers, weights
@@ -325,7 +327,7 @@ def belief(game, state_array: np.ndarray, viewer: int, bank: PolicyBank, policy:
     states, normalised weights, belief stats)."""
     observed = np.empty((L.MAX_EVENTS, L.EVENT_SIZE), dtype=np.int32)
     n_obs = observe(state_array, viewer, observed)
-    buffers, weights = _fresh_buffers(game, max_particles)
+    buffers, weights = fresh_buffers(game, max_particles)
     stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
     current, count = advance_belief(buffers, weights, 0, 1, observed, n_obs, viewer,
                                     bank.arrays(), policy, max_particles, stats)
@@ -344,7 +346,7 @@ def lbr_choice(game, state_array: np.ndarray, viewer: int, bank: PolicyBank, pol
     n_obs = observe(state_array, viewer, observed)
     legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     n = engine.legal_actions(state_array, legal)
-    buffers, weights = _fresh_buffers(game, max_particles)
+    buffers, weights = fresh_buffers(game, max_particles)
     values = np.empty(L.NUM_ACTIONS)
     stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
     best, _, _ = decide(state_array, observed, n_obs, viewer, buffers, weights, 0, 1,

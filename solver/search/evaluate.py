@@ -27,7 +27,7 @@ from spiel_game import layout as L
 from solver.abstraction.keys import IDENTITY, identity_key
 from solver.belief.filter import (ANY_PHASE, B_DECISIONS, NUM_BELIEF_STATS, OMIT_NONE, advance,
                                   aligned_progress, observe, observed_key)
-from solver.evaluation.lbr import belief_counts, lbr_action
+from solver.evaluation.lbr import belief_counts, fresh_buffers, lbr_action
 from solver.evaluation.tournament import Estimate, estimate
 from solver.sim.playout import dealt_card, deck_cards, play_out, shuffled
 from solver.sim.rng import STREAM_DEAL, STREAM_DECISIONS, check_seed, stream_seed
@@ -201,9 +201,11 @@ class SearchAwareLBR:
         self.modelled = {"searches": 0, "searcher_states": 0, "searched_states": 0,
                          "searched_mass": 0.0, "stops": 0}
         self._stops: list[int] = []  # events logged when the searcher decided this round
+        self._bank: tuple | None = None  # (answers in it, bank arrays, chain)
 
     def start_round(self) -> None:
         self._stops = []
+        self._bank = None
         self.model.forget()  # identity keys never recur in another round
 
     def searcher_decides(self, s, seat: int) -> None:
@@ -237,22 +239,16 @@ class SearchAwareLBR:
         legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
         legal = legal[:engine.legal_actions(s, legal)].copy()
         searcher = 1 - seat
-        initial = self.game.initial_array.copy()
-        initial[L.S_LOGGING] = 1
-        buffers = np.empty((2, 2 * self.max_particles, len(initial)), dtype=initial.dtype)
-        weights = np.empty((2, 2 * self.max_particles))
+        # room for a step's children before resampling (filter.advance)
+        buffers, weights = fresh_buffers(self.game, 2 * self.max_particles)
         progress = np.empty((2, buffers.shape[1], 2), dtype=np.int32)
-        buffers[0, 0, :len(initial)] = initial
-        weights[0, 0] = 1.0
         current, count = 0, 1
         stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
-        policies = self.model.policies
         for stop, actor in [(n, searcher) for n in self._stops if n < n_obs] + [(n_obs, seat)]:
-            bank = policies.bank.with_table("search", IDENTITY, self._rows())
-            chain = np.concatenate([[len(bank.names) - 1], policies.chain]).astype(np.int64)
+            bank, chain = self._model_bank()
             aligned_progress(buffers, progress, current, count)
             current, count = advance(buffers, weights, progress, current, count, observed,
-                                     stop, seat, OMIT_NONE, ANY_PHASE, bank.arrays(), chain,
+                                     stop, seat, OMIT_NONE, ANY_PHASE, bank, chain,
                                      0.0, False, False, self.max_particles, stats,
                                      np.zeros(1), actor, self.seed)
             if count == 0:
@@ -264,9 +260,17 @@ class SearchAwareLBR:
         _add_counts(self.belief, belief_counts(stats))
         return buffers[current, :count].copy(), weights[current, :count].copy(), legal
 
-    def _rows(self) -> dict[int, np.ndarray]:
-        """The search's answers so far this round, by the searcher's identity key."""
-        return {key: probs for (_, key), (_, probs) in self.model.answers().items()}
+    def _model_bank(self):
+        """(bank arrays, chain): the search's answers so far this round as an
+        identity-keyed table before the blueprint chain; rebuilt only when they grew."""
+        answers = self.model.answers()
+        if self._bank is None or self._bank[0] != len(answers):
+            rows = {key: probs for (_, key), (_, probs) in answers.items()}
+            policies = self.model.policies
+            bank = policies.bank.with_table("search", IDENTITY, rows)
+            chain = np.concatenate([[len(bank.names) - 1], policies.chain]).astype(np.int64)
+            self._bank = (len(answers), bank.arrays(), chain)
+        return self._bank[1], self._bank[2]
 
     def _search_heaviest(self, states, weights, searcher: int) -> None:
         """Search at the heaviest of the searcher's information states among the
