@@ -281,7 +281,7 @@ def test_json_schema_is_stable():
 
 
 SEARCH_FIELDS = {"used", "construction", "roots", "nodes", "infosets", "depth", "leaves",
-                 "iterations", "seconds", "phase_seconds"}
+                 "iterations", "seconds", "phase_seconds", "root_gap", "overruled"}
 
 
 def test_json_schema_3_with_the_search():

@@ -59,14 +59,25 @@ FUZZ_SEARCH = SearchLimits(iterations=4, max_nodes=5_000, rollout_budget=500)
 
 
 def _check_search_answer(a: dict) -> None:
-    """The search's answer: its probabilities are a distribution, and it recommends its
-    likeliest full action."""
+    """The search's answer: its probabilities are a distribution; it recommends its
+    likeliest play, with that play's best-valued target and number, unless the rollouts
+    overrule it (the guard: more than GUARD_MARGIN worse, the interval below 0)."""
+    from solver.hint.advice import search_overruled
+
     full = a["full_actions"]
     assert sum(f["search_probability"] for f in full) == pytest.approx(1.0, abs=1e-6), a
-    top = max(f["search_probability"] for f in full)
-    chosen = next(f for f in full if f["action"] == a["recommendation"]["action"])
-    assert chosen["search_probability"] == pytest.approx(top), a
-    assert a["recommendation"]["chosen_by"] == "search"
+    overruled = a["policy"]["search"]["overruled"]
+    searched = (next(f for f in full if f["action"] == overruled["search_choice"])
+                if overruled else
+                next(f for f in full if f["action"] == a["recommendation"]["action"]))
+    top = max(p["search_probability"] for p in a["plays"])
+    card = next(p for p in a["plays"] if p["action_id"] == searched["action_ids"][0])
+    assert card["search_probability"] == pytest.approx(top), a
+    same_card = [f for f in full if f["action_ids"][0] == searched["action_ids"][0]]
+    assert searched["search_value"] == pytest.approx(max(f["search_value"] for f in same_card))
+    assert search_overruled(searched) == bool(overruled), a
+    assert a["recommendation"]["chosen_by"] == (
+        "rollouts: search and rollouts disagree" if overruled else "search")
 
 
 def _fuzz(cases: int, seed: int, players=(2, 3, 4), search_every: int = 4,

@@ -94,7 +94,7 @@ def test_blend_copies_of_a_root_are_one_subtree():
     from solver.exact.tree import TERMINAL
 
     game, policies, post = full_deck_decision(6)  # a decision whose subgame is 2 plays deep
-    limits = SearchLimits(iterations=2, max_nodes=20_000, rollout_budget=2000)
+    limits = SearchLimits(iterations=2, max_nodes=20_000, rollout_budget=20_000)
     sub = search(game, post.states, post.weights, 1, policies, limits, seed=9,
                  top="blend").subgame
     count = len(sub.root_node)

@@ -298,7 +298,8 @@ def test_biased_multi_valued_leaves_are_no_more_exploitable_on_tiny(tiny_biased,
     # measured (max-margin; resolve-refined within 4e-4 of it): single / multi
     # exalted_one 0.0212 / 0.0169, my_kind_of_scum 0.0361 / 0.0361, jabbas_court
     # 1.1e-5 / 1.1e-5, rescue_mission 0.0168 / 0.0084
-    assert tiny_biased[top, "multi"] <= tiny_biased[top, "single"] + 1e-9, tiny_biased
+    # (equal values differ by float summation order, ~1e-9: my_kind_of_scum's)
+    assert tiny_biased[top, "multi"] <= tiny_biased[top, "single"] + 1e-7, tiny_biased
 
 
 def test_multi_valued_leaves_cost_no_depth():

@@ -332,7 +332,7 @@ def _posterior_answer(sit: Situation, policies: PolicySet, prior_only: bool, rep
 def _run_search(sit, game, policies, states, weights, limits, seed, top, tables=None,
                 exploit=None, leaves="single"):
     """(SearchResult, None) or (None, why the search could not answer)."""
-    from solver.search.resolve import ModelCannotExplain, search
+    from solver.search.resolve import ModelCannotExplain, SearchUnfinished, search
     from solver.search.subgame import SubgameTooLarge
 
     match = {} if tables is None else dict(round_table=tables[0], report_table=tables[1])
@@ -341,8 +341,23 @@ def _run_search(sit, game, policies, states, weights, limits, seed, top, tables=
                       exploit=exploit, leaves=leaves, **match), None
     except SubgameTooLarge as err:
         return None, f"the subgame is too large ({err})"
+    except SearchUnfinished as err:
+        return None, f"unfinished in its budget: {err}"
     except ModelCannotExplain as err:
         return None, str(err)
+
+
+# Where the search's choice loses to another full action by the answer's own rollouts, by
+# more than this (token margin) with the paired 95% interval below 0, the rollouts' choice
+# answers (docs/hint.md "When search and rollouts disagree").
+GUARD_MARGIN = 0.10
+
+
+def search_overruled(stats: dict) -> bool:
+    """Whether a full action's rollout figures (`_choose`'s ev, vs_best, vs_best_ci95)
+    put it more than GUARD_MARGIN below the best with the interval excluding 0."""
+    return (stats["vs_best"] < -GUARD_MARGIN
+            and stats["vs_best"] + stats["vs_best_ci95"] < 0)
 
 
 def _search_steps(result, path, chars) -> list[dict]:
@@ -383,7 +398,8 @@ def answer(request: HintRequest) -> HintAnswer:
         from solver.han_solo.hint import answer as han_solo_answer
 
         return han_solo_answer(request)
-    start = time.perf_counter()
+    prepare(request)
+    start = time.perf_counter()  # the budgets count from here, the kernels ready
     r = request
     sit, game, policies, match, opponent = (r.situation, r.game, r.policies, r.match,
                                             r.opponent)
@@ -425,7 +441,7 @@ def answer(request: HintRequest) -> HintAnswer:
     if opponent is not None:
         rollout_policies, exploit = opponent.exploit(game, policies)
         rollout_model = (exploit.seat, exploit.chains, exploit.weights)
-    searching = None
+    searching, overruled = None, None
     if not search:
         search_note = "not asked for (--no-search)"
     elif not policies.paths:
@@ -513,11 +529,27 @@ def answer(request: HintRequest) -> HintAnswer:
             path_stats[i] = {**path_stats[i], "search_probability": p, "search_value": v}
             if match is not None:
                 path_stats[i]["search_match_win"] = result.line(paths[i], True)[1]
-        top = max(range(len(paths)), key=lambda i: lines_of_search[i])
+        # The card: the search's likeliest play; then its target and number: the best by
+        # the search's values (each followed by my best play in the subgame).
+        play_prob = dict(zip(result.legal.tolist(), result.probs.tolist()))
+        card = max(legal, key=lambda a: (play_prob[a], result.line((a,))[1]))
+        top = max((i for i, path in enumerate(paths) if path[0] == card),
+                  key=lambda i: lines_of_search[i][1])
         chosen = paths[top]
-        recommendation = {"action": _words(chosen, chars),
-                          "card": chars[chosen[0] - L.PLAY].name,
-                          "chosen_by": "search", "steps": _search_steps(result, chosen, chars)}
+        # The guard: the rollouts judge the search's choice by the values the rule chooses
+        # by (the round's margin, or the match utility).
+        guard = path_stats[top] if match is None else _choose(values, clusters, None)[1][top]
+        if search_overruled(guard):
+            overruled = {"search_choice": _words(chosen, chars),
+                         "vs_best": guard["vs_best"], "vs_best_ci95": guard["vs_best_ci95"],
+                         "margin": GUARD_MARGIN}
+            recommendation["chosen_by"] = "rollouts: search and rollouts disagree"
+            how += (f"; its choice ({overruled['search_choice']}) overruled: search and "
+                    "rollouts disagree")
+        else:
+            recommendation = {"action": _words(chosen, chars),
+                              "card": chars[chosen[0] - L.PLAY].name, "chosen_by": "search",
+                              "steps": _search_steps(result, chosen, chars)}
     rollout_decisions = int(counts.sum())
     total = max(rollout_decisions, 1)
     return HintAnswer(
@@ -527,7 +559,8 @@ def answer(request: HintRequest) -> HintAnswer:
                    "deck": int(engine.deck_size(s0)), "described_by": source},
         policy={"source": policy_source, "detail": how, "level": level,
                 "tables": policies.describe(),
-                "search": ({"used": True, **result.detail()} if result is not None
+                "search": ({"used": True, **result.detail(), "overruled": overruled}
+                           if result is not None
                            else {"used": False, "reason": search_note})},
         recommendation=recommendation,
         plays=plays,
@@ -547,6 +580,36 @@ def answer(request: HintRequest) -> HintAnswer:
                   "default_policy": policies.default,
                   "from_default_policy": float(counts[-1]) / total},
         seconds=round(time.perf_counter() - start, 3))
+
+
+_PREPARED = []  # whether this process has loaded the hint's kernels
+
+
+def prepare(request: HintRequest) -> None:
+    """Load (the first time: compile) every kernel a hint of this request's kind runs,
+    before any budget's clock starts: a hint with the same options, on the first
+    decision of seat 1 in a seeded random round of the same game, with one search
+    iteration and 32 rollouts. Numba loads a kernel at its first call; without this the
+    loading (the first time, the compiling) is taken from the search's budget."""
+    import dataclasses
+    import random
+
+    from solver.hint.situation import from_mapping, player_summary
+    from solver.sim.random_round import play_decisions
+
+    if _PREPARED:
+        return
+    _PREPARED.append(True)
+    for state in play_decisions(request.game, random.Random(0)):
+        if state.current_player() == 1:
+            sit = from_mapping(player_summary(state, 1))
+            if forced_play(sit) is None:
+                break
+    else:
+        return
+    warm = dataclasses.replace(request, situation=sit, seconds=0.01, rollouts=32,
+                               search_iterations=1, search_limits=None)
+    answer(warm)
 
 
 def _match_stats(utility_stats: dict, wins: np.ndarray, clusters) -> dict:

@@ -6,7 +6,8 @@ answers the rest of the same turn: the later decisions of the full action (targe
 number), which the subgame already re-solved below the real information state, are kept
 by information state and answered from it, so the policy is a function of the
 information state whatever order it is asked in. Where the search cannot run (beliefs
-lost, the subgame too large even one play deep) the blueprint answers, counted in
+lost, the subgame too large even one play deep, a timed search unfinished in its budget)
+the blueprint answers, counted in
 `fallbacks`. Also an OpenSpiel `policy.Policy` (tournaments, exact exploitability).
 """
 
@@ -21,7 +22,7 @@ from solver.abstraction.keys import identity_key
 from solver.exact.tree import DECISION
 from solver.policies.chain import chain_probabilities
 from solver.search.resolve import (DEFAULT_LIMITS, ModelCannotExplain, SearchLimits,
-                                   SearchResult, my_posterior, search)
+                                   SearchResult, SearchUnfinished, my_posterior, search)
 from solver.search.subgame import SubgameTooLarge
 
 
@@ -77,7 +78,7 @@ class SearchPolicy(policy_lib.Policy):
             result = search(self.game, post.states, post.weights, player, self.policies,
                             self.limits, self.seed, self.top, self.round_table,
                             self.exploits.get(player), leaves=self.leaves)
-        except (SubgameTooLarge, ModelCannotExplain):
+        except (SubgameTooLarge, ModelCannotExplain, SearchUnfinished):
             return self._fall_back(s, player, key)
         self.searches += 1
         self.seconds += result.seconds

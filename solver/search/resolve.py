@@ -60,9 +60,17 @@ OWN_TURN = DEPTHS[-1]
 # computed for order-2 roots (each a posterior of up to max_particles).
 NODES_PER_SECOND = 50_000
 LEAF_ROLLOUTS_PER_SECOND = 20_000
-BUILD_SHARE = 0.4
+BUILD_SHARE = 0.6
 PROBE_SHARE = 0.4
 ROOTS_SHARE = 0.2
+# What makes a result finished (docs/search.md "Timed search"): every depth-limit leaf is
+# valued by at least MIN_LEAF_ROLLOUTS rollouts (a depth whose leaves the rollout budget
+# cannot give that many is not taken: a shallower one is), and a timed search's average
+# strategy at my decision gives up at most MAX_ROOT_GAP (token margin) against my best
+# response to the re-solved others. A timed search that cannot meet both in its budget
+# raises SearchUnfinished, and the table answers.
+MIN_LEAF_ROLLOUTS = 8
+MAX_ROOT_GAP = 0.02
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,13 +105,14 @@ class SearchResult:
     values: np.ndarray  # each action's value to me (re-solved profile, my posterior)
     subgame: Subgame
     strategy: np.ndarray  # the average strategy on the whole subgame
-    node_values: np.ndarray  # (nodes, players) under `strategy`
+    node_values: np.ndarray  # (nodes, players): `strategy`, my best below my decision
     iterations: int
     seconds: float
     phase_seconds: dict | None = None  # where the time went: roots, build, solve
     model_mass: dict | None = None  # exploit: each model type's posterior weight
     reported_values: np.ndarray | None = None  # per action, the report table's value to me
     report_nodes: np.ndarray | None = None  # (nodes, players) under the report table
+    root_gap: float = 0.0  # my best action's value less my strategy's (module docstring)
 
     @property
     def root_nodes(self) -> np.ndarray:
@@ -122,6 +131,7 @@ class SearchResult:
                           "own turn" if sub.roots.order2 == 0 and sub.leaves and
                           sub.max_plays == 1 else f"{sub.max_plays} plays"),
                 "leaves": sub.leaves, "iterations": self.iterations,
+                "root_gap": round(self.root_gap, 4),
                 "seconds": round(self.seconds, 3),
                 "phase_seconds": {k: round(v, 3)
                                   for k, v in (self.phase_seconds or {}).items()}}
@@ -227,6 +237,11 @@ DEFAULT_LIMITS = SearchLimits()
 
 class ModelCannotExplain(ValueError):
     """The opponent model gives what was seen this round probability 0."""
+
+
+class SearchUnfinished(Exception):
+    """A timed search could not finish in its budget: its leaves would get too few
+    rollouts, or its strategy is not yet close to a best response at my decision."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -392,8 +407,16 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
         if timed:
             left = max(deadline - time.perf_counter(), 0.0)
             budget = min(budget, int(BUILD_SHARE * left * LEAF_ROLLOUTS_PER_SECOND))
-        if leaf_count:  # the leaves' values share a rollout budget: at least one each
-            rollouts = int(np.clip(budget // (leaf_count * values), 1, 8 * rollouts))
+        if leaf_count:  # the leaves' values share a rollout budget
+            rollouts = int(min(budget // (leaf_count * values), 8 * rollouts))
+            if rollouts < MIN_LEAF_ROLLOUTS:
+                if not own_turn:
+                    continue  # too many leaves to value well: a shallower depth
+                if timed:
+                    raise SearchUnfinished(
+                        f"{limits.seconds:.2f} s cannot value its {leaf_count:,} leaves by "
+                        f"{MIN_LEAF_ROLLOUTS} rollouts each")
+                rollouts = MIN_LEAF_ROLLOUTS
         budget_nodes = max_nodes
         if leaf_count and leaf_chains:
             multi_nodes, _ = build(chosen, me, bank, chain, (1 + len(leaf_chains)) * max_nodes,
@@ -426,8 +449,11 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
                 break
         strategy, iterations, a = solver.average_strategy(), solver.iterations, solver.arrays
     solved = time.perf_counter()
-    node_values = np.zeros((sub.num_nodes, sub.num_players))
-    value_sweep(*a.args(), strategy, node_values)
+    node_values, gap = _continuation_values(sub, me, strategy, a, root_set.order1)
+    if timed and gap > MAX_ROOT_GAP:
+        raise SearchUnfinished(f"after {iterations} DCFR iterations in {limits.seconds:.2f} s "
+                               f"its strategy gives up {gap:.3f} against the best at your "
+                               f"decision (at most {MAX_ROOT_GAP} is finished)")
     roots_i = sub.root_nodes()[:root_set.order1]
     info = int(sub.infoset[roots_i[0]])
     if np.any(sub.infoset[roots_i] != info):
@@ -451,12 +477,45 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
     result = SearchResult(legal, strategy[lo:hi].copy(), values, sub, strategy, node_values,
                           iterations, time.perf_counter() - start,
                           {"roots": rooted - start, "build": built - rooted,
-                           "solve": solved - built})
+                           "solve": solved - built}, root_gap=gap)
     if exploit is not None:
         result.model_mass = type_mass
     result.reported_values = reported
     result.report_nodes = report_nodes if reported is not None else None
     return result
+
+
+def _continuation_values(sub: Subgame, me: int, strategy: np.ndarray, arrays, order1: int
+                         ) -> tuple[np.ndarray, float]:
+    """(node values, root gap). The values are under `strategy` except at my free
+    decisions below my own, where I play my best response to the others' `strategy`: an
+    action's value is then what it is worth followed by good play, never read off an
+    average that has not yet visited below it (early DCFR iterations leave a rarely
+    chosen action's later decisions near uniform). The root gap: my best action's value
+    less my strategy's, over my order-1 roots."""
+    from solver.exact.best_response import best_response
+
+    values = np.zeros((sub.num_nodes, sub.num_players))
+    value_sweep(*arrays.args(), strategy, values)
+    _, best = best_response(sub, strategy, me, arrays)
+    roots = sub.root_nodes()[:order1]
+    root_info = int(sub.infoset[roots[0]])
+    continued = strategy.copy()
+    for info in np.flatnonzero((sub.infoset_player == me) & ~sub.infoset_locked
+                               & (best >= 0)):
+        if info != root_info:
+            lo, hi = sub.offsets[info], sub.offsets[info + 1]
+            continued[lo:hi] = 0.0
+            continued[lo + best[info]] = 1.0
+    node_values = np.zeros_like(values)
+    value_sweep(*arrays.args(), continued, node_values)
+    w = sub.roots.weights[:order1]
+    shift = sub.root_shift[:order1]
+    lo, hi = sub.offsets[root_info], sub.offsets[root_info + 1]
+    per_action = [np.dot(w, node_values[sub.edge_child[sub.child_start[roots] + i], me] - shift)
+                  for i in range(hi - lo)]
+    mine = np.dot(w, values[roots, me] - shift)
+    return node_values, float((max(per_action) - mine) / w.sum())
 
 
 def _best_response(sub: Subgame, me: int, arrays) -> np.ndarray:

@@ -47,6 +47,7 @@ from solver.sim.utility import check_table, engine_utility, is_zero_sum, round_u
 _JIT = dict(cache=True, nogil=True)
 OK, TOO_MANY_NODES, TOO_DEEP = 0, 1, 2
 _STACK = 8192  # states waiting to be expanded (depth x branching)
+_ROLLOUT_STRIDE = 1 << 16  # leaf rollout r below root i: stream i * stride + r
 
 
 class SubgameTooLarge(Exception):
@@ -240,6 +241,7 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
     stack_what = np.empty(_STACK, dtype=np.int64)  # -1 a state, else a root or group
     stack_kind = np.empty(_STACK, dtype=np.int8)  # 0 state, 1 root, 2 gadget, 3 group
     stack_type = np.empty(_STACK, dtype=np.int32)  # the root's type (opponent model)
+    stack_root = np.empty(_STACK, dtype=np.int64)  # the root it descends from
     legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     probs = np.empty(L.NUM_ACTIONS)
     outcomes = np.empty(L.MAX_CHARS, dtype=np.int32)
@@ -264,8 +266,7 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
         return TOO_MANY_NODES, 0, 0, 0
 
     nodes, edges, leaves, sp = 0, 0, 0, 0
-    root_leaf = np.zeros(len(roots), dtype=np.int64)
-    leaf_seq, copying = 0, False
+    copying, root = False, 0
     # The top node (node 0) and what it leads to.
     child_start[0] = 0
     key[0] = 0
@@ -372,12 +373,11 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
             sp += 1  # the root itself, below its gadget
             continue
         if stack_kind[sp] == 1:  # a root: its state
-            # A root's second copy (BLEND) replays its first's leaf seeds: the copies
-            # are one subtree, valued alike; its leaves are not counted again.
+            # A root's second copy (BLEND) is one subtree with its first (the same leaf
+            # seeds: they are the root's); its leaves are not counted again.
             copying = root_node[what] >= 0
-            leaf_seq = root_leaf[what] if copying else leaves
-            root_leaf[what] = leaf_seq
             root_node[what] = node
+            root = what
             s[:] = roots[what]
             plays = 0
             free = root_free[what]
@@ -387,6 +387,7 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
             plays = stack_plays[sp]
             free = stack_free[sp]
             kind_of = stack_type[sp]
+            root = stack_root[sp]
         if engine.is_terminal(s):
             kind[node] = TERMINAL
             round_utility(s, round_table, out)
@@ -433,8 +434,10 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
                 utility[valued, :num_players] = 0.0
                 for r in range(0 if count_only else leaf_rollouts):
                     rollout[:] = s
-                    rng[0] = stream_seed(seed, STREAM_SEARCH_LEAF,
-                                         leaf_seq * leaf_rollouts + r)
+                    # Common random numbers: rollout r of every leaf below one root draws
+                    # the same stream, so sibling leaves differ by their states, not by
+                    # their luck (docs/search.md "Timed search").
+                    rng[0] = stream_seed(seed, STREAM_SEARCH_LEAF, root * _ROLLOUT_STRIDE + r)
                     play_out(rollout, no_order, seat_chain, bank, rng, legal, probs, counts,
                              seat_row, -1)
                     round_utility(rollout, round_table, out)
@@ -445,7 +448,6 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
             if values > 1:
                 seat_chain[leaf_seat, :] = chain
                 edges += values
-            leaf_seq += 1
             if not copying:
                 leaves += 1
             continue
@@ -494,6 +496,7 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
             stack_plays[slot] = plays
             stack_free[slot] = free
             stack_type[slot] = kind_of
+            stack_root[slot] = root
             stack_kind[slot] = 0
             stack_what[slot] = -1
         sp += n
