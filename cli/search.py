@@ -191,6 +191,10 @@ def register(app: typer.Typer) -> None:
                                               help="Search iterations per decision."),
         max_nodes: int = typer.Option(30_000, **options.POSITIVE,
                                       help="Subgame node budget per decision."),
+        search_seconds: float | None = typer.Option(
+            None, min=0.01, help="Time the search as the hint does: this many seconds per "
+            "decision with the hint's limits (SearchLimits' defaults), instead of "
+            "--search-iterations and --max-nodes (rows name the policy search@Ss)."),
         lbr_searches: int | None = typer.Option(
             None, min=1, help="search-lbr: the searcher's information states searched at "
             "each of its decisions (the heaviest of LBR's belief; the rest are weighed by "
@@ -232,6 +236,16 @@ def register(app: typer.Typer) -> None:
         names = _variants(ctx, game_name, agendas)
         limits = dict(iterations=search_iterations, max_nodes=max_nodes,
                       rollout_budget=4000, max_roots=150)
+        if search_seconds is not None:  # what the hint runs: its limits, timed
+            options.exclusive(ctx, "search_seconds", "search_iterations")
+            options.exclusive(ctx, "search_seconds", "max_nodes")
+            if any(o.strip() == "search-lbr" for o in (opponents or "").split(",")):
+                raise typer.BadParameter("search-lbr models a search of a fixed number of "
+                                         "iterations (its bound needs the searcher's "
+                                         "answers repeated); give --search-iterations",
+                                         param_hint="--search-seconds")
+            limits = dict(seconds=search_seconds)
+            searcher = f"{searcher}@{search_seconds:g}s"
         start = time.perf_counter()
         started = _started()
         rows = []
