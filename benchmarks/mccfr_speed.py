@@ -20,6 +20,11 @@
     untimed pass counts both solvers' nodes iteration by iteration (OpenSpiel's by
     wrapping the Python state's `_apply_action`) and compares the means within their
     sampling error.
+(2b) What OpenSpiel's solver pays per node on our Python game, untimed by the windows:
+    medians over the decision states of seeded random rounds of `state.clone()` (what
+    the solver calls at every child), `copy.deepcopy(state)`, `information_state_string`
+    and `legal_actions`, in µs. A slow clone or string drags OpenSpiel's rate down and
+    inflates the ratio (as the cards in the state's dictionary once did: 2 ms a clone).
 (3) The ratio of the medians, ours (identity, one thread) / OpenSpiel (target: at least
     100x on the same game); the other configurations' ratios in a second table. A ratio
     is printed only when both sides had at least MIN_RATIO_ITERATIONS (10) iterations in
@@ -48,6 +53,7 @@ noise hits them alike.
 from __future__ import annotations
 
 import argparse
+import copy
 import random
 import resource
 import sys
@@ -195,6 +201,37 @@ def per_iteration_nodes_openspiel(game, seconds: float, max_seconds: float,
     finally:
         state_class._apply_action = original
     return counts
+
+
+STATE_COST_ROUNDS = 40  # random rounds whose decision states (2b) times
+STATE_COST_CALLS = ("clone", "deepcopy", "information_state_string", "legal_actions")
+
+
+def state_costs(game, rng: random.Random, rounds: int = STATE_COST_ROUNDS) -> dict:
+    """(2b): per call, the median µs over the decision states of `rounds` random rounds
+    of what OpenSpiel's solver calls on the Python state (and of copy.deepcopy)."""
+    states = []
+    for _ in range(rounds):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, probs)[0])
+            else:
+                states.append(state.clone())
+                state.apply_action(rng.choice(state.legal_actions()))
+    calls = {"clone": lambda s: s.clone(), "deepcopy": copy.deepcopy,
+             "information_state_string": lambda s: s.information_state_string(),
+             "legal_actions": lambda s: s.legal_actions()}
+    costs = {}
+    for name, call in calls.items():
+        times = []
+        for state in states:
+            clock = Stopwatch()
+            call(state)
+            times.append(clock.elapsed() * 1e6)
+        costs[name] = median(times)
+    return {"states": len(states), "median_us": costs}
 
 
 def mean_and_error(counts: list[int]) -> dict:
@@ -361,6 +398,7 @@ def speed_section(games: dict, configs: list[tuple[str, int]], args,
                 runs[deck]["openspiel"].append(measure_openspiel(
                     game, args.openspiel_seconds, args.openspiel_min_iterations,
                     args.openspiel_max_seconds, rng.randrange(1, 2**31 - 1)))
+    costs = {deck: state_costs(game, rng) for deck, game in games.items()} if openspiel else {}
     checks = {deck: node_count_check(game, args.check_seconds,
                                      max(args.check_seconds, args.openspiel_max_seconds), rng)
               for deck, game in games.items()} if args.check_seconds > 0 and openspiel else {}
@@ -414,6 +452,7 @@ def speed_section(games: dict, configs: list[tuple[str, int]], args,
                           "nodes_per_s_estimate": theirs_nodes_estimate,
                           "runs": theirs} if openspiel else None,
             "node_count_check": checks.get(deck),
+            "state_costs": costs.get(deck),
             "ratio_problems": headline["ratio_problems"],
             "ratio_iterations_per_s": headline["ratio_iterations_per_s"],
             "ratio_nodes_per_s": (guarded_ratio(headline["nodes_per_s"]["median"],
@@ -499,6 +538,15 @@ def print_speed(results: dict, args) -> None:
           "ours measured\nnodes/iteration (pooled over the repeats) times its iterations/s. "
           "Same algorithm, game and\nperfect-recall information states, so the expected "
           "nodes per iteration are equal.\n")
+    cost_rows = [[deck, r["state_costs"]["states"],
+                  *(f"{r['state_costs']['median_us'][k]:,.1f}" for k in STATE_COST_CALLS)]
+                 for deck, r in results.items() if r["state_costs"]]
+    if cost_rows:
+        print("What OpenSpiel's solver calls on our Python state, per call (µs, medians "
+              f"over the decision states\nof {STATE_COST_ROUNDS} random rounds): it clones "
+              "the state at every child and asks for the\ninformation-state string at every "
+              "decision.\n")
+        print(markdown_table(["deck", "states", *STATE_COST_CALLS], cost_rows) + "\n")
     print(f"Ratios of the medians; none unless both sides had ≥ {MIN_RATIO_ITERATIONS} "
           "iterations in every repeat.\n")
     print(markdown_table(["deck", f"iterations/s ours ({label(HEADLINE)}) / OpenSpiel",

@@ -272,19 +272,22 @@ def register(app: typer.Typer) -> None:
                    + "".join(f"; header in {p}" for p in written[1:]))
 
 
-def _render(answer: dict) -> None:
+def _render(answer: dict, console=None) -> None:
+    """The answer as text, laid out for the console's width (80 columns and up)."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    console = Console()
+    console = console or Console()
     sit = answer["situation"]
     if sit["game"] == HAN_SOLO:
         _render_han_solo(answer, console)
         return
     variant = sit["agenda"] or sit["game"]  # love_letter has no agenda
-    deck = "" if sit["deck"] is None else f"; deck {sit['deck']}"
-    console.print(f"[bold]{sit['players']} players, {variant}, you are seat "
-                  f"{sit['seat']}[/bold]: hand {', '.join(sit['hand'])}{deck}")
+    deck = [] if sit["deck"] is None else [f"deck {sit['deck']}"]
+    _print_pieces(console, [Text.from_markup(f"[bold]{sit['players']} players, {variant}, "
+                                             f"you are seat {sit['seat']}[/bold]: hand "),
+                            *_joined([", ".join(sit["hand"]), *deck], "; ")])
     rec = answer["recommendation"]
     if rec["chosen_by"] == "rules":  # a forced play (docs/RULES.md C3): nothing to value
         console.print(f"[bold green]Play: {rec['action']}[/bold green] "
@@ -292,27 +295,8 @@ def _render(answer: dict) -> None:
         return
     console.print(f"[bold green]Recommended: {rec['action']}[/bold green]")
     searched = answer["policy"]["search"]["used"]
-    table = Table(title="Your plays (each card with its best target and number)")
-    table.add_column("play")
-    if searched:
-        table.add_column("search", justify="right")
-        table.add_column("search value" if answer.get("match") else "search EV",
-                         justify="right")
-    table.add_column("table", justify="right")
     match = answer.get("match")
-    if match:
-        table.add_column("match win", justify="right")
-    table.add_column("EV (token margin)", justify="right")
-    table.add_column("vs best", justify="right")
-    for p in answer["plays"]:
-        prob = "-" if p["probability"] is None else f"{p['probability']:.0%}"
-        found = ([f"{p['search_probability']:.0%}", f"{p['search_value']:+.3f}"]
-                 if searched else [])
-        wins = [] if not match else [
-            f"{p.get('search_match_win', p['match_win']):.1%}"]
-        table.add_row(p["full_action"], *found, prob, *wins,
-                      f"{p['ev']:+.3f} ± {p['ev_ci95']:.3f}",
-                      f"{p['vs_best']:+.3f} ± {p['vs_best_ci95']:.3f}")
+    table, left_out = _plays_table(answer, console)
     console.print(table)
     model = answer.get("opponent_model")
     if model:
@@ -336,32 +320,34 @@ def _render(answer: dict) -> None:
                       "plays on, by rollouts)")
     elif rec["chosen_by"] != "value":
         console.print(f"  (card chosen by the {rec['chosen_by']})")
+    if left_out:
+        console.print(f"  ({' and '.join(left_out)} left out at this width; --json has "
+                      "all)")
     for step in ([] if searched else rec["steps"]):
         options = sorted(step["options"], key=lambda o: -o["ev"])[:5]
-        shown = ", ".join(f"{o['action']} {o['ev']:+.2f} ± {o['ev_ci95']:.2f}"
-                          + ("" if o["probability"] is None else f" ({o['probability']:.0%})")
-                          for o in options)
-        more = "" if len(step["options"]) <= 5 else ", ..."
+        shown = [f"{o['action']} {o['ev']:+.2f} ± {o['ev_ci95']:.2f}"
+                 + ("" if o["probability"] is None else f" ({o['probability']:.0%})")
+                 for o in options] + ([] if len(step["options"]) <= 5 else ["..."])
         by = "" if step["chosen_by"] == "value" else f" [{step['chosen_by']}]"
-        console.print(f"  then {step['decision']}: {step['chosen']}{by}   (EV: {shown}{more})")
+        _print_pieces(console, [f"  then {step['decision']}: {step['chosen']}{by}   (EV: ",
+                                *_joined(shown, ", ", ")")])
     beliefs = Table(title="What the others hold")
-    beliefs.add_column("seat")
-    beliefs.add_column("hand (probability)")
-    for o in answer["opponents"]:
-        if o["status"] == "out":
-            beliefs.add_row(f"p{o['seat']}", "out")
-            continue
-        cards = ", ".join(f"{c['card']} {c['probability']:.0%}" for c in o["hand"][:6])
-        more = "" if len(o["hand"]) <= 6 else ", ..."
-        status = " (protected)" if o["status"] == "protected" else ""
-        beliefs.add_row(f"p{o['seat']}{status}", cards + more)
+    beliefs.add_column("seat", no_wrap=True)
+    beliefs.add_column("hand (probability)", no_wrap=True)
+    seats = [f"p{o['seat']}" + (" (protected)" if o["status"] == "protected" else "")
+             for o in answer["opponents"]]
+    room = _room(console.width, [max(map(len, ["seat", *seats]))])
+    for o, seat in zip(answer["opponents"], seats):
+        cards = [f"{c['card']} {c['probability']:.0%}" for c in o["hand"]]
+        beliefs.add_row(seat, "out" if o["status"] == "out" else _first_items(cards, room))
     console.print(beliefs)
     pol, roll = answer["policy"], answer["rollouts"]
     if searched:
         for step in rec["steps"]:
             best = sorted(step["options"], key=lambda o: -o["search_probability"])[:5]
-            shown = ", ".join(f"{o['action']} {o['search_probability']:.0%}" for o in best)
-            console.print(f"  then {step['decision']}: {step['chosen']}   (search: {shown})")
+            shown = [f"{o['action']} {o['search_probability']:.0%}" for o in best]
+            _print_pieces(console, [f"  then {step['decision']}: {step['chosen']}   "
+                                    "(search: ", *_joined(shown, ", ", ")")])
     elif not pol["search"]["used"] and pol["search"]["reason"] != "not asked for (--no-search)":
         console.print(f"search not used: {pol['search']['reason']}")
     console.print(f"policy: {pol['detail']}; posterior: {answer['posterior']['basis']} "
@@ -372,47 +358,152 @@ def _render(answer: dict) -> None:
                   f"{answer['seconds']:.2f} s")
 
 
+def _plays_table(answer: dict, console):
+    """The plays table in its fullest form that fits the console, and what it left out.
+    Narrower, in turn: shorter headers (the EV's unit in the title) and no 'play ' in the
+    cells; no interval on the EV (vs best keeps its paired one, the choice's comparison);
+    no table column beside the search's. Figures never wrap; a play's name may."""
+    from rich.table import Table
+
+    searched = answer["policy"]["search"]["used"]
+    match = answer.get("match")
+    for level in range(4):
+        compact, no_interval, no_table = level >= 1, level >= 2, level >= 3 and searched
+        table = Table(title="Your plays (each card with its best target and number"
+                      + ("; EV in token margin)" if compact else ")"))
+        table.add_column("play")
+        figure = {"justify": "right", "no_wrap": True}
+        two_lines = "\n" if compact else " "
+        if searched:
+            table.add_column("search", **figure)
+            table.add_column(f"search{two_lines}{'value' if match else 'EV'}", **figure)
+        if not no_table:
+            table.add_column("table", **figure)
+        if match:
+            table.add_column(f"match{two_lines}win", **figure)
+        table.add_column("EV" if compact else "EV (token margin)", **figure)
+        table.add_column("vs best", **figure)
+        for p in answer["plays"]:
+            name = p["full_action"].removeprefix("play " if compact else "")
+            found = ([f"{p['search_probability']:.0%}", f"{p['search_value']:+.3f}"]
+                     if searched else [])
+            prob = [] if no_table else [
+                "-" if p["probability"] is None else f"{p['probability']:.0%}"]
+            wins = [] if not match else [
+                f"{p.get('search_match_win', p['match_win']):.1%}"]
+            ev = f"{p['ev']:+.3f}" + ("" if no_interval else f" ± {p['ev_ci95']:.3f}")
+            table.add_row(name, *found, *prob, *wins, ev,
+                          f"{p['vs_best']:+.3f} ± {p['vs_best_ci95']:.3f}")
+        if _fits(table, console):
+            break
+    return table, (["EV intervals"] if no_interval else []) + (
+        ["the table column"] if no_table else [])
+
+
+def _fits(table, console) -> bool:
+    """Whether `table` fits the console's width without wrapping a cell."""
+    unbounded = console.options.update(max_width=10**4)
+    return console.measure(table, options=unbounded).maximum <= console.width
+
+
+def _room(width: int, others: list[int]) -> int:
+    """Characters left for the last column of a rich table (default box and padding) of
+    `width` whose other columns are `others` wide."""
+    return width - 3 * (len(others) + 1) - 1 - sum(others)
+
+
+def _first_items(items: list[str], room: int, most: int = 6) -> str:
+    """The first items (at most `most`) joined by ', ' within `room` characters, and
+    ', ...' when some are left out: a list cut between items, never inside one."""
+    shown = items[:most]
+    while True:
+        text = ", ".join(shown) + (", ..." if len(shown) < len(items) else "")
+        if len(text) <= room or len(shown) <= 1:
+            return text
+        shown = shown[:-1]
+
+
+def _joined(items: list[str], separator: str, tail: str = "") -> list[str]:
+    """The items with `separator` after each but the last, which gets `tail`."""
+    return [item + (tail if i == len(items) - 1 else separator)
+            for i, item in enumerate(items)]
+
+
+def _print_pieces(console, pieces: list, indent: str = "      ") -> None:
+    """Print `pieces` (strings, taken literally, or rich Texts) on lines of at most the
+    console's width, broken between pieces only, later lines indented. Rich alone breaks
+    at any space: '+0.50 ±' at the end of a line and '0.03' on the next."""
+    from rich.text import Text
+
+    lines, line = [], Text()
+    for piece in pieces:
+        piece = piece if isinstance(piece, Text) else Text(piece)
+        if line.plain.strip() and line.cell_len + len(piece.plain.rstrip()) > console.width:
+            line.rstrip()
+            lines.append(line)
+            line = Text(indent)
+        line.append_text(piece)
+    lines.append(line)
+    for text in lines:
+        console.print(console.highlighter(text))
+
+
 def _render_han_solo(answer: dict, console) -> None:
     """A han_solo answer: each option's EV, the discard after a take, each opponent's
     hand total."""
     from rich.table import Table
+    from rich.text import Text
 
     sit, rec = answer["situation"], answer["recommendation"]
     pot = ", ".join(sit["pot"]) if sit["pot"] else "unknown"
-    console.print(f"[bold]{sit['players']} players, han_solo, you are seat {sit['seat']}"
-                  f"[/bold]: hand {', '.join(sit['hand'])} (total {sit['hand_total']:+d}); "
-                  f"turn {sit['turn']} of {sit['turns']}, {sit['decision']}; discard top "
-                  f"{sit['discard_top'] or '-'}; pot {pot}; draw pile {sit['deck']}")
+    _print_pieces(console, [
+        Text.from_markup(f"[bold]{sit['players']} players, han_solo, you are seat "
+                         f"{sit['seat']}[/bold]: "),
+        *_joined([f"hand {', '.join(sit['hand'])} (total {sit['hand_total']:+d})",
+                  f"turn {sit['turn']} of {sit['turns']}, {sit['decision']}",
+                  f"discard top {sit['discard_top'] or '-'}", f"pot {pot}",
+                  f"draw pile {sit['deck']}"], "; ")])
     console.print(f"[bold green]Recommended: {rec['action']}[/bold green]"
                   + ("" if rec["chosen_by"] == "value" else f" ({rec['chosen_by']})"))
-    table = Table(title="Your options (EV: token margin, thousands of credits)")
-    for name, justify in (("option", "left"), ("then", "left"), ("table", "right"),
-                          ("EV", "right"), ("vs best", "right")):
-        table.add_column(name, justify=justify)
-    for p in answer["plays"]:
-        prob = "-" if p["probability"] is None else f"{p['probability']:.0%}"
-        then = p["full_action"].partition(", ")[2]
-        table.add_row(p["action"], then, prob, f"{p['ev']:+.3f} ± {p['ev_ci95']:.3f}",
-                      f"{p['vs_best']:+.3f} ± {p['vs_best_ci95']:.3f}")
+    for merged in (False, True):  # narrower: the option and its discard in one column
+        table = Table(title="Your options (EV: token margin, thousands of credits)")
+        table.add_column("option")
+        if not merged:
+            table.add_column("then")
+        for name in ("table", "EV", "vs best"):
+            table.add_column(name, justify="right", no_wrap=True)
+        for p in answer["plays"]:
+            prob = "-" if p["probability"] is None else f"{p['probability']:.0%}"
+            names = ([p["full_action"]] if merged else
+                     [p["action"], p["full_action"].partition(", ")[2]])
+            table.add_row(*names, prob, f"{p['ev']:+.3f} ± {p['ev_ci95']:.3f}",
+                          f"{p['vs_best']:+.3f} ± {p['vs_best_ci95']:.3f}")
+        if _fits(table, console):
+            break
     console.print(table)
     for play in answer["plays"]:
         for step in play["steps"]:
-            shown = ", ".join(f"{o['action']} {o['ev']:+.2f}" for o in sorted(
-                step["options"], key=lambda o: -o["ev"]))
-            console.print(f"  after '{play['action']}': {shown}")
+            shown = [f"{o['action']} {o['ev']:+.2f}" for o in sorted(
+                step["options"], key=lambda o: -o["ev"])]
+            _print_pieces(console, [f"  after '{play['action']}': ", *_joined(shown, ", ")])
     beliefs = Table(title="What the others hold (posterior)")
-    beliefs.add_column("seat")
-    beliefs.add_column("cards")
-    beliefs.add_column("hand total (likeliest)")
-    beliefs.add_column("P(zero)", justify="right")
+    beliefs.add_column("seat", no_wrap=True)
+    beliefs.add_column("cards", no_wrap=True)
+    beliefs.add_column("hand total (likeliest)", no_wrap=True)
+    beliefs.add_column("P(zero)", justify="right", no_wrap=True)
+    rows = []
     for o in answer["opponents"]:
-        top = sorted(o["total"], key=lambda x: -x["probability"])[:5]
         zero = sum(x["probability"] for x in o["total"] if x["total"] == 0)
-        beliefs.add_row(f"p{o['seat']}", ", ".join(f"{c['cards']}" + (
-            "" if c["probability"] > 0.999 else f" {c['probability']:.0%}")
-            for c in o["cards"]),
-            ", ".join(f"{x['total']:+d} {x['probability']:.0%}" for x in top),
-            f"{zero:.1%}")
+        cards = ", ".join(f"{c['cards']}" + ("" if c["probability"] > 0.999 else
+                                              f" {c['probability']:.0%}") for c in o["cards"])
+        totals = [f"{x['total']:+d} {x['probability']:.0%}"
+                  for x in sorted(o["total"], key=lambda x: -x["probability"])]
+        rows.append((f"p{o['seat']}", cards, totals, f"{zero:.1%}"))
+    widths = [max(len(r[0]) for r in rows + [("seat",)]),
+              max(len(r[1]) for r in rows + [("", "cards")]), len("P(zero)")]
+    room = max(len("hand total (likeliest)"), _room(console.width, widths))
+    for seat, cards, totals, zero in rows:
+        beliefs.add_row(seat, cards, _first_items(totals, room, most=5), zero)
     console.print(beliefs)
     post, roll = answer["posterior"], answer["rollouts"]
     console.print(f"policy: {answer['policy']['detail']}; posterior: {post['basis']}, "

@@ -272,13 +272,30 @@ class _Shared:
         return self
 
 
-class EngineState(pyspiel.State):
-    """A state: one int32 array (`_s`) that the compiled engine reads and writes."""
+class ArrayState(pyspiel.State):
+    """A state held in one int32 array (`_s`) that a compiled engine reads and writes; the
+    base of every registered game's state."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self._s = game.initial_array.copy()
+
+    def __deepcopy__(self, memo):
+        # copy.deepcopy would otherwise take pyspiel's pickling path (__getstate__ and
+        # __setstate__): serialize the game and the history, pickle `__dict__`, load a new
+        # game, replay every action and unpickle, about 40x a clone, and the copy would hold
+        # another game object. clone() shares the game and deep-copies each attribute.
+        twin = self.clone()
+        memo[id(self)] = twin
+        return twin
+
+
+class EngineState(ArrayState):
+    """A state of a Jabba's Palace or classic Love Letter round."""
 
     def __init__(self, game: EngineGame):
         super().__init__(game)
-        self._s = game.initial_array.copy()
-        # Not copied with the state: pyspiel clones a Python state by deep copy, at every
+        # Not copied with the state: pyspiel's clone deep-copies each attribute, at every
         # child a tree walk visits, and the cards (a tuple of dataclasses) cost 57x `_s`.
         self._game_characters = _Shared(game.characters)
 

@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 import pyspiel
 
-from ..game import card_game_type
+from ..game import ArrayState, card_game_type
 from . import engine
 from . import layout as L
 
@@ -191,12 +191,8 @@ class View:
     cycle: int
 
 
-class HanSoloState(pyspiel.State):
-    """A state: one int32 array (`_s`) that the compiled engine reads and writes."""
-
-    def __init__(self, game: HanSoloGame):
-        super().__init__(game)
-        self._s = game.initial_array.copy()
+class HanSoloState(ArrayState):
+    """A state of a Han Solo round."""
 
     def current_player(self) -> int:
         return int(engine.current_actor(self._s))
