@@ -2,16 +2,18 @@
 
 The hidden cards of a round, for a seat, are the others' deals, draws and redeals (H2,
 H3); everything else is public (the pot, the flips, takes, discards, stands, the dice, the
-reveals after a match) or the seat's own. `replay` walks the seat's event log over a set
-of worlds (engine states that agree with it): a hidden card branches a world into one per
-card kind the pile could give (weight: the pile's odds), a public chance outcome weighs
-each world by its odds there (card counting), and another player's decision weighs it
-by the probability `policy` gives that decision in that world (Bayes: their hidden cards
-explain what they chose). Worlds that end with the same hands (and so the same pile) are
-merged: exact for any policy that reads the present (hand, discard pile, turn, pot), as
-the heuristics and the MCCFR tables' `fine` and `coarse` keys do. Past `particles` worlds
-the set is resampled (seeded, systematic): `exact` is then False and `ess` says how many
-independent worlds the weights are worth.
+reveals after a match, the hands shown at the round's end, H6) or the seat's own: a log
+that goes past the end keeps only the worlds whose hands are the ones shown. `replay`
+walks the seat's event log over a set of worlds (engine states that agree with it): a
+hidden card branches a world into one per card kind the pile could give (weight: the
+pile's odds), a public chance outcome weighs each world by its odds there (card
+counting), and another player's decision weighs it by the probability `policy` gives that
+decision in that world (Bayes: their hidden cards explain what they chose). Worlds that
+end with the same hands (and so the same pile) are merged: exact for any policy that
+reads the present (hand, discard pile, turn, pot), as the heuristics and the MCCFR
+tables' `fine` and `coarse` keys do. Past `particles` worlds the set is resampled
+(seeded, systematic): `exact` is then False and `ess` says how many independent worlds the
+weights are worth.
 
     post = posterior(game, state, player=1, policy=table, particles=4096, seed=0)
     hand_total_distribution(post, 0)   # {"total": {-3: 0.12, ...}, "cards": {2: 1.0}}
@@ -35,8 +37,9 @@ from solver.hint.parse import SituationError
 _CHANCE_EVENT = {L.CH_POT: L.E_POT, L.CH_DEAL: L.E_DEAL, L.CH_FLIP: L.E_FLIP,
                  L.CH_DRAW: L.E_DRAW, L.CH_DICE: L.E_DICE, L.CH_REDEAL: L.E_REDEAL,
                  L.CH_TIE: L.E_TIE}
-# Events a log may leave out, filled in as hidden: the engine writes them by itself.
-_IMPLIED = (L.E_REVEAL, L.E_RESHUFFLE)
+# Events a log may leave out, filled in as hidden: the engine writes them by itself (a
+# show left out leaves that card unchecked).
+_IMPLIED = (L.E_REVEAL, L.E_RESHUFFLE, L.E_SHOW)
 BRANCHING = 4  # a hidden card may branch the worlds to at most this many times `particles`
 _DECISION_EVENT = {L.E_DRAW: L.DRAW, L.E_RESHUFFLE: L.DRAW, L.E_TAKE: L.TAKE,
                    L.E_STAND: L.STAND, L.E_KEEP: L.KEEP}
