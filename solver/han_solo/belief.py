@@ -158,7 +158,7 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
     if particles < 1:
         raise ValueError(f"particles={particles}: at least 1")
     rng = np.random.default_rng(seed)
-    log = list(events)
+    log = _show_order(events)
     worlds: list[tuple[np.ndarray, float]] = [(game.initial_array.copy(), 1.0)]
     exact = True
     i = 0
@@ -213,7 +213,7 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
                 written = _events_of(t, start)
                 for j, e in enumerate(written):
                     at = start + j
-                    if (at >= len(log) or log[at][0] != e[0]) and e[0] in _IMPLIED:
+                    if (at >= len(log) or log[at][:2] != e[:2]) and e[0] in _IMPLIED:
                         log.insert(at, (e[0], e[1], L.HIDDEN))
             if all(at < len(log) and _agrees(e, log[at])
                    for at, e in enumerate(_events_of(t, start), start)):
@@ -224,6 +224,11 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
                     merged[key] = [t, w]
         if written is None:
             raise LogError(empty())
+        if not merged and any(e[0] == L.E_SHOW for e in written):
+            raise LogError(f"{_where(log, start)}: no deal of the hidden cards that the log "
+                           "leaves ends with the hands shown (H6)" + (
+                               "" if policy is None else ", with the choices the others' "
+                               "policy makes (prior only: without them)"))
         if not merged:
             said = "; ".join(event_text(e) for e in written) or "nothing"
             raise LogError(f"{_where(log, start)}: cannot happen here (the rules and the "
@@ -240,6 +245,20 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
     weights /= total
     return HanSoloPosterior([s for s, _ in worlds], weights, exact,
                             float(1.0 / np.sum(weights ** 2)), player, log)
+
+
+def _show_order(events) -> list[tuple[int, int, int]]:
+    """The events with each run of shows in the engine's order (seat order, each hand
+    lowest value first, H6), so that a log may show a hand's cards in any order."""
+    out = list(events)
+    i = 0
+    while i < len(out):
+        j = i
+        while j < len(out) and out[j][0] == L.E_SHOW:
+            j += 1
+        out[i:j] = sorted(out[i:j], key=lambda e: (e[1], L.card_value(e[2])))
+        i = j + 1
+    return out
 
 
 def _chance_children(worlds, event, want):
