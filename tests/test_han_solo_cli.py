@@ -364,6 +364,45 @@ def test_a_log_read_after_the_round_shows_and_checks_the_final_hands(tmp_path):
         _hint({**data, "log": at_pick}, rollouts=8)
 
 
+def test_the_play_log_records_the_hands_shown_and_the_replay_checks_them(tmp_path):
+    log = tmp_path / "game.jsonl"
+    result = runner.invoke(app, ["play", "--game", "han_solo", "--seat", "1", "--seed", "3",
+                                 "--against", "closest_to_zero", "--log", str(log)],
+                           input="1\n" * 20)
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    hands = lines[-1]["hands"]
+    assert "round_end" in lines[-1] and len(hands) == 2
+    for seat, hand in enumerate(hands):  # as the terminal showed them, before the tokens
+        assert hand and all(f"  . p{seat} show {c}" in result.output for c in hand)
+        assert f"hand: {', '.join(hand)} (total" in result.output
+    lines[-1]["hands"] = [hands[1], hands[0]]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    replayed = runner.invoke(app, ["play", "--replay", str(bad)])
+    assert replayed.exit_code != 0 and "the log says hands" in said(replayed), \
+        said(replayed)
+
+
+def test_play_shows_the_other_hands_at_your_token_choice():
+    from cli.play import _han_solo_table
+    from solver.play.han_solo import HanSoloSession
+
+    game, *_ = _finished_round()
+    green, red = (lambda n: L.GREEN - 1 + n), (lambda n: L.RED - 1 + n)
+    session = HanSoloSession(game, 1)  # a replay: every action applied as scripted
+    for a in (0, 1, green(4), green(9), red(2), red(9), green(1), L.DRAW, red(5),
+              L.encode_discard(green(4)), L.STAND, L.STAND, L.STAND, L.STAND):
+        table = "\n".join(_han_solo_table(session.view()))
+        assert " holds " in table and " shows " not in table, table
+        session.apply(a, by="script")
+    session.apply(L.STAND, by="script")  # the last turn: the hands are shown, p1 chooses a token
+    assert session.waiting and session.view()["phase"] == "pick"
+    table = "\n".join(_han_solo_table(session.view()))
+    assert "p0        shows red -2, red -5 (total -7)" in table, table
+    assert "p0 show red -5" in session.events()
+
+
 def test_lbr_runs():
     result = runner.invoke(app, ["lbr", "--game", "han_solo", "--policy", "uniform",
                                  "--deals", "1", "--rollouts", "4"])
