@@ -305,8 +305,13 @@ def _han_solo_table(v: dict) -> list[str]:
     lines = [f"turn {v['turn']} of {v['turns']}; discard top {top} ({len(v['discard'])} "
              f"cards); draw pile {v['pile']}; pot {_cards(v['pot'])}"]
     for s in v["seats"]:
-        if not s["you"]:
+        if s["you"]:
+            continue
+        if s["hand"] is None:
             lines.append(f"  p{s['seat']:<8} holds {s['cards']} cards")
+        else:  # shown at the round's end, before the tokens are taken (H6)
+            lines.append(f"  p{s['seat']:<8} shows {_cards(s['hand'])} (total "
+                         f"{s['total']:+d})")
     lines.append(f"your hand: {_cards(v['hand'])} (total {v['hand_total']:+d})")
     return lines
 

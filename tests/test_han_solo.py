@@ -252,6 +252,87 @@ def test_h6_best_hand_chooses_first_then_the_others_by_rank():
     assert replay.returns() == [1.0, 3.0, 5.0]  # thousands of credits
 
 
+def _shown_rows(state, player: int) -> list[tuple[int, int]]:
+    """(seat, card) of each show event in player's information-state tensor, checked equal
+    to the named observer's tensor."""
+    observer = state.get_game().make_py_observer(
+        pyspiel.IIGObservationType(perfect_recall=True))
+    observer.set_from(state, player)
+    assert np.array_equal(observer.tensor, state.information_state_tensor(player))
+    rows = observer.dict["events"]
+    value_at = L.NUM_EVENT_KINDS + L.MAX_PLAYERS
+    return [(int(np.argmax(r[L.NUM_EVENT_KINDS:value_at])),
+             int(np.argmax(r[value_at:value_at + L.NUM_CARD_KINDS])))
+            for r in rows if r[L.E_SHOW] == 1 and r[value_at + L.NUM_CARD_KINDS] == 0]
+
+
+def _shown_counts(state, player: int, public: bool = False) -> np.ndarray:
+    """The observation tensor's `shown` piece (seats x card kinds)."""
+    kind = pyspiel.IIGObservationType(
+        perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE) if public else None
+    observer = state.get_game().make_py_observer(kind)
+    observer.set_from(state, player)
+    if not public:
+        assert np.array_equal(observer.tensor, state.observation_tensor(player))
+    return observer.dict["shown"].copy()
+
+
+def test_h6_every_hand_is_shown_at_the_round_end_before_the_tokens():
+    """H6: "The round is then over and all players reveal their cards at the same time",
+    then the tokens: after the last roll and its redeal, every hand in every view."""
+    game = load(players=3, turns=2, bounties=THREE_TOKENS)
+    state = setup(game, [GREEN_TOKEN, GOLD, RED_TOKEN],
+                  [(G(2), R(1)), (G(5), R(6)), (G(1), R(2))], G(9))
+    act(state, 0, L.DRAW)
+    chance(state, R(4))
+    act(state, 0, L.KEEP)
+    act(state, 1, L.STAND)
+    act(state, 2, L.STAND)
+    chance(state, 0)  # dice differ
+    for p in range(3):
+        act(state, p, L.STAND)
+    chance(state, 1)  # the last roll matches: every hand down, 3, 2 and 2 cards redealt (H3)
+    redeal = [G(3), R(3), B0, G(8), R(7), G(4), R(10)]
+    for c in redeal:
+        # Before the end: nobody sees another's new cards, in any view.
+        assert not state.view().shown
+        for p in range(3):
+            info, obs = state.information_state_string(p), state.observation_string(p)
+            assert " show " not in info and "shown:" not in obs
+            assert _shown_rows(state, p) == []
+            assert not _shown_counts(state, p).any()
+            assert not _shown_counts(state, p, public=True).any()
+        assert "green +8" not in state.information_state_string(0)  # p1's, to come
+        chance(state, c)
+    assert "p1 redeal ?" in state.information_state_string(0)
+    # The end: every hand shown, each lowest value first, before the first token choice.
+    assert state.view().shown and state.view().phase == "pick"
+    shows = ("p0 show red -3; p0 show blue 0; p0 show green +3; p1 show red -7; "
+             "p1 show green +8; p2 show red -10; p2 show green +4")
+    shown = " shown: p0:[blue 0, green +3, red -3] p1:[green +8, red -7] p2:[green +4, red -10]"
+    counts = np.zeros((3, L.NUM_CARD_KINDS))
+    for seat, cards in enumerate([(G(3), R(3), B0), (G(8), R(7)), (G(4), R(10))]):
+        counts[seat, list(cards)] = 1
+    expected_rows = [(0, R(3)), (0, B0), (0, G(3)), (1, R(7)), (1, G(8)), (2, R(10)),
+                     (2, G(4))]
+    for p in range(3):
+        last = "red -10" if p == 2 else "?"  # the last redeal, then the shows
+        assert state.information_state_string(p).endswith(f"p2 redeal {last}; {shows}")
+        assert state.observation_string(p).endswith(shown)
+        assert _shown_rows(state, p) == expected_rows
+        assert np.array_equal(_shown_counts(state, p), counts)
+        assert np.array_equal(_shown_counts(state, p, public=True), counts)
+    # p0's Best hand picks first, knowing the others' hands; the shows stay in the log.
+    assert state.current_player() == 0
+    act(state, 0, pick(GREEN_TOKEN))
+    act(state, 1, pick(GOLD))  # +1 over -6
+    assert state.is_terminal() and state.view().got == (GREEN_TOKEN, GOLD, RED_TOKEN)
+    for p in range(3):
+        assert state.information_state_string(p).endswith(
+            f"{shows}; p0 pick green; p1 pick gold; p2 pick red")
+        assert state.observation_string(p).endswith(shown)
+
+
 # H7 ties --------------------------------------------------------------------------------
 
 def test_h7_tied_players_draw_for_the_contested_token():
@@ -261,6 +342,9 @@ def test_h7_tied_players_draw_for_the_contested_token():
     for p in range(3):
         act(state, p, L.STAND)
     assert state.view().chance == "tie"
+    # H6: the hands are shown before the tie draw
+    assert state.information_state_string(2).endswith("p1 show red -3; p1 show green +3; "
+                                                      "p2 show green +1; p2 show green +1")
     assert state.chance_outcomes() == [(0, 0.5), (1, 0.5)]
     assert state.action_to_string(CHANCE, 1) == "p1 draws closest to zero"
     chance(state, 1)

@@ -18,6 +18,7 @@ import spiel_game  # noqa: F401  (registers the games)
 from cli.main import app
 from solver.han_solo import belief
 from solver.han_solo.heuristics import HanSoloHeuristic
+from solver.han_solo.situation import from_mapping
 from solver.hint.advice import answer
 from solver.hint.answer import without_wall_times
 from solver.hint.parse import SituationError
@@ -298,6 +299,108 @@ def test_play_a_round_and_replay_it(tmp_path):
     assert result.output.split("--- round over ---")[1].strip() in replayed.output
     refused = runner.invoke(app, ["play", "--game", "han_solo", "--seat", "0", "--coach"])
     assert refused.exit_code == 2 and "not han_solo" in said(refused)
+
+
+def _finished_round():
+    """A scripted round (no dice; every chance outcome chosen): p0 dealt green +4, red -2,
+    p1 green +9, red -9; p0 draws red -5 and puts down the green +4; then everybody
+    stands. The hands shown at the end (H6): p0 red -5, red -2 (-7), p1 a zero, who takes
+    the green token. p1's information states at its last turn, at its pick and at the
+    end."""
+    green, red = (lambda n: L.GREEN - 1 + n), (lambda n: L.RED - 1 + n)
+    game = pyspiel.load_game("han_solo", {"dice": 0})
+    state = game.new_initial_state()
+    for a in (0, 1, green(4), green(9), red(2), red(9), green(1), L.DRAW, red(5),
+              L.encode_discard(green(4)), L.STAND, L.STAND, L.STAND, L.STAND):
+        state.apply_action(a)
+    last_turn = state.information_state_string(1)
+    state.apply_action(L.STAND)
+    assert state.view().phase == "pick" and state.current_player() == 1
+    at_pick = state.information_state_string(1)
+    state.apply_action(L.encode_pick(0))
+    assert state.is_terminal()
+    return game, last_turn, at_pick, state.information_state_string(1)
+
+
+def test_a_log_read_after_the_round_shows_and_checks_the_final_hands(tmp_path):
+    game, last_turn, at_pick, end = _finished_round()
+    assert at_pick.endswith("p1 stand; p0 show red -5; p0 show red -2; p1 show red -9; "
+                            "p1 show green +9")
+    assert end.endswith("p1 show green +9; p1 pick green; p0 pick gold")
+
+    def read(log: str):
+        sit = from_mapping({"game": "han_solo", "seat": 1, "log": log})
+        return belief.replay(game, sit.events, 1, None)
+
+    before = belief.hand_total_distribution(read(last_turn), 0)["total"]
+    assert len(before) > 20  # p0's hand unknown before the end
+    shown = [(L.E_SHOW, 0, L.RED + 4), (L.E_SHOW, 0, L.RED + 1), (L.E_SHOW, 1, L.RED + 8),
+             (L.E_SHOW, 1, L.GREEN + 8)]
+    # A seat may write only the other's hand, its cards in any order: its own are filled in
+    # as unchecked.
+    mine_left_out = [*shown[:2], (L.E_SHOW, 1, L.HIDDEN), (L.E_SHOW, 1, L.HIDDEN)]
+    for log, events in ((at_pick, shown), (end, shown),
+                        (last_turn + "; p1 stand; p0 show red -2; p0 show red -5",
+                         mine_left_out)):
+        post = read(log)
+        assert post.exact and len(post.worlds) == 1
+        assert belief.hand_total_distribution(post, 0) == {"total": {-7: 1.0},
+                                                            "cards": {2: 1.0}}
+        assert [e for e in post.events if e[0] == L.E_SHOW] == events
+    with pytest.raises(SituationError, match=r"ends with the hands shown \(H6\)$"):
+        read(at_pick.replace("p1 show green +9", "p1 show green +8"))  # p1 holds no +8
+    # No hint past the turns: the log is read, and refused as no decision of the seat.
+    data = {"game": "han_solo", "params": {"dice": 0}}
+    for log, words in ((at_pick, "the hands are shown and the tokens are being taken"),
+                       (end, "the round is over")):
+        with pytest.raises(SituationError, match=words):
+            _hint({**data, "log": log}, rollouts=8, prior_only=True)
+        path = tmp_path / "situation.json"
+        path.write_text(json.dumps({**data, "log": log}))
+        result = runner.invoke(app, ["hint", "--situation", str(path), "--prior-only"])
+        assert result.exit_code == 2 and words in said(result), said(result)
+    # closest_to_zero (no table for dice=0) never stands on -7: under it, no such hands.
+    with pytest.raises(SituationError, match="with the choices the others' policy makes"):
+        _hint({**data, "log": at_pick}, rollouts=8)
+
+
+def test_the_play_log_records_the_hands_shown_and_the_replay_checks_them(tmp_path):
+    log = tmp_path / "game.jsonl"
+    result = runner.invoke(app, ["play", "--game", "han_solo", "--seat", "1", "--seed", "3",
+                                 "--against", "closest_to_zero", "--log", str(log)],
+                           input="1\n" * 20)
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    hands = lines[-1]["hands"]
+    assert "round_end" in lines[-1] and len(hands) == 2
+    for seat, hand in enumerate(hands):  # as the terminal showed them, before the tokens
+        assert hand and all(f"  . p{seat} show {c}" in result.output for c in hand)
+        assert f"hand: {', '.join(hand)} (total" in result.output
+    lines[-1]["hands"] = [hands[1], hands[0]]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    replayed = runner.invoke(app, ["play", "--replay", str(bad)])
+    assert replayed.exit_code != 0 and "the log says hands" in said(replayed), \
+        said(replayed)
+
+
+def test_play_shows_the_other_hands_at_your_token_choice():
+    from cli.play import _han_solo_table
+    from solver.play.han_solo import HanSoloSession
+
+    game, *_ = _finished_round()
+    green, red = (lambda n: L.GREEN - 1 + n), (lambda n: L.RED - 1 + n)
+    session = HanSoloSession(game, 1)  # a replay: every action applied as scripted
+    for a in (0, 1, green(4), green(9), red(2), red(9), green(1), L.DRAW, red(5),
+              L.encode_discard(green(4)), L.STAND, L.STAND, L.STAND, L.STAND):
+        table = "\n".join(_han_solo_table(session.view()))
+        assert " holds " in table and " shows " not in table, table
+        session.apply(a, by="script")
+    session.apply(L.STAND, by="script")  # the last turn: the hands are shown, p1 chooses a token
+    assert session.waiting and session.view()["phase"] == "pick"
+    table = "\n".join(_han_solo_table(session.view()))
+    assert "p0        shows red -2, red -5 (total -7)" in table, table
+    assert "p0 show red -5" in session.events()
 
 
 def test_lbr_runs():

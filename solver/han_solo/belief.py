@@ -2,16 +2,18 @@
 
 The hidden cards of a round, for a seat, are the others' deals, draws and redeals (H2,
 H3); everything else is public (the pot, the flips, takes, discards, stands, the dice, the
-reveals after a match) or the seat's own. `replay` walks the seat's event log over a set
-of worlds (engine states that agree with it): a hidden card branches a world into one per
-card kind the pile could give (weight: the pile's odds), a public chance outcome weighs
-each world by its odds there (card counting), and another player's decision weighs it
-by the probability `policy` gives that decision in that world (Bayes: their hidden cards
-explain what they chose). Worlds that end with the same hands (and so the same pile) are
-merged: exact for any policy that reads the present (hand, discard pile, turn, pot), as
-the heuristics and the MCCFR tables' `fine` and `coarse` keys do. Past `particles` worlds
-the set is resampled (seeded, systematic): `exact` is then False and `ess` says how many
-independent worlds the weights are worth.
+reveals after a match, the hands shown at the round's end, H6) or the seat's own: a log
+that goes past the end keeps only the worlds whose hands are the ones shown. `replay`
+walks the seat's event log over a set of worlds (engine states that agree with it): a
+hidden card branches a world into one per card kind the pile could give (weight: the
+pile's odds), a public chance outcome weighs each world by its odds there (card
+counting), and another player's decision weighs it by the probability `policy` gives that
+decision in that world (Bayes: their hidden cards explain what they chose). Worlds that
+end with the same hands (and so the same pile) are merged: exact for any policy that
+reads the present (hand, discard pile, turn, pot), as the heuristics and the MCCFR
+tables' `fine` and `coarse` keys do. Past `particles` worlds the set is resampled
+(seeded, systematic): `exact` is then False and `ess` says how many independent worlds the
+weights are worth.
 
     post = posterior(game, state, player=1, policy=table, particles=4096, seed=0)
     hand_total_distribution(post, 0)   # {"total": {-3: 0.12, ...}, "cards": {2: 1.0}}
@@ -35,8 +37,9 @@ from solver.hint.parse import SituationError
 _CHANCE_EVENT = {L.CH_POT: L.E_POT, L.CH_DEAL: L.E_DEAL, L.CH_FLIP: L.E_FLIP,
                  L.CH_DRAW: L.E_DRAW, L.CH_DICE: L.E_DICE, L.CH_REDEAL: L.E_REDEAL,
                  L.CH_TIE: L.E_TIE}
-# Events a log may leave out, filled in as hidden: the engine writes them by itself.
-_IMPLIED = (L.E_REVEAL, L.E_RESHUFFLE)
+# Events a log may leave out, filled in as hidden: the engine writes them by itself (a
+# show left out leaves that card unchecked).
+_IMPLIED = (L.E_REVEAL, L.E_RESHUFFLE, L.E_SHOW)
 BRANCHING = 4  # a hidden card may branch the worlds to at most this many times `particles`
 _DECISION_EVENT = {L.E_DRAW: L.DRAW, L.E_RESHUFFLE: L.DRAW, L.E_TAKE: L.TAKE,
                    L.E_STAND: L.STAND, L.E_KEEP: L.KEEP}
@@ -155,7 +158,7 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
     if particles < 1:
         raise ValueError(f"particles={particles}: at least 1")
     rng = np.random.default_rng(seed)
-    log = list(events)
+    log = _show_order(events)
     worlds: list[tuple[np.ndarray, float]] = [(game.initial_array.copy(), 1.0)]
     exact = True
     i = 0
@@ -210,7 +213,7 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
                 written = _events_of(t, start)
                 for j, e in enumerate(written):
                     at = start + j
-                    if (at >= len(log) or log[at][0] != e[0]) and e[0] in _IMPLIED:
+                    if (at >= len(log) or log[at][:2] != e[:2]) and e[0] in _IMPLIED:
                         log.insert(at, (e[0], e[1], L.HIDDEN))
             if all(at < len(log) and _agrees(e, log[at])
                    for at, e in enumerate(_events_of(t, start), start)):
@@ -221,6 +224,11 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
                     merged[key] = [t, w]
         if written is None:
             raise LogError(empty())
+        if not merged and any(e[0] == L.E_SHOW for e in written):
+            raise LogError(f"{_where(log, start)}: no deal of the hidden cards that the log "
+                           "leaves ends with the hands shown (H6)" + (
+                               "" if policy is None else ", with the choices the others' "
+                               "policy makes (prior only: without them)"))
         if not merged:
             said = "; ".join(event_text(e) for e in written) or "nothing"
             raise LogError(f"{_where(log, start)}: cannot happen here (the rules and the "
@@ -237,6 +245,20 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
     weights /= total
     return HanSoloPosterior([s for s, _ in worlds], weights, exact,
                             float(1.0 / np.sum(weights ** 2)), player, log)
+
+
+def _show_order(events) -> list[tuple[int, int, int]]:
+    """The events with each run of shows in the engine's order (seat order, each hand
+    lowest value first, H6), so that a log may show a hand's cards in any order."""
+    out = list(events)
+    i = 0
+    while i < len(out):
+        j = i
+        while j < len(out) and out[j][0] == L.E_SHOW:
+            j += 1
+        out[i:j] = sorted(out[i:j], key=lambda e: (e[1], L.card_value(e[2])))
+        i = j + 1
+    return out
 
 
 def _chance_children(worlds, event, want):

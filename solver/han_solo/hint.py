@@ -130,6 +130,8 @@ def posterior(sit: HanSoloSituation, game, player: HanSoloPlayer, prior_only: bo
     phase, me = int(s[L.S_PHASE]), sit.seat
     if phase not in (L.PH_TURN, L.PH_DISCARD) or int(s[L.S_CUR]) != me:
         where = ("the round is over" if phase == L.PH_TERMINAL else
+                 "the round is over, the hands are shown and the tokens are being taken "
+                 "(H6)" if int(s[L.S_CYCLE]) >= int(s[L.S_TURNS]) else
                  f"p{int(s[L.S_CUR])} is to act" if phase != L.PH_CHANCE else
                  f"a {L.CHANCE_NAMES[int(s[L.S_CHANCE_KIND])]} comes next")
         raise SituationError(f"the log ends where it is not your (p{me}'s) decision: "

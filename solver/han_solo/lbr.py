@@ -8,9 +8,10 @@ plays against. At each of its decisions it
 1. forms its belief over the other players' hidden cards (their deals, draws and
    redeals) from its own log, by Bayes' rule with the policy's own probabilities
    (solver/han_solo/belief.py `replay`: exact while at most `particles` worlds remain,
-   resampled past that; from the last dice match on, `viewer_log`); should the policy
-   give every kept world's history probability 0, the chance odds alone, and should no
-   world be left, the policy's own likeliest action (both counted in the stats);
+   resampled past that; from the last dice match or the hands shown on, `viewer_log`);
+   should the policy give every kept world's history probability 0, the chance odds
+   alone, and should no world be left, the policy's own likeliest action (both counted
+   in the stats);
 2. values each legal action by `rollouts` playouts from worlds drawn from the belief
    (systematic resampling, the same worlds and random streams for every action), every
    seat then following the policy (the continuation, as in solver/evaluation/lbr.py), and
@@ -37,8 +38,8 @@ from numba import njit
 
 import spiel_game  # noqa: F401  (registers han_solo)
 from spiel_game.han_solo import engine
-from spiel_game.han_solo.layout import (E_DICE, NUM_ACTIONS, PH_CHANCE, PH_TERMINAL, S_CUR,
-                                        S_PHASE)
+from spiel_game.han_solo.layout import (E_DICE, E_SHOW, NUM_ACTIONS, PH_CHANCE,
+                                        PH_TERMINAL, S_CUR, S_PHASE)
 
 from solver.evaluation.lbr import (DEFAULT_ROLLOUTS, ExactComparison, LBRResult,
                                    mean_and_best, start_values, systematic_pick)
@@ -93,17 +94,17 @@ def rollout_values(worlds, weights, legal, n, viewer, policy, level, keys, start
 
 def viewer_log(state, viewer: int) -> list[tuple[int, int, int]]:
     """The log LBR's belief replays: viewer's own (another's private cards hidden), but
-    up to the last dice match with the cards filled in. A match puts every hand face up
-    (H3), so each card another player drew or was dealt before it is then seen, in the
-    discard pile or among the revealed, and every filling consistent with what viewer saw
-    leaves the same worlds after the match (the same hands, pile and discard pile), with
-    the same likelihood ratios for what follows: the true one is used. Without this, a
-    belief resampled before the match may keep no world that the revealed hands agree
-    with."""
+    up to the last dice match, or the hands shown at the round's end, with the cards
+    filled in. A match puts every hand face up (H3), and the end shows every hand (H6), so
+    each card another player drew or was dealt before it is then seen, in the discard pile
+    or among the revealed, and every filling consistent with what viewer saw leaves the
+    same worlds after it (the same hands, pile and discard pile), with the same likelihood
+    ratios for what follows: the true one is used. Without this, a belief resampled
+    before may keep no world that the revealed hands agree with."""
     events = state.events(viewer)
     full = state.events()
     match = max((i for i, (kind, _, value) in enumerate(full)
-                 if kind == E_DICE and value == 1), default=-1)
+                 if (kind == E_DICE and value == 1) or kind == E_SHOW), default=-1)
     return [*full[:match + 1], *events[match + 1:]]
 
 

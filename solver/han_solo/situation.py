@@ -6,10 +6,12 @@ A log is the round's events as one seat saw them, in the engine's words (what
 lines: 'pot green', 'p0 deal ?', 'flip red -2', 'p0 draw ?' (or just 'p0 draw'),
 'p1 draw green +4' (a card of mine), 'p0 take', 'p0 discard green +7', 'p0 keep',
 'p0 stand', 'dice differ', 'dice match', 'p0 reveal green +3', 'p0 redeal ?',
-'reshuffle 12'. A pasted information state 'p1 hand:[...] | ...' gives its seat and hand.
-Lines a player need not write are filled in (docs/han-solo.md "Hints"): the pot's tokens
-(the `pot` field, or unknown), the others' deals, the reveals after a match, a reshuffle;
-my own deal is worked back from my hand when the log has no deal of mine and no match.
+'reshuffle 12', and past the round's end 'p0 show green +3' (the hands shown, H6),
+'p1 tie', 'p1 pick gold'. A pasted information state 'p1 hand:[...] | ...' gives its seat
+and hand. Lines a player need not write are filled in (docs/han-solo.md "Hints"): the
+pot's tokens (the `pot` field, or unknown), the others' deals, the reveals after a match,
+a reshuffle, the hands shown; my own deal is worked back from my hand when the log has no
+deal of mine and no match.
 
 Anything impossible raises `solver.hint.parse.SituationError` (docs/bad-input.md).
 """
@@ -95,8 +97,8 @@ def parse_event(line: str, players: int) -> tuple[int, int, int]:
     kind = _EVENT_KINDS.get(name)
     allowed = ("pot TOKEN, pN deal CARD|?, flip CARD, pN draw CARD|?, pN take [CARD], "
                "pN discard CARD, pN keep, pN stand, dice differ|match, pN reveal CARD, "
-               "pN redeal CARD|?, reshuffle N")
-    if kind is None or kind in (L.E_TIE, L.E_PICK):
+               "pN redeal CARD|?, reshuffle N, pN show CARD, pN tie, pN pick TOKEN")
+    if kind is None:
         raise SituationError(f"log line {line!r}: unknown event {name!r}; a hint's log "
                              f"has {allowed}")
     needs_player = kind not in (L.E_POT, L.E_FLIP, L.E_DICE, L.E_RESHUFFLE)
@@ -104,7 +106,7 @@ def parse_event(line: str, players: int) -> tuple[int, int, int]:
         raise SituationError(f"log line {line!r}: " + (
             f"say whose it is, e.g. 'p0 {name}'" if needs_player else
             f"'{name}' is nobody's; write it without a seat"))
-    if kind == L.E_POT:
+    if kind in (L.E_POT, L.E_PICK):
         if rest not in L.TOKEN_NAMES:
             raise SituationError(f"log line {line!r}: tokens are {', '.join(L.TOKEN_NAMES)}")
         return kind, player, L.TOKEN_NAMES.index(rest)
@@ -116,7 +118,7 @@ def parse_event(line: str, players: int) -> tuple[int, int, int]:
         if not rest.isdigit():
             raise SituationError(f"log line {line!r}: reshuffle N (the cards shuffled)")
         return kind, player, int(rest)
-    if kind in (L.E_KEEP, L.E_STAND):
+    if kind in (L.E_KEEP, L.E_STAND, L.E_TIE):
         if rest:
             raise SituationError(f"log line {line!r}: '{name}' takes nothing after it")
         return kind, player, -1

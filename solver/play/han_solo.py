@@ -3,7 +3,8 @@ engine. One round (a han_solo game is one round; the match rulings H11, H12 are 
 played), no coach. Chance comes from the round's seeded stream (the engine's odds), the
 other seats from an `Opponent` drawing from the policy (solver/han_solo/players.py) by
 its own seeded stream. `view` is what the human's seat knows: own hand, the discard
-pile, the others' hand sizes, the pot, the turn."""
+pile, the others' hand sizes, the pot, the turn; every hand once shown at the round's end
+(H6), before the tokens are taken. The log's round end gives the hands shown."""
 
 from __future__ import annotations
 
@@ -104,7 +105,8 @@ class HanSoloSession(Session):
         result = {"round": 1, "end": "tokens taken", "tokens": tokens,
                   "totals": list(tokens), "tokens_taken": [
                       None if k is None else L.TOKEN_NAMES[k] for k in v.got],
-                  "winners": [p for p in range(self.n) if v.keys[p] == best]}
+                  "winners": [p for p in range(self.n) if v.keys[p] == best],
+                  "hands": [[L.card_name(c) for c in hand] for hand in v.hands]}
         self.rounds.append(result)
         self.record({"round_end": 1, **{k: v for k, v in result.items() if k != "round"}})
 
@@ -113,14 +115,14 @@ class HanSoloSession(Session):
 
     def view(self) -> dict:
         v = self.state.view()
-        me, over = self.me, self.round_over
+        me, over, shown = self.me, self.round_over, self.state.shown()
 
         def names(cards) -> list[str]:
             return [L.card_name(int(c)) for c in cards]
         seats = [{"seat": p, "table_seat": p, "you": p == me, "status": "in",
                   "cards": len(v.hands[p]),
-                  "hand": names(v.hands[p]) if over or p == me else None,
-                  "total": sum(L.card_value(c) for c in v.hands[p]) if over or p == me
+                  "hand": names(v.hands[p]) if shown or p == me else None,
+                  "total": sum(L.card_value(c) for c in v.hands[p]) if shown or p == me
                   else None} for p in range(self.n)]
         out = {"round": self.round, "match": False, "goal": None, "table_seat": me,
                "seat": me, "players": self.n, "game": "han_solo", "agenda": None,

@@ -10,7 +10,8 @@ Then, as the game goes:
 - `{"round": R, "player": P, "by": B, "action": A, "text": W}`: an action, P the engine
   seat (-1 chance), B `chance`, `you` or the opponent's name, A the action id, W its words;
 - `{"round_end": R, "end": ..., "tokens": [...], "totals": [...], "winners": [...]}`
-  (per table seat; a match's last round adds `match_winners`).
+  (per table seat; a match's last round adds `match_winners`; han_solo's adds `hands`,
+  every hand as shown at the round's end, H6).
 
 Each line is flushed as it is written, so a game stopped by Ctrl-C or a kill leaves a
 valid prefix. `replay` plays a log again through a `Session` (solver/play/session.py),
@@ -209,7 +210,10 @@ def _replay_action(session: Session, line: dict, where: str):
 
 def _check_result(session: Session, line: dict, where: str) -> None:
     result = session.rounds[-1]
-    for field in ("tokens", "totals", "winners"):
+    # han_solo's hands shown at the end (H6); a log written before they were recorded
+    # has none to check.
+    shown = ("hands",) if "hands" in result and "hands" in line else ()
+    for field in ("tokens", "totals", "winners", *shown):
         if line.get(field) != result[field]:
             raise LogError(f"{where}: the log says {field} {line.get(field)}, the replayed "
                            f"round gives {result[field]}")

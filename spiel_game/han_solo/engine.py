@@ -9,9 +9,9 @@ each card taken from it is a uniform pick from its counts; the token stack is th
 import numpy as np
 from numba import njit
 
-from .layout import (CH_DEAL, CH_DICE, CH_DRAW, CH_FLIP, CH_POT, CH_REDEAL, CH_TIE, DISCARD,
-                     DRAW, E_DEAL, E_DICE, E_DISCARD, E_DRAW, E_FLIP, E_KEEP, E_PICK, E_POT,
-                     E_REDEAL, E_RESHUFFLE, E_REVEAL, E_STAND, E_TAKE, E_TIE, EVENT_SIZE, KEEP,
+from .layout import (CH_DEAL, CH_DICE, CH_DRAW, CH_FLIP, CH_POT, CH_REDEAL, CH_TIE, DISCARD, DRAW,
+                     E_DEAL, E_DICE, E_DISCARD, E_DRAW, E_FLIP, E_KEEP, E_PICK, E_POT, E_REDEAL,
+                     E_RESHUFFLE, E_REVEAL, E_SHOW, E_STAND, E_TAKE, E_TIE, EVENT_SIZE, KEEP,
                      MAX_EVENTS, MAX_HAND, MAX_PLAYERS, NUM_ACTIONS, NUM_CARD_KINDS,
                      NUM_TOKEN_KINDS, PH_CHANCE, PH_DISCARD, PH_PICK, PH_TERMINAL, PH_TURN, PICK,
                      RED, S_AFTER_FLIP, S_BEST, S_CHANCE_KIND, S_CUR, S_CYCLE, S_DEAL_LEFT,
@@ -230,9 +230,30 @@ def hand_key(cards, k, best):
 
 
 @njit(**_JIT)
+def _show(s):
+    """H6: "all players reveal their cards at the same time" when the round is over, before
+    the tokens: every hand is logged, public, in seat order, each lowest value first (as
+    H3's match). The cards stay in hand."""
+    cards = np.empty(MAX_HAND, dtype=np.int32)
+    for p in range(s[S_NUM_PLAYERS]):
+        base = S_HAND + p * MAX_HAND
+        k = s[S_HAND_N + p]
+        for i in range(k):  # insertion sort by value, on a copy
+            c = s[base + i]
+            j = i - 1
+            while j >= 0 and value_of(cards[j]) > value_of(c):
+                cards[j + 1] = cards[j]
+                j -= 1
+            cards[j + 1] = c
+        for i in range(k):
+            _log(s, E_SHOW, p, cards[i])
+
+
+@njit(**_JIT)
 def _finish(s):
     n = s[S_NUM_PLAYERS]
     best = s[S_BEST]
+    _show(s)
     for p in range(n):
         base = S_HAND + p * MAX_HAND
         s[S_KEY + p] = hand_key(s[base:base + MAX_HAND], s[S_HAND_N + p], best)

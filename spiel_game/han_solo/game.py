@@ -117,8 +117,10 @@ class Config:
     @property
     def max_events(self) -> int:
         n = self.players
-        # as max_game_length, with the redeal's reveals and up to two reshuffles per redeal
-        return 3 * n + 1 + self.turns * (4 * n + 3 + 2 * L.MAX_HAND * n) + 2 * n
+        # as max_game_length, with the redeal's reveals and up to two reshuffles per redeal,
+        # and the hands shown at the end (H6)
+        return (3 * n + 1 + self.turns * (4 * n + 3 + 2 * L.MAX_HAND * n) + 2 * n
+                + L.MAX_HAND * n)
 
     def utility_bounds(self) -> tuple[float, float]:
         present = [v / 1000 for c, v in zip(self.token_counts, self.token_values) if c]
@@ -185,6 +187,7 @@ class View:
     stack: tuple[int, ...]
     got: tuple[int | None, ...]  # token kind each player took
     keys: tuple[int, ...]  # H5 rank keys, set at the round's end
+    shown: bool  # the round is over and every hand is shown (H6), tokens picked or not
     phase: str
     chance: str | None
     current: int
@@ -255,9 +258,15 @@ class HanSoloState(ArrayState):
         base = L.S_HAND + player * L.MAX_HAND
         return tuple(sorted(s[base:base + s[L.S_HAND_N + player]].tolist()))
 
+    def shown(self) -> bool:
+        """Whether every hand is shown: the turns and rolls are over (H6), the tokens
+        picked or not."""
+        return bool(self._s[L.S_CYCLE] >= self._s[L.S_TURNS])
+
     def events(self, viewer: int | None = None) -> list[tuple[int, int, int]]:
         """(kind, player, value) per event; a private card hidden (L.HIDDEN) from others
-        (H2: draws and deals are seen by their receiver only)."""
+        (H2: draws and deals are seen by their receiver only; the hands shown at the end,
+        H6, are public)."""
         s = self._s
         out = []
         for i in range(int(s[L.S_EVENT_N])):
@@ -280,6 +289,7 @@ class HanSoloState(ArrayState):
             stack=tuple(s[L.S_STACK:L.S_STACK + L.NUM_TOKEN_KINDS].tolist()),
             got=tuple(None if k < 0 else int(k) for k in s[L.S_GOT:L.S_GOT + n]),
             keys=tuple(s[L.S_KEY:L.S_KEY + n].tolist()),
+            shown=self.shown(),
             phase=L.PHASE_NAMES[phase],
             chance=L.CHANCE_NAMES[s[L.S_CHANCE_KIND]] if phase == L.PH_CHANCE else None,
             current=int(s[L.S_CUR]),
@@ -324,11 +334,11 @@ class HanSoloObserver:
     """Observations and information states, as named tensor pieces and strings.
 
     Information state (perfect recall), for player p: player (n) one-hot; hand (21) card
-    counts; events (max_events, 42): per event kind one-hot (14), player one-hot (6), value
+    counts; events (max_events, 43): per event kind one-hot (15), player one-hot (6), value
     one-hot (21: a card kind, token kind or dice outcome) and a hidden flag (1).
     Observation (the present only): player (n), hand (21), discard_top (21),
     discard (21) counts, pile_size (1), hand_sizes (n), pot (5), cycle (3), phase (5),
-    current (n).
+    current (n), shown (n, 21): every hand's card counts once shown at the end (H6), else 0.
     """
 
     FEATURES = L.NUM_EVENT_KINDS + L.MAX_PLAYERS + L.NUM_CARD_KINDS + 1
@@ -347,7 +357,8 @@ class HanSoloObserver:
             pieces = [("player", (n,)), ("hand", (C,)), ("discard_top", (C,)),
                       ("discard", (C,)), ("pile_size", (1,)), ("hand_sizes", (n,)),
                       ("pot", (L.NUM_TOKEN_KINDS,)), ("cycle", (L.MAX_TURNS,)),
-                      ("phase", (len(L.PHASE_NAMES),)), ("current", (n,))]
+                      ("phase", (len(L.PHASE_NAMES),)), ("current", (n,)),
+                      ("shown", (n, C))]
         self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
         self.dict, index = {}, 0
         for name, shape in pieces:
@@ -390,6 +401,10 @@ class HanSoloObserver:
         d["phase"][s[L.S_PHASE]] = 1
         if v.phase in ("turn", "discard", "pick"):
             d["current"][v.current] = 1
+        if v.shown:  # H6: public once shown, whoever observes
+            for q, hand in enumerate(v.hands):
+                for c in hand:
+                    d["shown"][q, c] += 1
 
     def string_from(self, state: HanSoloState, player: int) -> str:
         hand = (", ".join(L.card_name(c) for c in state.hand(player)) if self.private
@@ -401,9 +416,11 @@ class HanSoloObserver:
         top = L.card_name(v.discard[-1]) if v.discard else "-"
         sizes = ",".join(str(len(h)) for h in v.hands)
         turn = f" to act:p{v.current}" if v.phase in ("turn", "discard", "pick") else ""
+        shown = "".join(f" p{q}:[{', '.join(L.card_name(c) for c in h)}]"
+                        for q, h in enumerate(v.hands))
         return (f"p{player} hand:[{hand}] top:{top} discard:{len(v.discard)} "
                 f"pile:{sum(v.pile)} sizes:{sizes} pot:{_tokens(v.pot)} cycle:{v.cycle} "
-                f"phase:{v.phase}{turn}")
+                f"phase:{v.phase}{turn}" + (f" shown:{shown}" if v.shown else ""))
 
 
 pyspiel.register_game(_game_type(), HanSoloGame)

@@ -25,7 +25,7 @@ NUM_CARD_KINDS = 21
 NUM_TOKEN_KINDS = 5
 MAX_DECK = 62
 MAX_TURNS = 3
-MAX_EVENTS = 300  # >= events_bound(MAX_PLAYERS, MAX_TURNS) (game.py checks)
+MAX_EVENTS = 322  # = Config.max_events at MAX_PLAYERS, MAX_TURNS (game.py checks)
 EVENT_SIZE = 3  # kind, player, value
 
 BLUE_ZERO = 0
@@ -62,11 +62,13 @@ CH_TIE = 6  # the tied player who draws closest to zero
 CHANCE_NAMES = ("pot", "deal", "flip", "draw", "dice", "redeal", "tie")
 
 # Event kinds (the log that information states are built from) ---------------------------
+# E_REVEAL is a hand put face up on the discard pile after a dice match (H3); E_SHOW a card
+# of a hand shown at the round's end, before the tokens are taken (H6): it stays in hand.
 E_POT, E_DEAL, E_FLIP, E_DRAW, E_TAKE, E_DISCARD, E_KEEP, E_STAND, E_RESHUFFLE, E_DICE, \
-    E_REVEAL, E_REDEAL, E_TIE, E_PICK = range(14)
-NUM_EVENT_KINDS = 14
+    E_REVEAL, E_REDEAL, E_TIE, E_PICK, E_SHOW = range(15)
+NUM_EVENT_KINDS = 15
 EVENT_NAMES = ("pot", "deal", "flip", "draw", "take", "discard", "keep", "stand",
-               "reshuffle", "dice", "reveal", "redeal", "tie", "pick")
+               "reshuffle", "dice", "reveal", "redeal", "tie", "pick", "show")
 PRIVATE_EVENTS = (E_DEAL, E_DRAW, E_REDEAL)  # the card is seen by its receiver only
 HIDDEN = -2  # a redacted event value
 
