@@ -43,12 +43,6 @@ def _merged(data: dict, field: str, pairs: dict, option: str) -> dict:
     return {**{str(k): v for k, v in table.items()}, **pairs}
 
 
-def _compiled_yet() -> bool:
-    from solver.hint import advice
-    cache = Path(advice.__file__).parent / "__pycache__"
-    return any(cache.glob("advice.rollout_values*.nbi"))
-
-
 def register(app: typer.Typer) -> None:
     @app.command()
     def hint(
@@ -185,9 +179,11 @@ def register(app: typer.Typer) -> None:
         if log_file is not None:
             data["log"] = [x for x in options.read_text(log_file, "--log-file").splitlines()
                            if x.strip()]
-        if chosen != HAN_SOLO and not _compiled_yet():
-            print("First run: compiling the rollout and search kernels (about a minute, "
-                  "once)...", file=sys.stderr)
+        if chosen != HAN_SOLO:
+            from solver.hint.advice import FIRST_RUN_NOTE, rollouts_compiled
+
+            if not rollouts_compiled():
+                print(FIRST_RUN_NOTE, file=sys.stderr)
         try:
             request = HintRequest.from_inputs(
                 data, policy_files=policy, score=score, match_goal=match_goal,

@@ -163,7 +163,9 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
     sample_grow_to (default grow_to)."""
     from solver.policies.compiled import build_bank
 
-    pattern = np.ascontiguousarray(pattern, dtype=np.int32).reshape(-1, L.EVENT_SIZE)
+    # A writable copy: a read-only pattern (np.frombuffer's) would be another type to
+    # numba, and compile the filter a second time (48 s of a first hint).
+    pattern = np.array(pattern, dtype=np.int32, order="C").reshape(-1, L.EVENT_SIZE)
     if bank is None:
         bank, chain = build_bank(["uniform"], game), ()
     chain = np.asarray(chain, dtype=np.int64)

@@ -583,6 +583,9 @@ def answer(request: HintRequest) -> HintAnswer:
 
 
 _PREPARED = []  # whether this process has loaded the hint's kernels
+# What a first hint says while it compiles (measured: benchmarks/first_hint.py, README).
+FIRST_RUN_NOTE = ("First run: compiling the belief, search and rollout kernels on two cores "
+                  "(a few minutes, once; numba caches them)...")
 
 
 def prepare(request: HintRequest) -> None:
@@ -592,24 +595,83 @@ def prepare(request: HintRequest) -> None:
     iteration and 32 rollouts. Numba loads a kernel at its first call; without this the
     loading (the first time, the compiling) is taken from the search's budget."""
     import dataclasses
-    import random
 
     from solver.hint.situation import from_mapping, player_summary
-    from solver.sim.random_round import play_decisions
 
     if _PREPARED:
         return
     _PREPARED.append(True)
-    for state in play_decisions(request.game, random.Random(0)):
-        if state.current_player() == 1:
-            sit = from_mapping(player_summary(state, 1))
-            if forced_play(sit) is None:
-                break
-    else:
+    state = _warm_up_state(request.game)
+    if state is None:
         return
+    # A first run compiles: the rollouts' kernels in a second process meanwhile (numba
+    # caches them; this one then loads them), the beliefs' and the search's here.
+    helper = None if rollouts_compiled() else _compile_in_background("compile_rollouts")
+    sit = from_mapping(player_summary(state, 1))
     warm = dataclasses.replace(request, situation=sit, seconds=0.01, rollouts=32,
                                search_iterations=1, search_limits=None)
-    answer(warm)
+    try:
+        if helper is not None:  # the beliefs and the search first: the longer part
+            from solver.search.resolve import SearchLimits, my_posterior, search
+
+            post = my_posterior(request.game, state._s, 1, request.policies)
+            search(request.game, post.states, post.weights, 1, request.policies,
+                   SearchLimits(iterations=1))
+            helper.wait()
+        answer(warm)
+    finally:
+        if helper is not None and helper.poll() is None:
+            helper.kill()
+
+
+def _warm_up_state(game):
+    """The first decision of seat 1 in a seeded random round of `game` that the rules do
+    not force (None if a thousand rounds gave none)."""
+    import random
+
+    from solver.sim.random_round import play_decisions
+
+    rng = random.Random(0)
+    for _ in range(1000):
+        for state in play_decisions(game, rng):
+            if state.current_player() == 1:
+                hand = state._s[L.S_HAND + L.MAX_HAND:L.S_HAND + L.MAX_HAND + 2]
+                if engine.forced_card(game.config.rules.id, hand, 0, 2) < 0:
+                    return state.clone()
+                break
+    return None
+
+
+def rollouts_compiled() -> bool:
+    """Whether numba's cache holds the rollouts' kernel (not a first run)."""
+    from pathlib import Path
+
+    return any((Path(__file__).parent / "__pycache__").glob("advice.rollout_values*.nbi"))
+
+
+def _compile_in_background(what: str):
+    """A second Python process that runs `what` of this module (it compiles and caches
+    kernels), with this process's import path."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    return subprocess.Popen([sys.executable, "-c", f"from solver.hint import advice; "
+                             f"advice.{what}()"], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def compile_rollouts() -> None:
+    """Compile (and cache) the rollouts' kernels: a few rollouts of the warm-up state of
+    a 2-player Jabba's Palace, by its shipped tables."""
+    import spiel_game
+
+    game = spiel_game.load("jabbas_palace", players=2)
+    policies = load_policies(game)
+    s = _warm_up_state(game)._s
+    policies.lookup(s, 1, len(_legal(s)))
+    _rollouts(([s], [1.0]), full_actions(s, 1), 1, policies, 0.01, 0, rollouts=32)
 
 
 def _match_stats(utility_stats: dict, wins: np.ndarray, clusters) -> dict:
