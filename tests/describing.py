@@ -51,15 +51,14 @@ def annotated_summary(state, me: int) -> dict:
                     item.append(name(e.card))
             elif e.kind == L.E_STEAL:
                 areas[e.actor].append([f"took:{name(e.card)}@{e.other}"])
-            elif e.kind == L.E_RETURN and e.actor == me:
-                bottom = [name(e.card)] + ([name(e.extra)] if e.other == 2 else [])
+            elif e.kind == L.E_RETURN and e.actor == me:  # in draw order, every Leia's
+                bottom += [name(e.card)] + ([name(e.extra)] if e.other == 2 else [])
     hand = sorted(int(x) for x in state._s[L.S_HAND + me * L.MAX_HAND:
                                            L.S_HAND + me * L.MAX_HAND + 2])
     data = {"players": n, "seat": me, "hand": [name(c) for c in hand], "face_up": face_up,
             "areas": {p: [":".join(x) for x in a] for p, a in enumerate(areas)},
             "out": sorted(out), "deck": int(engine.deck_size(state._s))}
-    queue = [name(c) for c in state._s[L.S_QUEUE:L.S_QUEUE + state._s[L.S_QUEUE_LEN]]]
-    if bottom and queue == bottom:  # my returned cards, none drawn since
+    if bottom:  # every card I returned, drawn since or not
         data["bottom"] = bottom
     if set_aside is not None and state._s[L.S_SET_ASIDE] >= 0:
         data["set_aside"] = set_aside
