@@ -38,9 +38,10 @@ def annotated_summary(state, me: int) -> dict:
             elif e.kind == L.E_OUT:
                 areas[e.actor].append([name(e.card)])
                 out.add(e.actor)
-                merc = CHARACTERS[card_of(item[0])].effect == Effect.COMPARE
-                if (e.actor != current[0] or merc) and "@" in item[0]:
-                    item.append("hit")  # a Mercenary: somebody went out
+                played = CHARACTERS[card_of(item[0])].effect
+                if ((e.actor != current[0] or played == Effect.COMPARE) and "@" in item[0]
+                        or played == Effect.ELIMINATE_LOWEST) and "hit" not in item:
+                    item.append("hit")  # a Mercenary or a Rancor: somebody went out
             elif e.kind == L.E_SEE and me in (e.actor, e.other):  # a look mine or at me
                 item.append(name(e.card))
             elif e.kind == L.E_SEE_SET_ASIDE and e.actor == me:

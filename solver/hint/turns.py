@@ -50,14 +50,24 @@ def _could_knock_out(a, p: int, q: int, discard: int, sit: Situation) -> bool:
 
 def knockouts(sit: Situation, turns) -> dict[int, list[int]]:
     """turn index -> the seats that went out at that play. A play marked ':hit' knocks
-    out its target (a Mercenary: whichever of the two is out and plays no more); another
-    out seat went out at the one play between their last turn and their next that could
-    have done it (SituationError if none or several)."""
+    out its target (a Mercenary: whichever of the two is out and plays no more, not
+    chosen since; both: the lower discard, R10). Another out seat went out at the one
+    play between their last turn (or their last being chosen) and their next that could
+    have done it: their own C-3PO if it named their number back (R6), a Rancor marked
+    ':hit' (R7); SituationError if none or several, saying how to mark the one."""
     outs: dict[int, list[int]] = {}
     assigned = set()
 
     def plays_after(x, k):
         return any(p == x and i is not None for p, i in turns[k + 1:])
+
+    def number(x):  # the number of x's discard: the hand x held when they went out
+        return sit.rules.characters[sit.areas[x][-1].card].number
+
+    def chosen(x):  # turns whose play chose x, who was in the round then (R4)
+        return [k for k, (p, i) in enumerate(turns) if i is not None and (
+            sit.areas[p][i].target == x or i + 1 < len(sit.areas[p])
+            and sit.areas[p][i + 1].how == "took" and sit.areas[p][i + 1].victim == x)]
 
     hits = [k for k, (p, i) in enumerate(turns)
             if i is not None and sit.areas[p][i].hit
@@ -71,13 +81,24 @@ def knockouts(sit: Situation, turns) -> dict[int, list[int]]:
         if a.target is None or a.target == SET_ASIDE:
             raise SituationError(f"{name}, but its target is not said (e.g. 'jabba@2:hit')")
         if effect(a.card, sit) == Effect.COMPARE:
-            losers = [x for x in (a.target, p)
-                      if x in sit.out and x not in assigned and not plays_after(x, k)]
+            losers = [x for x in (a.target, p) if x in sit.out and x not in assigned
+                      and not plays_after(x, k) and max(chosen(x), default=-1) <= k]
+            if len(losers) == 2 and all(_hand_kept(sit, turns, x, k) for x in losers):
+                # Both out, neither played again: each discard is the hand compared, and
+                # the lower number lost (R10); equal numbers tie, and a tie is no hit.
+                if number(p) == number(a.target):
+                    raise SituationError(f"{name}, but seats {a.target} and {p} went out "
+                                         "with the same number: that compare was a tie, "
+                                         "which knocks out nobody (R10)")
+                losers = [min(losers, key=number)]
             if len(losers) != 1:
                 raise SituationError(
-                    f"{name}, but " + ("neither seat is out for it" if not losers else
-                                       "both seats are out and neither played again")
-                    + ": the loser of the compare must be out and play no more (R3)")
+                    f"{name}, but " + ("neither seat is out for it: the loser of the compare "
+                                       "must be out and play no more (R3)" if not losers else
+                                       "both seats are out and neither played again, and a "
+                                       "trade or a Boba Fett since changed a hand, so the "
+                                       "summary cannot say which lost: give the round's "
+                                       "log instead (--log)"))
             loser = losers[0]
         elif a.target not in sit.out:
             raise SituationError(f"{name}, but seat {a.target} is not out")
@@ -87,7 +108,7 @@ def knockouts(sit: Situation, turns) -> dict[int, list[int]]:
         assigned.add(loser)
     for q in sorted(sit.out - assigned):
         own = [k for k, (p, i) in enumerate(turns) if p == q and i is not None]
-        start = own[-1] if own else 0
+        start = max(own[-1] if own else 0, max(chosen(q), default=0))
         end = next((k for k, (p, i) in enumerate(turns) if p == q and i is None),
                    len(turns))
         discard = sit.areas[q][-1].card
@@ -101,29 +122,81 @@ def knockouts(sit: Situation, turns) -> dict[int, list[int]]:
                 continue  # a play knocks out one player, a Rancor several
             if _could_knock_out(a, p, q, discard, sit):
                 candidates.append(k)
+        named_back = [k for k in candidates if turns[k][0] == q and _hand_kept(sit, turns, q, k)
+                      and effect(sit.areas[q][turns[k][1]].card, sit) == Effect.GUESS_COUNTER
+                      and len(sit.areas[q][turns[k][1]].named) > 1]
+        if named_back:  # R6: their own C-3PO's miss named their card's number back: out then
+            candidates = named_back
+        marked = [k for k in candidates if sit.areas[turns[k][0]][turns[k][1]].hit and effect(
+            sit.areas[turns[k][0]][turns[k][1]].card, sit) == Effect.ELIMINATE_LOWEST]
+        if marked:  # 'rancor:hit': it knocked out those it could have that no other ':hit' did
+            candidates = marked
         if len(candidates) != 1:
             when = (f"between their last turn and {'now' if end == len(turns) else 'their next'}"
                     if own else "before their first turn")
-            # The summary's words for a knock-out differ per rule set: what could do it,
-            # and a play to mark (a classic Prince or Princess needs the round's log).
-            could, example = (
-                ("a Guard, C-3PO, Mercenary, Chewbacca, Luke Skywalker, Jabba the Hutt "
-                 "choosing them, or a Rancor", "luke") if sit.rules is JABBAS_PALACE else
-                ("a Guard or a Baron choosing them; for a Prince or the Princess give the "
-                 "round's log", "guard"))
+            # The summary's words for a knock-out differ per rule set (a classic Prince or
+            # Princess needs the round's log).
+            could = ("a Guard, C-3PO, Mercenary, Chewbacca, Luke Skywalker, Jabba the Hutt "
+                     "choosing them, or a Rancor" if sit.rules is JABBAS_PALACE else
+                     "a Guard or a Baron choosing them; for a Prince or the Princess give the "
+                     "round's log")
             if not candidates:
                 raise SituationError(
                     f"seat {q} is out, but no play {when} could have knocked them out "
                     f"({could})")
-            plays_text = ", ".join(
-                f"seat {turns[k][0]}'s {sit.names([sit.areas[turns[k][0]][turns[k][1]].card])}"
-                for k in candidates)
+            said = "; ".join(f"seat {p}'s {sit.names([sit.areas[p][i].card])} as "
+                             f"{_mark(sit, turns, k, q)}"
+                             for k, (p, i) in zip(candidates, (turns[k] for k in candidates)))
             raise SituationError(
-                f"seat {q} is out and {len(candidates)} plays {when} could have done it "
-                f"({plays_text}): mark the one that did with '@{q}:hit', e.g. "
-                f"'{example}@{q}:hit'")
+                f"seat {q} is out and {len(candidates)} plays {when} could have done it: "
+                f"mark the one that did, in its player's area: {said}")
         outs.setdefault(candidates[0], []).append(q)
+    for k, (p, i) in enumerate(turns):
+        a = sit.areas[p][i] if i is not None else None
+        if a is not None and a.hit and effect(a.card, sit) == Effect.ELIMINATE_LOWEST \
+                and k not in outs:
+            raise SituationError(f"seat {p}'s {sit.names([a.card])} is marked ':hit', but "
+                                 "nobody who is out went out to it (R7: the lowest non-0 "
+                                 "hand goes out); leave ':hit' off or mark who is out")
     return outs
+
+
+def _mark(sit: Situation, turns, k: int, q: int) -> str:
+    """How to mark turn k's play as the one that knocked out seat q: ':hit' on a play at
+    them or on their own Mercenary (R10), their card's number named back on their own
+    C-3PO (R6), ':hit' on a Rancor, which chooses nobody (R7)."""
+    p, i = turns[k]
+    a = sit.areas[p][i]
+    alias, e = sit.rules.characters[a.card].aliases[0], effect(a.card, sit)
+    seat = "SEAT" if a.target is None else a.target
+    if e == Effect.ELIMINATE_LOWEST:
+        return f"'{alias}:hit'"
+    if p != q:
+        return f"'{alias}@{q}:hit'"
+    if e == Effect.GUESS_COUNTER:
+        named = a.named[0] if a.named else "N"
+        number = sit.rules.characters[sit.areas[q][-1].card].number
+        return f"'{alias}@{seat}:{named}:{number}' (their card's number named back)"
+    return f"'{alias}@{seat}:hit' (SEAT: the seat compared with)" if a.target is None else \
+        f"'{alias}@{seat}:hit'"
+
+
+def _hand_kept(sit: Situation, turns, q: int, k: int) -> bool:
+    """Does seat q keep the hand they held at turn k until their next turn or now: no
+    Lando trade, King trade or Prince may have reached them, no Boba Fett took it?"""
+    for p, i in turns[k + 1:]:
+        if p == q:
+            return True
+        if i is None:
+            continue
+        a = sit.areas[p][i]
+        e = effect(a.card, sit)
+        took = sit.areas[p][i + 1] if i + 1 < len(sit.areas[p]) else None
+        if (e == Effect.LOOK_MAY_TRADE and a.traded or e in (
+                Effect.TRADE_HANDS, Effect.DISCARD_REDRAW)) and a.target in (q, None) or (
+                e == Effect.STEAL_HAND and took is not None and took.victim == q):
+            return False
+    return True
 
 
 def timeline(sit: Situation):
