@@ -311,6 +311,15 @@ def knowledge(sit: Situation, viewer: int, turns, table: list[Seats], deck: int,
     leia = sit.names([c.id for c in chars if c.effect == Effect.DRAW_KEEP_RETURN])
     me = sit.seat
 
+    def who(x):  # the words of the summary's player (me)
+        return "you" if x == me else f"seat {x}"
+
+    def whose(x):
+        return "your" if x == me else f"seat {x}'s"
+
+    def has(x):
+        return f"{who(x)} {'have' if x == me else 'has'}"
+
     def forget(x, why, new=None):
         new = {()} if new is None else new
         if x != viewer and any(hands[x]) and not any(new):
@@ -335,10 +344,9 @@ def knowledge(sit: Situation, viewer: int, turns, table: list[Seats], deck: int,
         if x != viewer:  # the tracker's `_draw` from the bottom: a card the viewer put there
             c = returned_card(j)
             hands[x] = {tuple(sorted(s + (c,))) for s in hands[x]}
-            shown[x].append(f"the {sit.names([c]) if c != UNNAMED else 'card'} you returned "
-                            f"with {leia}, drawn by seat {x} from the bottom "
-                            f"({'R9' if jabba else 'docs/RULES.md C11'})" if viewer == me else
-                            f"a card seat {viewer} returned with {leia}, drawn from the bottom")
+            card = sit.names([c]) if c != UNNAMED else "card"
+            shown[x].append(f"the {card} {who(viewer)} returned with {leia}, drawn by {who(x)} "
+                            "from the bottom")
 
     def know(x, c, how):
         if x != viewer:
@@ -355,8 +363,8 @@ def knowledge(sit: Situation, viewer: int, turns, table: list[Seats], deck: int,
         else:  # two hands swap places: what was known moves with them
             for x, y in ((p, t), (t, p)):
                 if any(hands[x]) and not any(hands[y]):
-                    stale[x] = (f"seat {p} traded hands with seat {t} since: the card you "
-                                f"knew is seat {y}'s now (R10)")
+                    stale[x] = (f"{who(p)} traded hands with {who(t)} since: the card "
+                                f"known is {whose(y)} now (R10)")
             hands[p], hands[t] = hands[t], hands[p]
 
     def resolve(k, p, i, t):
@@ -366,29 +374,29 @@ def knowledge(sit: Situation, viewer: int, turns, table: list[Seats], deck: int,
         if t == SET_ASIDE:
             return
         if e in (Effect.PEEK, Effect.PEEK_OR_SET_ASIDE, Effect.LOOK_MAY_TRADE) and p == viewer:
-            know(t, a.seen, f"your {name} at seat {t}")
+            know(t, a.seen, f"{whose(p)} {name} at {who(t)}")
         elif e == Effect.COMPARE and viewer in (p, t):
             if p == viewer:
-                know(t, a.seen, f"your {name} at seat {t}")
+                know(t, a.seen, f"{whose(p)} {name} at {who(t)}")
             else:
-                know(p, a.shown, f"seat {p}'s {name} at you")
+                know(p, a.shown, f"{whose(p)} {name} at {who(t)}")
         if e == Effect.LOOK_MAY_TRADE and a.traded or e == Effect.TRADE_HANDS:
-            trade(p, t, a.shown, a.seen, f"the {name} trade between seats {p} and {t}")
+            trade(p, t, a.shown, a.seen, f"the {name} trade between {who(p)} and {who(t)}")
         elif e == Effect.STEAL_HAND:
-            forget(t, f"seat {p}'s {name} took seat {t}'s hand since (R8)")
+            forget(t, f"{whose(p)} {name} took {whose(t)} hand since (R8)")
             draw(t, k)  # their new hand
 
     for k, (p, i) in enumerate(turns):
         seen = table[k]
         if i is None:
             for q in seen.gone:
-                forget(q, f"seat {q} went out")
+                forget(q, f"{who(q)} went out")
             continue
         draw(p, k)
         a = sit.areas[p][i]
         e, name = effect(a.card, sit), sit.names([a.card])
         if p != viewer:
-            forget(p, f"seat {p} has played a {name} since: nobody sees whether it was the "
+            forget(p, f"{has(p)} played a {name} since: nobody sees whether it was the "
                       f"card known or the one drawn ({'R2' if jabba else 'docs/RULES.md C1'})",
                    _lose(hands[p], a.card))
         if e == Effect.DRAW_KEEP_RETURN:
@@ -396,7 +404,7 @@ def knowledge(sit: Situation, viewer: int, turns, table: list[Seats], deck: int,
             for _ in range(drawn):
                 draw(p, k)
             if p != viewer:
-                forget(p, f"seat {p} kept one card of three with {name} since "
+                forget(p, f"{who(p)} kept one card of three with {name} since "
                           f"({'R9' if jabba else 'docs/RULES.md C11'})")
             start = sum(returned)
             if p == viewer:
@@ -420,7 +428,7 @@ def knowledge(sit: Situation, viewer: int, turns, table: list[Seats], deck: int,
                     cases.append(hands[:])
                 hands[:] = [set().union(*(c[x] for c in cases)) for x in range(n)]
         for q in seen.gone:
-            forget(q, f"seat {q} went out")
+            forget(q, f"{who(q)} went out")
         for x in range(n):  # between turns every hand holds one card
             if x != viewer:
                 hands[x] = {s for s in hands[x] if len(s) <= 1} or {()}

@@ -213,8 +213,8 @@ def _check_knowledge(sit: Situation, deck_counts, face_up_count: int) -> Known:
         raise SituationError(
             f"bottom: {len(sit.bottom)} card(s) given, but your {leia} returned {counts} "
             f"({_rulings(sit, 'R9', 'C11')}: 2, or 1 when the deck held 1): give every card "
-            "you returned, drawn since or not, in the order they are drawn, e.g. "
-            f"--bottom {','.join(chars[c].aliases[0] for c in sit.bottom[:1]) or 'CARD'},...")
+            "you returned, drawn since or not, the first drawn first, e.g. --bottom "
+            f"{','.join([chars[c].aliases[0] for c in sit.bottom[:1]] + ['CARD'])}")
     for q, j, k in mine.bottom_draws:
         if q == me and k is None and j < len(sit.bottom) and sit.bottom[j] not in sit.hand:
             raise SituationError(
@@ -256,12 +256,11 @@ def _unexplained(sit: Situation, known: Known, q: int, c: int) -> str:
                 "leave it out")
     if known.stale[q]:
         return (f"{field}: {who} {whose} card, but that is no longer known: {shown} "
-                f"showed it, then {known.stale[q]} ({rulings}); leave it out")
-    looks = ", ".join(x.name for x in chars if x.effect in (
-        Effect.PEEK, Effect.PEEK_OR_SET_ASIDE, Effect.LOOK_MAY_TRADE, Effect.COMPARE))
+                f"showed it, then {known.stale[q]}; leave it out")
+    looks = _look_names(sit)
     compare = sit.names([card_with(Effect.COMPARE, sit.rules)])
     lando = card_with(Effect.LOOK_MAY_TRADE, sit.rules)
-    trade = f", and no {chars[lando].name} trade was between you" if lando is not None else ""
+    trade = f", no {chars[lando].name} trade was between you" if lando is not None else ""
     leia = sit.names([card_with(Effect.DRAW_KEEP_RETURN, sit.rules)])
     if v == me:
         return (f"saw: you know seat {q}'s card, but no play explains it: you have played "
