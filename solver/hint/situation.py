@@ -5,8 +5,9 @@ the summary (hand, face-up cards, play areas, who is out or protected, private
 knowledge) and optionally the round's event log as that player saw it. `from_mapping`
 reads one from parsed TOML/JSON, card names in any usual form, of the situation's game
 (`game`: jabbas_palace, or love_letter with classic cards and no agenda). The rest of the hint's
-situation code, by job: validate.py (the summary against the rules), worlds.py (engine
-states from a summary), log.py (the posterior from a log, by solver/belief).
+situation code, by job: validate.py (the summary against the rules), turns.py (the
+summary's turns: knock-outs, who can know whose card), worlds.py (engine states from a
+summary), log.py (the posterior from a log, by solver/belief).
 
 Anything impossible raises `SituationError` naming the problem.
 """
