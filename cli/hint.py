@@ -75,8 +75,9 @@ def register(app: typer.Typer) -> None:
             None, "--seen-by", help="A player who knows one of your cards, SEAT=CARD."),
         set_aside: str | None = typer.Option(None, "--set-aside", help="The face-down "
                                                 "set-aside card, if you saw it (R2-D2)."),
-        bottom: str | None = typer.Option(None, help="Cards you put under the deck with "
-                                             "Leia, in draw order."),
+        bottom: str | None = typer.Option(None, help="Every card you put under the deck "
+                                             "with Leia, the first drawn first, drawn "
+                                             "since or not."),
         deck: int | None = typer.Option(None, help="Cards left in the deck, to check "
                                            "the situation against."),
         log: str | None = typer.Option(None, help="The round's events as you saw them, "

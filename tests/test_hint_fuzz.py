@@ -36,10 +36,10 @@ def _random_situation(game, rng: random.Random):
 
 
 # What a summary cannot say (docs/hint.md "Limits"): which of the two players lost a
-# Mercenary compare when both are out and neither played again; and what
-# describing.annotated_summary does not mark: a play that knocked out its own player
-# (a ':hit' names another seat) beside another play that could have (seen: seat 1's own
-# C-3PO or seat 0's Rancor, situation 526 of the slow fuzz).
+# Mercenary compare when both are out, neither played again and a trade or Boba Fett
+# changed a hand since; and, should describing.annotated_summary leave a knock-out
+# unmarked, which play did it (its own C-3PO beside a Rancor, situation 526 of the slow
+# fuzz, is now said: the number named back, and 'rancor:hit').
 UNSAYABLE = ("both seats are out and neither played again", "could have done it")
 
 

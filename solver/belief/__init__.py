@@ -31,12 +31,12 @@ from solver.belief.filter import (ANY, ANY_PHASE, B_FAIL_ACTOR, B_FAIL_CARD, B_F
                                   B_FAIL_KIND, B_FAIL_OTHER, B_FURTHEST, B_LOST,
                                   B_MOST_PARTICLES, B_POLICY_IGNORED, B_POLICY_MISSES,
                                   B_RESAMPLES, B_STEPS, B_TRUNCATED, NO_COPY, NO_FAILURE,
-                                  NUM_BELIEF_STATS, OMIT_LOG, OMIT_NONE, advance,
+                                  NUM_BELIEF_STATS, OMIT_LOG, OMIT_NONE, _match, advance,
                                   hand_marginals, observe, observed_key, omissible)
 
 __all__ = ["ANY", "ANY_PHASE", "MIN_ESS", "NO_COPY", "NO_FAILURE", "NUM_BELIEF_STATS",
            "OMIT_LOG", "OMIT_NONE", "Posterior", "collapsed", "complete_pattern",
-           "effective_sample_size", "hand_probabilities", "hidden_state",
+           "effective_sample_size", "hand_probabilities", "hidden_state", "history_fits",
            "observe", "observed_key", "omissible", "posterior", "posterior_of_state"]
 
 DEFAULT_MAX_PARTICLES = 4096
@@ -133,6 +133,17 @@ def complete_pattern(state_array: np.ndarray, viewer: int) -> tuple[np.ndarray, 
     """The complete observation of a state for viewer: (pattern rows, count)."""
     observed = np.empty((L.MAX_EVENTS, L.EVENT_SIZE), dtype=np.int32)
     return observed, int(observe(state_array, viewer, observed))
+
+
+def history_fits(state_array: np.ndarray, viewer: int, pattern: np.ndarray,
+                 omissions: bool = True) -> bool:
+    """Does this history show viewer exactly `pattern`, by the filter's own matching
+    (`omissions`: as a hint log, OMIT_LOG)? One history's test of what `posterior` keeps."""
+    pattern = np.ascontiguousarray(pattern, dtype=np.int32).reshape(-1, L.EVENT_SIZE)
+    stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
+    upto, ptr = _match(state_array, 0, 0, pattern, len(pattern), viewer,
+                       OMIT_LOG if omissions else OMIT_NONE, stats)
+    return ptr == len(pattern) and upto == state_array[L.S_EVENT_N]
 
 
 def capacity(max_particles: int) -> int:

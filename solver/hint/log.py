@@ -53,6 +53,7 @@ from solver.belief import (ANY, NO_COPY, NO_FAILURE, collapsed, effective_sample
 from solver.belief.filter import ALL_CARDS, CARD_SET, KNOWN_HIDDEN, card_set, known_hidden
 from solver.hint.parse import SituationError
 from solver.hint.situation import SET_ASIDE, Situation, card_with, plays
+from solver.hint.turns import effect, knockouts, knowledge, seats, timeline
 from solver.policies.knowledge import knowledge_from_events
 
 assert ANY == UNSTATED, "an unstated field of a line fits anything"
@@ -259,130 +260,36 @@ def _check_summary_against(sit: Situation, s: np.ndarray) -> None:
 
 # A summary as the equivalent partial log ------------------------------------------------
 
-_KNOCKS = {Effect.GUESS, Effect.GUESS_COUNTER, Effect.COMPARE, Effect.ELIMINATE_IF_SIDE}
-
-
-def _effect(c: int, sit: Situation) -> Effect:
-    return sit.rules.characters[c].effect
-
-
-def _could_knock_out(a, p: int, q: int, discard: int, sit: Situation) -> bool:
-    """Could seat p's play `a` have knocked out seat q, whose discard (the card q held
-    then) is `discard`? A number named must be the discard's (R5, R6); Chewbacca, Luke
-    and Jabba need its side and number; a Rancor or a compare cannot be told apart."""
-    chars = sit.rules.characters
-    e, number = _effect(a.card, sit), chars[discard].number
-    if e == Effect.ELIMINATE_LOWEST:
-        return True
-    if p == q:  # named back after a C-3PO miss (R6), or lost their own compare
-        return (e == Effect.COMPARE or e == Effect.GUESS_COUNTER
-                and (len(a.named) < 2 or a.named[1] == number))
-    if a.target not in (None, q):
-        return False
-    if e in (Effect.GUESS, Effect.GUESS_COUNTER):
-        return not a.named or a.named[0] == number
-    if e == Effect.ELIMINATE_IF_SIDE:
-        c = chars[a.card]
-        return chars[discard].side == c.param_a and number <= c.param_b
-    return e == Effect.COMPARE
-
-
-def _knockouts(sit: Situation, turns) -> dict[int, list[int]]:
-    """turn index -> the seats that went out at that play. A play marked ':hit' knocks
-    out its target (a Mercenary: whichever of the two is out and plays no more); another
-    out seat went out at the one play between their last turn and their next that could
-    have done it (SituationError if none or several)."""
-    outs: dict[int, list[int]] = {}
-    assigned = set()
-
-    def plays_after(x, k):
-        return any(p == x and i is not None for p, i in turns[k + 1:])
-
-    hits = [k for k, (p, i) in enumerate(turns)
-            if i is not None and sit.areas[p][i].hit
-            and _effect(sit.areas[p][i].card, sit) in _KNOCKS]
-    # A compare's loser is told once the other hits are placed.
-    for k in sorted(hits, key=lambda k: _effect(sit.areas[turns[k][0]][turns[k][1]].card, sit)
-                    == Effect.COMPARE):
-        p, i = turns[k]
-        a = sit.areas[p][i]
-        name = f"seat {p}'s {sit.names([a.card])} is marked ':hit'"
-        if a.target is None or a.target == SET_ASIDE:
-            raise SituationError(f"{name}, but its target is not said (e.g. 'jabba@2:hit')")
-        if _effect(a.card, sit) == Effect.COMPARE:
-            losers = [x for x in (a.target, p)
-                      if x in sit.out and x not in assigned and not plays_after(x, k)]
-            if len(losers) != 1:
-                raise SituationError(
-                    f"{name}, but " + ("neither seat is out for it" if not losers else
-                                       "both seats are out and neither played again")
-                    + ": the loser of the compare must be out and play no more (R3)")
-            loser = losers[0]
-        elif a.target not in sit.out:
-            raise SituationError(f"{name}, but seat {a.target} is not out")
-        else:
-            loser = a.target
-        outs.setdefault(k, []).append(loser)
-        assigned.add(loser)
-    for q in sorted(sit.out - assigned):
-        own = [k for k, (p, i) in enumerate(turns) if p == q and i is not None]
-        start = own[-1] if own else 0
-        end = next((k for k, (p, i) in enumerate(turns) if p == q and i is None),
-                   len(turns))
-        discard = sit.areas[q][-1].card
-        candidates = []
-        for k in range(start, end):
-            p, i = turns[k]
-            if i is None:
-                continue
-            a = sit.areas[p][i]
-            if k in outs and _effect(a.card, sit) != Effect.ELIMINATE_LOWEST:
-                continue  # a play knocks out one player, a Rancor several
-            if _could_knock_out(a, p, q, discard, sit):
-                candidates.append(k)
-        if len(candidates) != 1:
-            when = (f"between their last turn and {'now' if end == len(turns) else 'their next'}"
-                    if own else "before their first turn")
-            # The summary's words for a knock-out differ per rule set: what could do it,
-            # and a play to mark (a classic Prince or Princess needs the round's log).
-            could, example = (
-                ("a Guard, C-3PO, Mercenary, Chewbacca, Luke Skywalker, Jabba the Hutt "
-                 "choosing them, or a Rancor", "luke") if sit.rules is JABBAS_PALACE else
-                ("a Guard or a Baron choosing them; for a Prince or the Princess give the "
-                 "round's log", "guard"))
-            if not candidates:
-                raise SituationError(
-                    f"seat {q} is out, but no play {when} could have knocked them out "
-                    f"({could})")
-            plays_text = ", ".join(
-                f"seat {turns[k][0]}'s {sit.names([sit.areas[turns[k][0]][turns[k][1]].card])}"
-                for k in candidates)
-            raise SituationError(
-                f"seat {q} is out and {len(candidates)} plays {when} could have done it "
-                f"({plays_text}): mark the one that did with '@{q}:hit', e.g. "
-                f"'{example}@{q}:hit'")
-        outs.setdefault(candidates[0], []).append(q)
-    return outs
-
-
 _LOOKS = {Effect.PEEK, Effect.PEEK_OR_SET_ASIDE, Effect.COMPARE, Effect.LOOK_MAY_TRADE}
 
 
-def _look_target(sit: Situation, p: int, i: int, choosable, e):
-    """An unsaid look's target from what its looker knows: my last look at the one seat
-    whose card I say I saw (or at the set-aside card I say I saw), or a look at me by
-    a seat that I say knows my card. None if that does not single one out."""
-    me = sit.seat
-    if p == me:
-        last = max(k for k, a in enumerate(sit.areas[me])
-                   if a.how == "played" and a.card == sit.areas[me][i].card)
-        if last != i:
-            return None
-        options = [q for q in choosable if q in sit.saw]
-        if e == Effect.PEEK_OR_SET_ASIDE and sit.set_aside is not None:
-            options.append(SET_ASIDE)
-        return options[0] if len(options) == 1 else None
-    return me if me in choosable and p in sit.seen_by else None
+def _look_target(sit: Situation, k: int, choosable, e, turns, table, deck: int):
+    """An unsaid look's target where what the summary says one knows forces it: the one
+    seat (or the set-aside card) at which turn k's look still lets the turns explain
+    `saw`, `set_aside` and `seen_by` (turns.py `knowledge`). None if several do, or none
+    (the belief engine then finds no history and says so)."""
+    if not (sit.saw or sit.seen_by or sit.set_aside is not None):
+        return None
+    options = list(choosable) + ([SET_ASIDE] if e == Effect.PEEK_OR_SET_ASIDE else [])
+    fits = [t for t in options if explains(sit, turns, table, deck, {k: t})]
+    return fits[0] if len(fits) == 1 else None
+
+
+def explains(sit: Situation, turns, table, deck: int, fixed: dict | None = None) -> bool:
+    """Do the turns (with the `fixed` targets) let me know the cards `saw` and
+    `set_aside` name, and the seats `seen_by` names know my cards?"""
+    me, r2 = sit.seat, card_with(Effect.PEEK_OR_SET_ASIDE, sit.rules)
+    known = knowledge(sit, me, turns, table, deck, fixed)
+    if not all(known.may_know(q, c) for q, c in sit.saw.items()):
+        return False
+    fixed = fixed or {}
+    if sit.set_aside is not None and not any(
+            p == me and i is not None and sit.areas[p][i].card == r2
+            and fixed.get(k, sit.areas[p][i].target) in (None, SET_ASIDE)
+            for k, (p, i) in enumerate(turns)):
+        return False
+    return all(knowledge(sit, q, turns, table, deck, fixed).may_know(me, c, 2)
+               for q, c in sit.seen_by.items())
 
 
 def _my_draws(sit: Situation) -> int:
@@ -401,29 +308,10 @@ def _my_draws(sit: Situation) -> int:
             if a.traded and p != me and a.target == me:
                 held.add(a.seen)
     leia = card_with(Effect.DRAW_KEEP_RETURN, sit.rules)
-    leias = sum(a.card == leia for a in plays(sit.areas[me]))
-    if leias > 1 or leias and len(sit.bottom) < 2:
-        return ANY  # returned cards unsaid (only the last Leia's two are said)
+    if not sit.bottom and any(a.card == leia for a in plays(sit.areas[me])):
+        return ANY  # returned cards unsaid (`bottom`, when said, names them all)
     held |= {a.shown for a in plays(sit.areas[me]) if a.traded}
     return card_set(held)
-
-
-def timeline(sit: Situation):
-    """Turns in order: (seat, index of the play in their area list, or None where an out
-    player's turn would be) until my turn."""
-    n, me = sit.players, sit.seat
-    plays = [[i for i, a in enumerate(sit.areas[p]) if a.how == "played"] for p in range(n)]
-    turns = []
-    cycle = 0
-    while True:
-        for p in range(n):
-            if p == me and cycle == len(plays[me]):
-                return turns
-            if cycle < len(plays[p]):
-                turns.append((p, plays[p][cycle]))
-            elif p in sit.out and cycle == len(plays[p]):
-                turns.append((p, None))  # out by now: their discard goes here
-        cycle += 1
 
 
 def summary_pattern(sit: Situation, game):
@@ -434,14 +322,14 @@ def summary_pattern(sit: Situation, game):
 
     n, me = sit.players, sit.seat
     turns = timeline(sit)
-    outs = _knockouts(sit, turns)
+    outs = knockouts(sit, turns)
+    table = seats(sit, turns, outs)
     rows: list[tuple] = [(L.E_FACE_UP, ANY, ANY, c, ANY) for c in sorted(sit.face_up)]
     mine = _my_draws(sit)
     rows.append((L.E_DRAW, me, ANY, mine, L.SRC_DEAL))
     in_round, protected = set(range(n)), set()
-    deck = game.config.deck.size - game.config.face_up - 1 - n
-    my_leia = [k for k, (p, i) in enumerate(turns) if p == me and i is not None
-               and sit.areas[p][i].card == card_with(Effect.DRAW_KEEP_RETURN, sit.rules)]
+    deck = deck_after_deal = game.config.deck.size - game.config.face_up - 1 - n
+    returned = 0  # cards I returned with Leia so far: `bottom` names them in order
 
     def discard(q):
         return sit.areas[q][-1].card
@@ -454,11 +342,11 @@ def summary_pattern(sit: Situation, game):
         if p == me:
             rows.append((L.E_DRAW, me, ANY, mine, ANY))
         a = sit.areas[p][i]
-        c, e = a.card, _effect(a.card, sit)
+        c, e = a.card, effect(a.card, sit)
         name = f"seat {p}'s {sit.names([c])}"
         rows.append((L.E_PLAY, p, ANY, c, ANY))
         gone = outs.get(k, [])
-        choosable = sorted(q for q in in_round if q != p and q not in protected)
+        choosable = list(table[k].choosable)
         if e == Effect.PROTECT:
             protected.add(p)
         elif e == Effect.ELIMINATE_LOWEST:
@@ -469,8 +357,10 @@ def summary_pattern(sit: Situation, game):
                 if p == me:
                     rows += [(L.E_DRAW, me, ANY, mine, ANY)] * drawn
                 rows.append((L.E_KEEP, p, ANY, ANY, ANY))
-                back = list(sit.bottom) if p == me and k == my_leia[-1] and \
-                    len(sit.bottom) == drawn else [ANY] * drawn
+                back = [ANY] * drawn
+                if p == me and sit.bottom:
+                    back = list(sit.bottom[returned:returned + drawn])
+                    returned += drawn
                 rows.append((L.E_RETURN, p, drawn, back[0], back[1] if drawn == 2 else ANY))
         elif e in TARGETED_EFFECTS:
             t = a.target
@@ -499,7 +389,7 @@ def summary_pattern(sit: Situation, game):
             if t is None and len(choosable) == 1 and e != Effect.PEEK_OR_SET_ASIDE:
                 t = choosable[0]
             if t is None and e in _LOOKS:
-                t = _look_target(sit, p, i, choosable, e)
+                t = _look_target(sit, k, choosable, e, turns, table, deck_after_deal)
             if t == SET_ASIDE or t is None and e == Effect.PEEK_OR_SET_ASIDE and not choosable:
                 rows += [(L.E_TARGET_SET_ASIDE, p, ANY, ANY, ANY),
                          (L.E_SEE_SET_ASIDE, p, ANY,
@@ -587,27 +477,18 @@ def _row_text(row, names: tuple[str, ...]) -> str:
         " -2", " ?").replace(" ()", "")
 
 
-def _knows_my_card(s, q: int, me: int):
-    """The card of mine that q learned last (a look at me, a compare, a trade), or None."""
-    known = None
-    for e in events(s):
-        if e.kind == L.E_SEE and e.actor == q and e.other == me:
-            known = e.card
-        elif e.kind == L.E_TRADE and {e.actor, e.other} == {q, me}:
-            known = e.card if e.actor == q else e.extra
-    return known
-
-
 def summary_fits(sit: Situation, s: np.ndarray, config) -> bool:
     """Does a history of the summary's plays leave what I know now: my hand, the cards
     I know others hold (`saw`: known to me in that history, not merely held; a look the
     summary leaves unsaid may have shown me more), the cards of mine others know
-    (`seen_by`)? `config`: the game's."""
+    (`seen_by`: known to them, as their own replay of the log says)? `config`: the
+    game's."""
     me = sit.seat
     if _my_hand(s, me) != sorted(sit.hand):
         return False
-    if not all(_knows_my_card(s, q, me) == c for q, c in sit.seen_by.items()):
-        return False
+    for q, c in sit.seen_by.items():
+        if c not in knowledge_from_events(events(s, q), q, config).known_cards[me]:
+            return False
     if sit.saw:  # known to me in that history: a card merely held is not one I saw
         known = knowledge_from_events(events(s, me), me, config).known_hands
         return all(known.get(q) == c for q, c in sit.saw.items())

@@ -5,8 +5,9 @@ the summary (hand, face-up cards, play areas, who is out or protected, private
 knowledge) and optionally the round's event log as that player saw it. `from_mapping`
 reads one from parsed TOML/JSON, card names in any usual form, of the situation's game
 (`game`: jabbas_palace, or love_letter with classic cards and no agenda). The rest of the hint's
-situation code, by job: validate.py (the summary against the rules), worlds.py (engine
-states from a summary), log.py (the posterior from a log, by solver/belief).
+situation code, by job: validate.py (the summary against the rules), turns.py (the
+summary's turns: knock-outs, who can know whose card), worlds.py (engine states from a
+summary), log.py (the posterior from a log, by solver/belief).
 
 Anything impossible raises `SituationError` naming the problem.
 """
@@ -67,7 +68,7 @@ class Situation:
     saw: dict[int, int] = dataclasses.field(default_factory=dict)  # seat -> their card
     seen_by: dict[int, int] = dataclasses.field(default_factory=dict)  # seat -> my card
     set_aside: int | None = None  # the face-down card, if I saw it (R2-D2)
-    bottom: tuple[int, ...] = ()  # cards I returned with Leia, in draw order
+    bottom: tuple[int, ...] = ()  # every card I returned with Leia, in draw order
     deck: int | None = None  # cards left to draw, if the player counted them
     log: tuple[str, ...] | None = None
     utility: str = "margin"
@@ -272,11 +273,14 @@ def player_summary(state, me: int) -> dict:
         return chars[c].aliases[0]
 
     areas = [[] for _ in range(n)]
+    bottom = []  # every card I returned with Leia, in draw order, drawn since or not
     for e in state.events(me):
         if e.kind in (L.E_PLAY, L.E_OUT):
             areas[e.actor].append(name(e.card))
         elif e.kind == L.E_STEAL:
             areas[e.actor].append(f"took:{name(e.card)}@{e.other}")
+        elif e.kind == L.E_RETURN and e.actor == me:
+            bottom += [name(c) for c in (e.card, e.extra)[:e.other]]
     data = {"players": n, "seat": me, "hand": [name(c) for c in k.hand],
             "face_up": [name(c) for c in k.face_up], "areas": dict(enumerate(areas)),
             "out": [p for p in range(n) if not k.in_round[p]],
@@ -284,6 +288,6 @@ def player_summary(state, me: int) -> dict:
             "saw": {q: name(c) for q, c in k.known_hands.items()}, "deck": k.deck_size}
     if k.set_aside is not None:
         data["set_aside"] = name(k.set_aside)
-    if k.bottom and all(c >= 0 for c in k.bottom):
-        data["bottom"] = [name(c) for c in k.bottom]
+    if bottom:
+        data["bottom"] = bottom
     return data

@@ -9,6 +9,7 @@ from spiel_game.cards import CHARACTERS, JABBAS_PALACE, Effect
 
 from solver.hint.situation import (BOBA_FETT, R2_D2, SET_ASIDE, Situation, SituationError,
                                    card_with, plays)
+from solver.hint.turns import Known, knockouts, knowledge, seats, timeline
 
 LANDO = card_with(Effect.LOOK_MAY_TRADE)
 MERCENARY = card_with(Effect.COMPARE)
@@ -42,19 +43,6 @@ def _look_names(sit: Situation) -> str:
     """The look cards, as a message lists them ('Priest or Baron')."""
     names = [sit.rules.characters[c].name for c in _look_cards(sit)]
     return ", ".join(names[:-1]) + " or " + names[-1]
-
-
-def _looks(sit: Situation, viewer: int, q: int) -> bool:
-    """Some play let `viewer` see q's hand (R10): viewer's look card at q (or at a seat
-    not said), q's Mercenary (Baron) compare or Lando trade with viewer."""
-    looks, compare = _look_cards(sit), card_with(Effect.COMPARE, sit.rules)
-    lando = card_with(Effect.LOOK_MAY_TRADE, sit.rules)
-
-    def at(a, seat):
-        return a.target == seat or a.target is None
-    return (any(a.card in looks and at(a, q) for a in plays(sit.areas[viewer]))
-            or any(at(a, viewer) and (a.card == compare or a.card == lando and a.traded)
-                   for a in plays(sit.areas[q])))
 
 
 def _check_cards_seen(sit: Situation, a, p: int, me: int) -> None:
@@ -173,30 +161,10 @@ def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> S
     for p in range(n):
         for a in plays(sit.areas[p]):
             _check_cards_seen(sit, a, p, me)
-    for q in sit.saw:
-        if q == me or q in sit.out:
-            raise SituationError(f"saw: seat {q} has no hand you can know (it is you or out)")
-        if not _looks(sit, me, q):
-            raise SituationError(
-                f"saw: you know seat {q}'s card, but no play explains it: you have played "
-                f"no Salacious Crumb, R2-D2, Lando Calrissian or Mercenary at seat {q}, and "
-                f"no Lando trade was between you (R10)" if jabba else
-                f"saw: you know seat {q}'s card, but no play explains it: you have played "
-                f"no Priest or Baron at seat {q} (docs/RULES.md C12)")
-    for q, c in sit.seen_by.items():
-        if q == me:
-            raise SituationError("seen_by: name another seat")
-        if c not in sit.hand:
-            raise SituationError(f"seen_by: seat {q} saw your {chars[c].name}, but it "
-                                 "is not in your hand")
-        if not _looks(sit, q, me):
-            raise SituationError(
-                f"seen_by: seat {q} knows your card, but no play explains it: seat {q} has "
-                f"played no Salacious Crumb, R2-D2, Lando Calrissian or Mercenary at you, "
-                f"you no Mercenary at them, and no Lando trade was between you (R10)" if jabba
-                else f"seen_by: seat {q} knows your card, but no play explains it: seat {q} "
-                f"has played no Priest or Baron at you, you no Baron at them "
-                "(docs/RULES.md C12)")
+    if sit.bottom and not any(a.card == keep_return for a in plays(sit.areas[me])):
+        raise SituationError(f"you put cards on the bottom, but only {chars[keep_return].name} "
+                             f"does that and you have not played {'her' if jabba else 'one'}")
+    known = _check_knowledge(sit, deck_counts, face_up_count)
     if sit.set_aside is not None and not jabba:
         raise SituationError("set_aside: no classic Love Letter card shows the face-down "
                              "set-aside card")
@@ -204,16 +172,10 @@ def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> S
             a.card == R2_D2 and a.target in (None, SET_ASIDE) for a in plays(sit.areas[me])):
         raise SituationError("you saw the set-aside card, but only R2-D2 shows it and you "
                              "have not played R2-D2")
-    if sit.bottom and not any(a.card == keep_return for a in plays(sit.areas[me])):
-        raise SituationError(f"you put cards on the bottom, but only {chars[keep_return].name} "
-                             f"does that and you have not played {'her' if jabba else 'one'}")
-    my_leia = sum(a.card == keep_return for a in plays(sit.areas[me]))
-    if len(sit.bottom) > 2 * my_leia:
-        raise SituationError(f"{len(sit.bottom)} bottom card(s) from {my_leia} "
-                             f"{chars[keep_return].name} play(s); each returns at most 2 "
-                             f"({'R9' if jabba else 'docs/RULES.md C11'})")
     # Card counts: every card I can place.
-    placed = Counter(sit.hand) + Counter(sit.face_up) + Counter(sit.bottom)
+    # My returned cards count where they are now: in the deck, or in a hand or play area.
+    placed = Counter(sit.hand) + Counter(sit.face_up) + Counter(
+        sit.bottom[j] for j in known.queued if j < len(sit.bottom))
     for area in sit.areas:
         placed.update(a.card for a in area)
     placed.update(sit.saw.values())
@@ -225,3 +187,85 @@ def check(sit: Situation, deck_counts: tuple[int, ...], face_up_count: int) -> S
                                  "face-up, play areas, known cards), but the deck has "
                                  f"{deck_counts[c]}")
     return sit
+
+
+def _rulings(sit: Situation, jabba: str, classic: str) -> str:
+    return jabba if sit.rules is JABBAS_PALACE else f"docs/RULES.md {classic}"
+
+
+def _check_knowledge(sit: Situation, deck_counts, face_up_count: int) -> Known:
+    """`saw`, `seen_by` and `bottom` against what the turns can show (turns.py
+    `knowledge`, the engine's own tracker replayed on the summary): a look, a compare,
+    a trade, or a draw of a card returned with Leia (R9, R10), not forgotten since.
+    My knowledge (`Known`) is returned for the card counts."""
+    me, chars = sit.seat, sit.rules.characters
+    turns = timeline(sit)
+    try:
+        outs = knockouts(sit, turns)
+    except SituationError:  # refused where the summary becomes a log; here: seats may be in
+        outs = None
+    table = seats(sit, turns, outs)
+    deck = sum(deck_counts) - face_up_count - 1 - sit.players
+    mine = knowledge(sit, me, turns, table, deck)
+    leia = chars[card_with(Effect.DRAW_KEEP_RETURN, sit.rules)].name
+    if sit.bottom and len(sit.bottom) != sum(mine.returned):
+        counts = " and ".join(str(r) for r in mine.returned)
+        raise SituationError(
+            f"bottom: {len(sit.bottom)} card(s) given, but your {leia} returned {counts} "
+            f"({_rulings(sit, 'R9', 'C11')}: 2, or 1 when the deck held 1): give every card "
+            "you returned, drawn since or not, the first drawn first, e.g. --bottom "
+            f"{','.join([chars[c].aliases[0] for c in sit.bottom[:1]] + ['CARD'])}")
+    for q, j, k in mine.bottom_draws:
+        if q == me and k is None and j < len(sit.bottom) and sit.bottom[j] not in sit.hand:
+            raise SituationError(
+                f"bottom: you drew your returned {chars[sit.bottom[j]].name} back this turn "
+                f"(the deck above it is drawn; {_rulings(sit, 'R9', 'C11')}), but your hand "
+                f"is {sit.names(sit.hand)}: list bottom in the order the cards are drawn")
+    for q, c in sit.saw.items():
+        if q == me or q in sit.out:
+            raise SituationError(f"saw: seat {q} has no hand you can know (it is you or out)")
+        if not mine.may_know(q, c):
+            raise SituationError(_unexplained(sit, mine, q, c))
+    for q, c in sit.seen_by.items():
+        if q == me:
+            raise SituationError("seen_by: name another seat")
+        if c not in sit.hand:
+            raise SituationError(f"seen_by: seat {q} saw your {chars[c].name}, but it "
+                                 "is not in your hand")
+        theirs = knowledge(sit, q, turns, table, deck)
+        if not theirs.may_know(me, c, 2):
+            raise SituationError(_unexplained(sit, theirs, me, c))
+    return mine
+
+
+def _unexplained(sit: Situation, known: Known, q: int, c: int) -> str:
+    """Why `known.viewer` cannot know card c in seat q's hand (`saw`, or `seen_by` where
+    q is me), and what the rules would let them know."""
+    me, v = sit.seat, known.viewer
+    chars = sit.rules.characters
+    field = "saw" if v == me else "seen_by"
+    who = "you know" if v == me else f"seat {v} knows"
+    whose = f"seat {q}'s" if v == me else "your"
+    rulings = _rulings(sit, "R2, R9, R10", "C1, C11, C12")
+    named = known.named(q) if v == me else sorted(
+        {x for s in known.hands[q] for x in s if x >= 0})
+    shown = "; ".join(dict.fromkeys(known.shown[q]))
+    if named:
+        return (f"{field}: {who} {whose} {chars[c].name}, but what showed {whose} card "
+                f"({shown}) says {sit.names(named)} ({rulings}); give that card, or "
+                "leave it out")
+    if known.stale[q]:
+        return (f"{field}: {who} {whose} card, but that is no longer known: {shown} "
+                f"showed it, then {known.stale[q]}; leave it out")
+    looks = _look_names(sit)
+    compare = sit.names([card_with(Effect.COMPARE, sit.rules)])
+    lando = card_with(Effect.LOOK_MAY_TRADE, sit.rules)
+    trade = f", no {chars[lando].name} trade was between you" if lando is not None else ""
+    leia = sit.names([card_with(Effect.DRAW_KEEP_RETURN, sit.rules)])
+    if v == me:
+        return (f"saw: you know seat {q}'s card, but no play explains it: you have played "
+                f"no {looks} at seat {q}, seat {q} no {compare} at you{trade}, and seat {q} "
+                f"has drawn none of the cards you returned with {leia} ({rulings})")
+    return (f"seen_by: seat {v} knows your card, but no play explains it: seat {v} has "
+            f"played no {looks} at you, you no {compare} at them{trade}, and you have drawn "
+            f"none of the cards seat {v} returned with {leia} ({rulings})")
