@@ -607,7 +607,9 @@ def prepare(request: HintRequest) -> None:
     # A first run compiles: the rollouts' kernels in a second process meanwhile (numba
     # caches them; this one then loads them), the beliefs' and the search's here.
     helper = None if rollouts_compiled() else _compile_in_background("compile_rollouts")
-    sit = from_mapping(player_summary(state, 1))
+    told = request.situation
+    sit = from_mapping({**player_summary(state, 1), "game": told.game,
+                        **({"agenda": told.agenda} if told.agenda else {})})
     warm = dataclasses.replace(request, situation=sit, seconds=0.01, rollouts=32,
                                search_iterations=1, search_limits=None)
     try:
