@@ -12,7 +12,8 @@ the answer's time.
 
 Situations, all 2 players, the four agendas in turn, each with its own seed:
 - `random`: random rounds (uniform play) stopped at a random play decision, told as the
-  seat's event log (even) or its summary (odd);
+  seat's event log (even) or its summary as a person tells it (odd: each play with its
+  target, number, hit and trade, and the cards they know; solver/hint/describe.py);
 - `sharp`: rounds played by agenda_expert, stopped where the seat knows an opponent's
   card (a look, a compare, a trade or a reveal told it) and holds a Guard, C-3PO or
   Mercenary: the spots where a sharp posterior meets a naming or a compare.
@@ -38,7 +39,9 @@ from _common import AGENDAS, add_output_args, guard_outputs, load_jabba, machine
 
 from solver.hint import advice
 from solver.hint.request import HintRequest
-from solver.hint.situation import from_mapping, player_summary
+from solver.hint.describe import person_summary
+from solver.hint.parse import SituationError
+from solver.hint.situation import from_mapping
 from solver.policies.chain import default_heuristic, load_policies
 from solver.policies.knowledge import knowledge
 from solver.sim.random_round import play_decisions
@@ -53,7 +56,7 @@ def _told(state, seat: int, as_log: bool, agenda: str):
     if as_log:
         return from_mapping({"players": 2, "agenda": agenda, "seat": seat,
                              "log": [describe(e) for e in events(state._s, seat)]})
-    return from_mapping({**player_summary(state, seat), "agenda": agenda})
+    return from_mapping({**person_summary(state, seat), "agenda": agenda})
 
 
 def random_situations(count: int, rng: random.Random) -> list[tuple]:
@@ -139,18 +142,24 @@ def run(situations, budgets, policies_of, seed: int, progress: bool) -> dict:
     for i, (agenda, sit, kind) in enumerate(situations):
         for b in budgets:
             game, policies = policies_of(agenda)
-            a = advice.answer(HintRequest(sit, game, policies, seed=seeds[i],
-                                          search_seconds=b)).to_json()
-            out[b].append({"kind": kind, **judge(a)})
+            try:
+                a = advice.answer(HintRequest(sit, game, policies, seed=seeds[i],
+                                              search_seconds=b)).to_json()
+            except SituationError as err:  # counted, and said: a summary it should take
+                out[b].append({"kind": kind, "refused": str(err)})
+                continue
+            out[b].append({"kind": kind, "refused": None, **judge(a)})
         if progress and (i + 1) % 25 == 0:
             print(f"  {i + 1}/{len(situations)}", file=sys.stderr, flush=True)
     return out
 
 
 def summarise(rows: list[dict]) -> dict:
+    refused = [r["refused"] for r in rows if r["refused"]]
+    rows = [r for r in rows if not r["refused"]]
     searched = [r for r in rows if r["searched"]]
     times = np.array([r["seconds"] for r in rows])
-    return {"situations": len(rows),
+    return {"situations": len(rows), "refused": len(refused), "refusals": refused[:5],
             "contradictions": sum(r["contradiction"] for r in rows),
             "search_contradictions": sum(bool(r["search_contradiction"]) for r in searched),
             "searched": len(searched),
