@@ -52,6 +52,7 @@ class SearchPolicy(policy_lib.Policy):
         self._known: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self.searches = 0
         self.fallbacks = 0
+        self.fallback_reasons: dict[str, int] = {}  # why the blueprint answered, counted
         self.seconds = 0.0
         self.last: SearchResult | None = None
 
@@ -73,22 +74,26 @@ class SearchPolicy(policy_lib.Policy):
             return self._known[key]
         post = my_posterior(self.game, s, player, self.policies, self.limits.max_particles)
         if len(post.states) == 0:
-            return self._fall_back(s, player, key)
+            return self._fall_back(s, player, key, "beliefs lost")
         try:
             result = search(self.game, post.states, post.weights, player, self.policies,
                             self.limits, self.seed, self.top, self.round_table,
                             self.exploits.get(player), leaves=self.leaves)
-        except (SubgameTooLarge, ModelCannotExplain, SearchUnfinished):
-            return self._fall_back(s, player, key)
+        except (SubgameTooLarge, ModelCannotExplain, SearchUnfinished) as err:
+            why = ("too few leaf rollouts" if "rollouts each" in str(err) else
+                   "not converged" if isinstance(err, SearchUnfinished) else
+                   type(err).__name__)
+            return self._fall_back(s, player, key, why)
         self.searches += 1
         self.seconds += result.seconds
         self.last = result
         self._remember_turn(result, s, player)
         return self._known[key]
 
-    def _fall_back(self, s, player: int, key) -> tuple[np.ndarray, np.ndarray]:
+    def _fall_back(self, s, player: int, key, why: str) -> tuple[np.ndarray, np.ndarray]:
         """The blueprint answers (and keeps answering at this information state)."""
         self.fallbacks += 1
+        self.fallback_reasons[why] = self.fallback_reasons.get(why, 0) + 1
         self._known[key] = self.blueprint(s, player)
         return self._known[key]
 
