@@ -596,7 +596,8 @@ def prepare(request: HintRequest) -> None:
     loading (the first time, the compiling) is taken from the search's budget."""
     import dataclasses
 
-    from solver.hint.situation import from_mapping, player_summary
+    from solver.hint.describe import person_summary
+    from solver.hint.situation import from_mapping
 
     if _PREPARED:
         return
@@ -608,7 +609,7 @@ def prepare(request: HintRequest) -> None:
     # caches them; this one then loads them), the beliefs' and the search's here.
     helper = None if rollouts_compiled() else _compile_in_background("compile_rollouts")
     told = request.situation
-    sit = from_mapping({**player_summary(state, 1), "game": told.game,
+    sit = from_mapping({**person_summary(state, 1),
                         **({"agenda": told.agenda} if told.agenda else {})})
     warm = dataclasses.replace(request, situation=sit, seconds=0.01, rollouts=32,
                                search_iterations=1, search_limits=None)
@@ -617,8 +618,10 @@ def prepare(request: HintRequest) -> None:
             from solver.search.resolve import SearchLimits, my_posterior, search
 
             post = my_posterior(request.game, state._s, 1, request.policies)
-            search(request.game, post.states, post.weights, 1, request.policies,
-                   SearchLimits(iterations=1))
+            if (request.search and request.policies.paths
+                    and sit.players <= request.search_max_players):
+                search(request.game, post.states, post.weights, 1, request.policies,
+                       SearchLimits(iterations=1))
             helper.wait()
         answer(warm)
     finally:
