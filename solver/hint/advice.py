@@ -233,9 +233,10 @@ def _card_settled(values: np.ndarray, clusters: np.ndarray, cards: list[list[int
     return True
 
 
-def _decide(s, prefix, index_of, values, clusters, policies, me):
+def _decide(s, prefix, index_of, values, clusters, policies, me, follow=None):
     """The decision after `prefix` (state s): each option valued by the rule applied
-    below it. Returns (the value row of the chosen line, its steps, its action ids)."""
+    below it. Returns (the value row of the chosen line, its steps, its action ids).
+    follow: a full action whose steps to take instead of the rule's (by value)."""
     if prefix in index_of:
         return values[index_of[prefix]], [], []
     legal = _legal(s)
@@ -243,10 +244,13 @@ def _decide(s, prefix, index_of, values, clusters, policies, me):
     for a in legal:
         t = s.copy()
         engine.apply_action(t, a)
-        lines.append(_decide(t, prefix + (a,), index_of, values, clusters, policies, me))
+        lines.append(_decide(t, prefix + (a,), index_of, values, clusters, policies, me,
+                             follow))
     found = policies.lookup(s, me, len(legal))
     probs = None if found is None else found[0]
     chosen, stats, how = _choose(np.stack([row for row, _, _ in lines]), clusters, probs)
+    if follow is not None:
+        chosen, how = legal.index(follow[len(prefix)]), "value"
     chars = policies.characters
     options = [{"action": decision_to_string(a, chars), "action_id": a,
                 "probability": None if probs is None else float(probs[i]),
@@ -515,6 +519,19 @@ def answer(request: HintRequest) -> HintAnswer:
                       for i in range(len(paths))]
     recommendation = {"action": plays[best]["full_action"], "card": plays[best]["card"],
                       "chosen_by": chosen_by, "steps": plays[best]["steps"]}
+    # The policy breaks ties within each step's interval; two such steps can leave the
+    # full action past the guard's margin from the best one: then the best by value.
+    by_value = path_stats if match is None else _choose(values, clusters, None)[1]
+    if search_overruled(by_value[path_index[best]]):
+        top = int(np.argmax([st["ev"] for st in by_value]))
+        t = s0.copy()
+        engine.apply_action(t, paths[top][0])
+        _, steps, _ = _decide(t, paths[top][:1], index_of, values, clusters, policies, me,
+                              paths[top])
+        recommendation = {"action": _words(paths[top], chars),
+                          "card": chars[paths[top][0] - L.PLAY].name,
+                          "chosen_by": "value: the policy's tie-breaks went past the "
+                                       "interval", "steps": steps}
     if result is not None:
         for play in plays:
             p, v = result.line((play["action_id"],))
