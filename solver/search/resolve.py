@@ -10,9 +10,10 @@
    valued by blueprint rollouts;
 3. DCFR (solver/exact/cfr.py, with node locking) until the time budget or exactly
    `limits.iterations` iterations (repeatable: the same seed and iterations give the same
-   answer on any machine);
+   answer on any machine); a timed search that is not finished then declines
+   (SearchUnfinished);
 4. the answer: the average strategy at my information state, and each action's value
-   to me under the re-solved profile.
+   to me when the others play the re-solved profile and I then play my best.
 
 The blueprint is the game's tables (a PolicySet, finest first, the game's expert last): it
 weighs the beliefs, plays the locked decisions and the leaf rollouts.
@@ -344,7 +345,8 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
            leaves: str = "single") -> SearchResult:
     """Re-solve at my decision in the worlds (states, weights: my posterior, particles
     kept apart where any player's log differs). SubgameTooLarge when even the shallowest
-    subgame exceeds the node budget. round_table, exploit: module docstring;
+    subgame exceeds the node budget; SearchUnfinished when a timed search cannot finish
+    in its budget (MIN_LEAF_ROLLOUTS, MAX_ROOT_GAP). round_table, exploit: module docstring;
     report_table: a second round-utility table whose value per action the answer carries
     (SearchResult.reported_values) without solving for it. leaves: "single", each
     depth-limit leaf valued by blueprint rollouts; "multi" (2 players, no exploit), the
