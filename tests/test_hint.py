@@ -339,6 +339,21 @@ def test_cli_hint_from_flags_and_from_a_toml_file(tmp_path):
     assert json.loads(result.stdout)["recommendation"]["card"] == "Jabba the Hutt"
 
 
+def test_cli_hint_says_the_explanations_of_a_knock_out_left_open():
+    """Seat 1 went out after its Mercenary (whose only choice was seat 2) and seat 2's
+    Guard, no ':hit' said: it lost the compare, or tied it and the Guard named its Crumb.
+    Both can be (the tie: seat 2 held R2-D2), and the answer weighs both."""
+    result = _run("hint", "--players", 3, "--seat", 0, "--hand", "crumb,han", "--area",
+                  "0=bib", "--area", "1=mercenary,crumb", "--area", "2=guard", "--out", 1,
+                  "--no-search", "--seconds", 0.05)
+    assert result.exit_code == 0, result.output
+    line = " ".join(result.output[result.output.index("who went out to which play"):].split())
+    assert line.startswith("who went out to which play (2 explanations): seat 1 out to "
+                           "seat 1's Mercenary ")
+    assert "%; seat 1 out to seat 2's Guard " in line
+    assert "under each of the 2 explanations" in " ".join(result.output.split())
+
+
 def test_cli_hint_refuses_bad_input_with_exit_code_2():
     result = _run("hint", "--hand", "jabba,guard,luke")
     assert result.exit_code == 2 and "hand has 3" in result.output
