@@ -338,6 +338,16 @@ def _render(answer: dict, console=None) -> None:
         cards = [f"{c['card']} {c['probability']:.0%}" for c in o["hand"]]
         beliefs.add_row(seat, "out" if o["status"] == "out" else _first_items(cards, room))
     console.print(beliefs)
+    explanations = answer["posterior"]["explanations"]
+    if explanations:  # which play knocked out whom, where the summary leaves it open
+        possible = sorted((e for e in explanations if e["probability"] > 0),
+                          key=lambda e: -e["probability"])
+        none = len(explanations) - len(possible)
+        _print_pieces(console, [f"who went out to which play ({len(explanations)} "
+                                "explanations" + (f", {none} that no history gives" if none
+                                                  else "") + "): ",
+                                *_joined([f"{e['knock_outs']} {e['probability']:.0%}"
+                                          for e in possible], "; ")])
     pol, roll = answer["policy"], answer["rollouts"]
     if searched:
         for step in rec["steps"]:

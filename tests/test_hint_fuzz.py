@@ -16,7 +16,7 @@ from conftest import random_play_stop
 from describing import annotated_summary
 from solver.hint import advice as H
 from solver.hint.advice import search_overruled
-from solver.hint.log import SearchLimitError, summary_pattern
+from solver.hint.log import SearchLimitError, summary_patterns
 from solver.hint.situation import SituationError, from_mapping
 from solver.hint.validate import check
 from solver.policies.chain import load_policies
@@ -38,9 +38,8 @@ def _random_situation(game, rng: random.Random):
 
 # What a summary cannot say (docs/hint.md "Limits"): which of the two players lost a
 # Mercenary compare when both are out, neither played again and a trade or Boba Fett
-# changed a hand since; and, should describing.annotated_summary leave a knock-out
-# unmarked, which play did it (its own C-3PO beside a Rancor, situation 526 of the slow
-# fuzz, is now said: the number named back, and 'rancor:hit').
+# changed a hand since; and which plays knocked seats out where the rules leave more
+# explanations than the hint weighs (fewer are each answered: solver/hint/log.py).
 UNSAYABLE = ("both seats are out and neither played again", "could have done it")
 
 
@@ -48,7 +47,7 @@ def _unsayable(summary: dict, game) -> bool:
     cfg = game.config
     sit = check(from_mapping(summary), tuple(int(c) for c in cfg.deck.counts), cfg.face_up)
     try:
-        summary_pattern(sit, game)
+        summary_patterns(sit, game)
     except SituationError as err:
         if any(text in str(err) for text in UNSAYABLE):
             return True

@@ -172,3 +172,19 @@ def test_card_lists_take_full_names_between_commas():
     assert by_full_name.hand == (card("crumb"), card("lando"))
     assert from_mapping({"players": 2, "seat": 0, "hand": "crumb lando"}).hand == \
         by_full_name.hand
+
+
+def test_a_players_summary_of_a_classic_round_reads_as_classic():
+    """`player_summary` names its game: a classic round's summary (the first hint's
+    warm-up, advice.py `prepare`) is read with classic cards, not refused as Jabba's."""
+    from solver.hint.situation import player_summary
+
+    game = pyspiel.load_game("love_letter", {"players": 2})
+    rng = random.Random(0)
+    while True:
+        state = random_play_stop(game, rng)
+        if state is not None and any(state._s[L.S_AREA_N + p] for p in range(2)):
+            break
+    sit = from_mapping(player_summary(state, state.current_player()))
+    assert sit.game == "love_letter"
+    assert sit.rules is game.config.rules

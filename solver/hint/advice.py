@@ -323,6 +323,11 @@ def _posterior_answer(sit: Situation, policies: PolicySet, prior_only: bool, rep
                  "the opponents' decisions")
     else:
         basis = f"every history {what}, weighted by the odds"
+    explanations = replay["explanations"]
+    if explanations:
+        basis += (f", under each of the {len(explanations)} explanations of which play "
+                  "knocked out whom that the summary leaves, weighed by how likely each "
+                  "makes what was seen")
     if not replay["exact"]:
         basis += (f"; sampled past {replay['particle_budget']:,} histories at once "
                   f"(effective sample size {replay['effective_sample_size']:,.0f}"
@@ -330,7 +335,7 @@ def _posterior_answer(sit: Situation, policies: PolicySet, prior_only: bool, rep
     return {"basis": basis, "worlds": replay["histories"], "complete": replay["complete"],
             "exact": replay["exact"],
             "effective_sample_size": round(replay["effective_sample_size"], 1),
-            "collapsed": replay["collapsed"]}
+            "collapsed": replay["collapsed"], "explanations": explanations}
 
 
 def _run_search(sit, game, policies, states, weights, limits, seed, top, tables=None,

@@ -10,10 +10,13 @@ and, with a policy, by its probability of each opponent decision (Bayes); histor
 that no later decision or observation can tell apart are merged.
 
 A summary (hand, play areas with what the table saw of each play) is answered the same
-way, as the equivalent partial log (`summary_pattern`): what it says is fixed, what it
+way, as the equivalent partial log (`summary_patterns`): what it says is fixed, what it
 leaves open (others' unsaid targets and numbers, the order of my own past draws) fits
 anything, so a summary and its log give the same posterior. The summary keeps more
-histories than the log.
+histories than the log. Where the rules leave several plays that could have knocked a
+seat out, the summary is the union of the histories of each explanation (turns.py
+`knockouts`): one partial log each, answered alone, mixed by their evidence
+(`summary_log_worlds`).
 
 Contract (the hint calls these two):
 
@@ -31,7 +34,8 @@ Contract (the hint calls these two):
   (float; the number of worlds when exact), "complete" (= exact, kept for old callers),
   "collapsed" (a sample whose weight sits on a few worlds even after the budget grew:
   the answer is rough, say so), "particle_budget", "histories", "replay_steps",
-  "particles", "opponent_decisions_without_policy".
+  "particles", "opponent_decisions_without_policy", "explanations" (a summary's several
+  explanations of its knock-outs, each {"knock_outs": words, "probability"}; else []).
 - A situation no history explains is a SituationError that says why (the line or the
   card that cannot be).
 - `prior_worlds(sit, game, ...)`: the same with no policy: chance odds only, no
@@ -39,6 +43,9 @@ Contract (the hint calls these two):
 """
 
 from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
 
 import numpy as np
 
@@ -53,7 +60,8 @@ from solver.belief import (ANY, NO_COPY, NO_FAILURE, collapsed, effective_sample
 from solver.belief.filter import ALL_CARDS, CARD_SET, KNOWN_HIDDEN, card_set, known_hidden
 from solver.hint.parse import SituationError
 from solver.hint.situation import SET_ASIDE, Situation, card_with, plays
-from solver.hint.turns import effect, knockouts, knowledge, seats, timeline
+from solver.hint.turns import (MAX_EXPLANATIONS, effect, knockouts, knowledge, seats,
+                               timeline)
 from solver.policies.knowledge import knowledge_from_events
 
 assert ANY == UNSTATED, "an unstated field of a line fits anything"
@@ -147,15 +155,20 @@ class SearchLimitError(SituationError):
 
 
 def _refuse(post, text: list[str], what: str, names: tuple[str, ...]):
+    """Raise the error for a pattern no history kept fits (`_refusal`)."""
+    raise _refusal(post, text, what, names)
+
+
+def _refusal(post, text: list[str], what: str, names: tuple[str, ...]) -> SituationError:
     """The error for a pattern no history kept fits."""
     if not post.complete:
-        raise SearchLimitError(
+        return SearchLimitError(
             f"no history of {what} was found: past {post.max_particles:,} histories at "
             f"once the search samples, and {RETRIES} samples kept none, so it cannot tell "
             "whether it can happen: say more of what the table saw (targets, numbers "
             "named, the cards you saw) or give the log")
-    raise SituationError(f"the {what} cannot happen under the rules: "
-                         f"{_why(post.stats, text, names)}")
+    return SituationError(f"the {what} cannot happen under the rules: "
+                          f"{_why(post.stats, text, names)}")
 
 
 def _why(stats: dict, text: list[str], names: tuple[str, ...]) -> str:
@@ -207,7 +220,7 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
     weights = weights / weights.sum()
     worlds = list(zip(states, weights.tolist()))
     _check_summary_against(sit, worlds[0][0])
-    return worlds, _replay_info(worlds, post)
+    return worlds, _replay_info(worlds, [post])
 
 
 def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
@@ -215,15 +228,35 @@ def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
     it a sample, which answers as it is (a collapsed one flagged by its replay info). A
     sample that kept no history is redrawn with a new seed and, where a limit is given,
     LOST_GROWTH times the budget up to GROW_TO, up to RETRIES runs in all."""
+    return _sampled_union(game, me, [pattern], policy, merge_logs, limit, seed, select)[0]
+
+
+def _sampled_union(game, me, patterns, policy, merge_logs, limit, seed, select):
+    """`_sampled` for the union of the histories of several patterns (a summary's
+    explanations): [(posterior, kept indices)] per pattern, each run alone. The union
+    is one sample: redrawn (the runs not exact) only while no pattern kept a history,
+    every run at the same budget and seed, so a pattern a sample lost weighs 0 as an
+    unlucky draw of one would."""
     budget = limit
+    runs = [None] * len(patterns)
     for attempt in range(RETRIES):
-        post = _posterior(game, me, pattern, policy, merge_logs, budget, seed + attempt)
-        keep = select(post.states)
-        if post.complete or keep:
-            return post, keep
+        def run(pattern, budget=budget, seed=seed + attempt):
+            post = _posterior(game, me, pattern, policy, merge_logs, budget, seed)
+            return post, select(post.states)
+
+        todo = [j for j in range(len(patterns))  # an exact run stays as it is
+                if runs[j] is None or not runs[j][0].complete]
+        if len(todo) == 1:
+            runs[todo[0]] = run(patterns[todo[0]])
+        else:  # the filter's kernels release the GIL: two runs at once on two cores
+            with concurrent.futures.ThreadPoolExecutor(2) as pool:
+                for j, done in zip(todo, pool.map(run, [patterns[j] for j in todo])):
+                    runs[j] = done
+        if any(keep for _, keep in runs) or all(post.complete for post, _ in runs):
+            break
         if budget is not None:
             budget = max(budget, min(budget * LOST_GROWTH, GROW_TO))
-    return post, keep
+    return runs
 
 
 def _check_summary_against(sit: Situation, s: np.ndarray) -> None:
@@ -314,15 +347,69 @@ def _my_draws(sit: Situation) -> int:
     return card_set(held)
 
 
-def summary_pattern(sit: Situation, game):
-    """The summary (already checked, solver/hint/validate.py) as the equivalent partial
-    log: (pattern rows, line texts, final-state checks). What the summary does not say
-    (others' targets and numbers, my own past draws) is left open (ANY); what it says
-    (targets, numbers, hits, trades, looks, who went out when) is fixed."""
+@dataclasses.dataclass(eq=False)
+class Explanation:
+    """One explanation of a summary's knock-outs (turns.py `knockouts`) as a partial log:
+    `outs` (turn index -> the seats out at that play), the pattern rows and their words,
+    or why it cannot be (`refused`, a SituationError's text; then no pattern)."""
 
-    n, me = sit.players, sit.seat
+    outs: dict[int, list[int]]
+    words: str  # "seat 2 out to seat 2's Mercenary, seat 3 out to seat 5's Jabba the Hutt"
+    pattern: np.ndarray | None = None
+    text: list[str] | None = None
+    refused: str | None = None
+
+
+def summary_patterns(sit: Situation, game, most: int = MAX_EXPLANATIONS
+                     ) -> list[Explanation]:
+    """The summary (already checked, solver/hint/validate.py) as equivalent partial logs,
+    one per explanation of its knock-outs (turns.py `knockouts`, at most `most`; one
+    where marks or the rules decide): the summary is the union of their histories. An
+    explanation whose plays cannot be is kept with the reason (`refused`); if every one
+    is, SituationError with the reason (each explanation's, where several)."""
     turns = timeline(sit)
-    outs = knockouts(sit, turns)
+    explanations = []
+    for outs in knockouts(sit, turns, most):
+        words = _outs_words(sit, turns, outs)
+        try:
+            pattern, text = _pattern(sit, game, turns, outs)
+        except SituationError as err:
+            explanations.append(Explanation(outs, words, refused=str(err)))
+            continue
+        explanations.append(Explanation(outs, words, pattern, text))
+    if all(e.refused for e in explanations):
+        if len({e.refused for e in explanations}) == 1:
+            raise SituationError(explanations[0].refused)
+        raise SituationError(f"none of the {len(explanations)} explanations of which play "
+                             "knocked out whom can be: " + "; ".join(
+                                 f"if {e.words}, {e.refused}" for e in explanations))
+    return explanations
+
+
+def summary_pattern(sit: Situation, game):
+    """(pattern rows, line texts) of a summary with one explanation of its knock-outs
+    (marked, or decided by the rules); refused, asking for marks, where it has several."""
+    e = summary_patterns(sit, game, most=1)[0]
+    if e.refused:
+        raise SituationError(e.refused)
+    return e.pattern, e.text
+
+
+def _outs_words(sit: Situation, turns, outs: dict[int, list[int]]) -> str:
+    """Who went out at which play, in words."""
+    def at(k):
+        p, i = turns[k]
+        return f"seat {p}'s {sit.names([sit.areas[p][i].card])}"
+
+    return ", ".join(f"seat {q} out to {at(k)}" for k in sorted(outs) for q in outs[k])
+
+
+def _pattern(sit: Situation, game, turns, outs: dict[int, list[int]]):
+    """The summary as the partial log of one explanation of its knock-outs (`outs`):
+    (pattern rows, line texts). What the summary does not say (others' targets and
+    numbers, my own past draws) is left open (ANY); what it says (targets, numbers,
+    hits, trades, looks, who went out when) is fixed."""
+    n, me = sit.players, sit.seat
     table = seats(sit, turns, outs)
     rows: list[tuple] = [(L.E_FACE_UP, ANY, ANY, c, ANY) for c in sorted(sit.face_up)]
     mine = _my_draws(sit)
@@ -498,43 +585,103 @@ def summary_fits(sit: Situation, s: np.ndarray, config) -> bool:
 def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int | None = None,
                        merge_logs: bool | None = None, seed: int = 0):
     """Worlds (engine state, posterior weight) for a summary: the summary as the
-    equivalent partial log (`summary_pattern`), answered by the belief engine like a
+    equivalent partial log (`summary_patterns`), answered by the belief engine like a
     log; then what I know now (my hand, `saw`, `seen_by`) selects among them.
     `complete_within`: the particle limit of the exact search (default: grown up to
     GROW_TO); past it the filter samples at that budget (seeded; `_replay_info` says
-    how exact the answer is)."""
+    how exact the answer is).
+
+    Where the rules leave several explanations of who knocked out whom, the summary is
+    the union of their histories: each is answered alone, and the worlds are their
+    mixture, each weighted by its evidence (the weight of the histories it kept: P(what
+    was seen | it) under the same chance odds and policy). Their worlds stay apart:
+    they are different histories. An explanation that kept none weighs 0."""
     from solver.hint.validate import check
 
     cfg = game.config
     sit = check(sit, tuple(int(c) for c in cfg.deck.counts), cfg.face_up)
     me = sit.seat
-    pattern, text = summary_pattern(sit, game)
+    explanations = summary_patterns(sit, game)
 
-    post, keep = _sampled(game, me, pattern, policy, merge_logs, complete_within, seed,
-                          lambda states: [k for k, s in enumerate(states)
-                                          if summary_fits(sit, s, cfg)])
-    if not keep:
-        if len(post.states) and post.complete:
-            raise SituationError("the situation cannot happen under the rules: no history "
-                                 "of these plays leaves you this hand and the cards you "
-                                 "know (saw, seen_by)")
-        _refuse(post, text, "situation", _names(sit))
-    states, weights = post.states[keep], post.weights[keep]
+    def select(states):
+        return [k for k, s in enumerate(states) if summary_fits(sit, s, cfg)]
+
+    possible = [i for i, e in enumerate(explanations) if not e.refused]
+    runs = _sampled_union(game, me, [explanations[i].pattern for i in possible], policy,
+                          merge_logs, complete_within, seed, select)
+    live = [(i, post, keep) for i, (post, keep) in zip(possible, runs) if keep]
+    if not live:
+        raise _no_history(sit, [(explanations[i], post) for i, (post, _) in
+                                zip(possible, runs)], explanations)
+    mass = [1.0]
+    if len(live) > 1:
+        # P(what was seen | each explanation): log_evidence is the log of the total weight
+        # the filter carried (filter.advance's log_mass) under the same chance odds and
+        # policy for every explanation, times the share of it `select` kept. A policy's
+        # floor (TREMBLE) keeps it finite wherever a history fits.
+        evidence = np.array([post.log_evidence + np.log(post.weights[keep].sum())
+                             for _, post, keep in live])
+        assert np.isfinite(evidence).all(), "a kept history has a weight above 0"
+        mass = np.exp(evidence - evidence.max())
+        mass /= mass.sum()
+    states = np.concatenate([post.states[keep] for _, post, keep in live])
+    weights = np.concatenate([post.weights[keep] / post.weights[keep].sum() * m
+                              for (_, post, keep), m in zip(live, mass)])
     worlds = list(zip(states, (weights / weights.sum()).tolist()))
     _check_summary_against(sit, worlds[0][0])
-    return worlds, _replay_info(worlds, post)
+    said = [{"knock_outs": e.words, "probability": 0.0} for e in explanations]
+    for (i, _, _), m in zip(live, mass):
+        said[i]["probability"] = float(m)
+    return worlds, _replay_info(worlds, [post for post, _ in runs],
+                                said if len(explanations) > 1 else [])
 
 
-def _replay_info(worlds, post) -> dict:
+_CANNOT = "the situation cannot happen under the rules: "
+
+
+def _no_history(sit: Situation, runs, explanations) -> SituationError:
+    """The refusal where no explanation of the summary kept a history (`runs`: each
+    possible one's (explanation, posterior)): a sample that kept none cannot tell
+    (SearchLimitError); else why each cannot happen."""
+    reasons = []
+    for e, post in runs:
+        if len(post.states) and post.complete:
+            reasons.append(SituationError(
+                "the situation cannot happen under the rules: no history of these plays "
+                "leaves you this hand and the cards you know (saw, seen_by)"))
+        else:
+            reasons.append(_refusal(post, e.text, "situation", _names(sit)))
+    if len(explanations) == 1:
+        return reasons[0]
+    lost = [r for r in reasons if isinstance(r, SearchLimitError)]
+    why = "; ".join(f"if {e.words}, {str(r).removeprefix(_CANNOT)}" for e, r in
+                    [(e, e.refused) for e in explanations if e.refused]
+                    + [(e, r) for (e, _), r in zip(runs, reasons)])
+    if lost:
+        return SearchLimitError(f"none of the {len(explanations)} explanations of which play "
+                                f"knocked out whom kept a history: {why}")
+    return SituationError(f"{_CANNOT.removesuffix(': ')}, whichever of its "
+                          f"{len(explanations)} explanations of which play knocked out whom: "
+                          f"{why}")
+
+
+def _replay_info(worlds, posts, explanations=()) -> dict:
+    """How the belief engine's runs went (one per explanation of a summary's knock-outs;
+    `explanations`: each one's words and probability, where there were several)."""
     weights = [w for _, w in worlds]
-    ess = float(len(worlds)) if post.complete else effective_sample_size(weights)
-    return {"histories": len(worlds), "replay_steps": post.stats["steps"],
-            "complete": post.complete, "exact": post.complete,
+    complete = all(post.complete for post in posts)
+    ess = float(len(worlds)) if complete else effective_sample_size(weights)
+    return {"histories": len(worlds),
+            "replay_steps": sum(post.stats["steps"] for post in posts),
+            "complete": complete, "exact": complete,
             "effective_sample_size": ess,
-            "collapsed": not post.complete and collapsed(ess),
-            "particle_budget": post.max_particles, "resamples": post.stats["resamples"],
-            "particles": post.stats["most_particles"],
-            "opponent_decisions_without_policy": post.stats["policy_misses"]}
+            "collapsed": not complete and collapsed(ess),
+            "particle_budget": max(post.max_particles for post in posts),
+            "resamples": sum(post.stats["resamples"] for post in posts),
+            "particles": max(post.stats["most_particles"] for post in posts),
+            "opponent_decisions_without_policy": sum(post.stats["policy_misses"]
+                                                     for post in posts),
+            "explanations": list(explanations)}
 
 
 def prior_worlds(sit: Situation, game, complete_within: int | None = None,

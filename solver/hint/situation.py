@@ -281,7 +281,8 @@ def player_summary(state, me: int) -> dict:
             areas[e.actor].append(f"took:{name(e.card)}@{e.other}")
         elif e.kind == L.E_RETURN and e.actor == me:
             bottom += [name(c) for c in (e.card, e.extra)[:e.other]]
-    data = {"players": n, "seat": me, "hand": [name(c) for c in k.hand],
+    data = {"game": state.get_game().get_type().short_name, "players": n, "seat": me,
+            "hand": [name(c) for c in k.hand],
             "face_up": [name(c) for c in k.face_up], "areas": dict(enumerate(areas)),
             "out": [p for p in range(n) if not k.in_round[p]],
             "protected": [p for p in range(n) if k.protected[p]],

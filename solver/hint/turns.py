@@ -2,12 +2,13 @@
 and what one player can know of another's hand by the end.
 
 `timeline` orders the plays of a summary (docs/hint.md "The situation"), `knockouts`
-says at which play each out seat went out, `seats` who was in and protected at each
-play, and `knowledge` replays the turns for one player as solver/policies/knowledge.py
-replays a log: a look, a compare, a trade, or a draw of a card that player returned with
-Leia (R9, R10) shows them a card, forgotten where the tracker forgets it. What the
-summary leaves open (a target, a card seen) is every case at once, so `knowledge` says
-what the player may know; the belief engine (log.py) keeps the histories where they do.
+says at which play each out seat went out (every explanation the rules leave), `seats`
+who was in and protected at each play, and `knowledge` replays the turns for one player
+as solver/policies/knowledge.py replays a log: a look, a compare, a trade, or a draw of
+a card that player returned with Leia (R9, R10) shows them a card, forgotten where the
+tracker forgets it. What the summary leaves open (a target, a card seen) is every case
+at once, so `knowledge` says what the player may know; the belief engine (log.py) keeps
+the histories where they do.
 """
 
 from __future__ import annotations
@@ -48,13 +49,23 @@ def _could_knock_out(a, p: int, q: int, discard: int, sit: Situation) -> bool:
     return e == Effect.COMPARE
 
 
-def knockouts(sit: Situation, turns) -> dict[int, list[int]]:
-    """turn index -> the seats that went out at that play. A play marked ':hit' knocks
-    out its target (a Mercenary: whichever of the two is out and plays no more, not
-    chosen since; both: the lower discard, R10). Another out seat went out at the one
-    play between their last turn (or their last being chosen) and their next that could
-    have done it: their own C-3PO if it named their number back (R6), a Rancor marked
-    ':hit' (R7); SituationError if none or several, saying how to mark the one."""
+# The most explanations of who went out when that a summary may leave open: each is a
+# belief engine run (solver/hint/log.py); past it the summary is refused, asking for marks.
+MAX_EXPLANATIONS = 16
+# Past this many the explanations are not counted further ("more than").
+_COUNT_UP_TO = 10_000
+
+
+def knockouts(sit: Situation, turns, most: int = MAX_EXPLANATIONS
+              ) -> list[dict[int, list[int]]]:
+    """Every explanation of the out seats: turn index -> the seats that went out at that
+    play. A play marked ':hit' knocks out its target (a Mercenary: whichever of the two
+    is out and plays no more, not chosen since; both: the lower discard, R10). Another
+    out seat went out at a play between their last turn (or their last being chosen)
+    and their next that could have done it: their own C-3PO if it named their number
+    back (R6), a Rancor marked ':hit' (R7); where several plays could, each is an
+    explanation (all of them: the product over such seats). SituationError if none, or
+    more than `most`, saying how to mark the play that did."""
     outs: dict[int, list[int]] = {}
     assigned = set()
 
@@ -106,13 +117,23 @@ def knockouts(sit: Situation, turns) -> dict[int, list[int]]:
             loser = a.target
         outs.setdefault(k, []).append(loser)
         assigned.add(loser)
-    for q in sorted(sit.out - assigned):
+
+    def window(q):
+        """The words for the turns in which q went out."""
+        own = [k for k, (p, i) in enumerate(turns) if p == q and i is not None]
+        end = next((k for k, (p, i) in enumerate(turns) if p == q and i is None),
+                   len(turns))
+        return (f"between their last turn and {'now' if end == len(turns) else 'their next'}"
+                if own else "before their first turn")
+
+    def candidates(q, outs):
+        """The plays that could have knocked out q, the other knock-outs being `outs`."""
         own = [k for k, (p, i) in enumerate(turns) if p == q and i is not None]
         start = max(own[-1] if own else 0, max(chosen(q), default=0))
         end = next((k for k, (p, i) in enumerate(turns) if p == q and i is None),
                    len(turns))
         discard = sit.areas[q][-1].card
-        candidates = []
+        found = []
         for k in range(start, end):
             p, i = turns[k]
             if i is None:
@@ -121,44 +142,85 @@ def knockouts(sit: Situation, turns) -> dict[int, list[int]]:
             if k in outs and effect(a.card, sit) != Effect.ELIMINATE_LOWEST:
                 continue  # a play knocks out one player, a Rancor several
             if _could_knock_out(a, p, q, discard, sit):
-                candidates.append(k)
-        named_back = [k for k in candidates if turns[k][0] == q and _hand_kept(sit, turns, q, k)
+                found.append(k)
+        named_back = [k for k in found if turns[k][0] == q and _hand_kept(sit, turns, q, k)
                       and effect(sit.areas[q][turns[k][1]].card, sit) == Effect.GUESS_COUNTER
                       and len(sit.areas[q][turns[k][1]].named) > 1]
         if named_back:  # R6: their own C-3PO's miss named their card's number back: out then
-            candidates = named_back
-        marked = [k for k in candidates if sit.areas[turns[k][0]][turns[k][1]].hit and effect(
+            return named_back
+        marked = [k for k in found if sit.areas[turns[k][0]][turns[k][1]].hit and effect(
             sit.areas[turns[k][0]][turns[k][1]].card, sit) == Effect.ELIMINATE_LOWEST]
-        if marked:  # 'rancor:hit': it knocked out those it could have that no other ':hit' did
-            candidates = marked
-        if len(candidates) != 1:
-            when = (f"between their last turn and {'now' if end == len(turns) else 'their next'}"
-                    if own else "before their first turn")
-            # The summary's words for a knock-out differ per rule set (a classic Prince or
-            # Princess needs the round's log).
-            could = ("a Guard, C-3PO, Mercenary, Chewbacca, Luke Skywalker, Jabba the Hutt "
-                     "choosing them, or a Rancor" if sit.rules is JABBAS_PALACE else
-                     "a Guard or a Baron choosing them; for a Prince or the Princess give the "
-                     "round's log")
-            if not candidates:
-                raise SituationError(
-                    f"seat {q} is out, but no play {when} could have knocked them out "
-                    f"({could})")
-            said = "; ".join(f"seat {p}'s {sit.names([sit.areas[p][i].card])} as "
-                             f"{_mark(sit, turns, k, q)}"
-                             for k, (p, i) in zip(candidates, (turns[k] for k in candidates)))
-            raise SituationError(
-                f"seat {q} is out and {len(candidates)} plays {when} could have done it: "
-                f"mark the one that did, in its player's area: {said}")
-        outs.setdefault(candidates[0], []).append(q)
-    for k, (p, i) in enumerate(turns):
-        a = sit.areas[p][i] if i is not None else None
-        if a is not None and a.hit and effect(a.card, sit) == Effect.ELIMINATE_LOWEST \
-                and k not in outs:
-            raise SituationError(f"seat {p}'s {sit.names([a.card])} is marked ':hit', but "
-                                 "nobody who is out went out to it (R7: the lowest non-0 "
-                                 "hand goes out); leave ':hit' off or mark who is out")
-    return outs
+        return marked or found  # 'rancor:hit': it knocked out those it could have
+
+    def idle_rancor(outs):
+        """A Rancor marked ':hit' at which nobody went out (R7: it knocked somebody out)."""
+        return next(((p, i) for k, (p, i) in enumerate(turns) if i is not None
+                     and sit.areas[p][i].hit and k not in outs
+                     and effect(sit.areas[p][i].card, sit) == Effect.ELIMINATE_LOWEST), None)
+
+    # Each out seat not placed by a mark, in seat order, at each play that could have
+    # knocked them out given the seats placed before: every explanation the rules leave.
+    rest = sorted(sit.out - assigned)
+    found: list[dict[int, list[int]]] = []
+    options: dict[int, set[int]] = {q: set() for q in rest}  # every play seen per seat
+    stuck: list[int] = []  # seats left no play, as the others were placed
+    idle: list[tuple[int, int]] = []  # marked Rancors left without a knock-out
+    count = 0
+
+    def place(j, outs):
+        nonlocal count
+        if count > _COUNT_UP_TO:
+            return
+        if j == len(rest):
+            if idle_rancor(outs) is not None:
+                idle.append(idle_rancor(outs))
+                return
+            count += 1
+            if count <= most:
+                found.append(outs)
+            return
+        q = rest[j]
+        ks = candidates(q, outs)
+        options[q].update(ks)
+        if not ks:
+            stuck.append(q)
+        for k in ks:
+            place(j + 1, {**outs, k: outs.get(k, []) + [q]})
+
+    place(0, outs)
+    if not count and stuck:
+        q = stuck[0]
+        # The summary's words for a knock-out differ per rule set (a classic Prince or
+        # Princess needs the round's log).
+        could = ("a Guard, C-3PO, Mercenary, Chewbacca, Luke Skywalker, Jabba the Hutt "
+                 "choosing them, or a Rancor" if sit.rules is JABBAS_PALACE else
+                 "a Guard or a Baron choosing them; for a Prince or the Princess give the "
+                 "round's log")
+        raise SituationError(f"seat {q} is out, but no play {window(q)} could have knocked "
+                             f"them out ({could})")
+    if not count:
+        p, i = idle[0]
+        raise SituationError(f"seat {p}'s {sit.names([sit.areas[p][i].card])} is marked "
+                             "':hit', but nobody who is out went out to it (R7: the lowest "
+                             "non-0 hand goes out); leave ':hit' off or mark who is out")
+    if count > most:
+        many = f"more than {_COUNT_UP_TO:,}" if count > _COUNT_UP_TO else f"{count}"
+        said = "; ".join(
+            f"seat {q} is out and {len(options[q])} plays {window(q)} could have done it: "
+            + ", ".join(f"{_play(sit, turns, k)} as {_mark(sit, turns, k, q)}"
+                        for k in sorted(options[q]))
+            for q in rest if len(options[q]) > 1)
+        raise SituationError(
+            f"the summary leaves {many} explanations of which play knocked out whom (at "
+            f"most {most} are weighed): mark the one that did, in its player's area (each "
+            f"mark leaves fewer): {said}")
+    return found
+
+
+def _play(sit: Situation, turns, k: int) -> str:
+    """Turn k's play in words: "seat 2's Mercenary"."""
+    p, i = turns[k]
+    return f"seat {p}'s {sit.names([sit.areas[p][i].card])}"
 
 
 def _mark(sit: Situation, turns, k: int, q: int) -> str:

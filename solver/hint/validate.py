@@ -201,9 +201,12 @@ def _check_knowledge(sit: Situation, deck_counts, face_up_count: int) -> Known:
     me, chars = sit.seat, sit.rules.characters
     turns = timeline(sit)
     try:
-        outs = knockouts(sit, turns)
+        explanations = knockouts(sit, turns)
     except SituationError:  # refused where the summary becomes a log; here: seats may be in
-        outs = None
+        explanations = []
+    # Several explanations of who went out when (each answered, log.py): here a seat
+    # counts as in until its out slot, so every explanation's knowledge is allowed.
+    outs = explanations[0] if len(explanations) == 1 else None
     table = seats(sit, turns, outs)
     deck = sum(deck_counts) - face_up_count - 1 - sit.players
     mine = knowledge(sit, me, turns, table, deck)
