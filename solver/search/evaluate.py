@@ -97,7 +97,8 @@ def play_deals(game, search_policy, bank, opponent: int, deals: int, seed: int =
                               "search_decisions": decisions,
                               "searches": search_policy.searches,
                               "fallbacks_to_blueprint": search_policy.fallbacks,
-                              "fallback_reasons": dict(search_policy.fallback_reasons),
+                              "fallback_reasons": dict(getattr(search_policy,
+                                                               "fallback_reasons", {})),
                               "search_seconds": search_policy.seconds /
                               max(search_policy.searches, 1),
                               "seconds": time.perf_counter() - start}

@@ -451,7 +451,7 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
                 break
         strategy, iterations, a = solver.average_strategy(), solver.iterations, solver.arrays
     solved = time.perf_counter()
-    node_values, gap = _continuation_values(sub, me, strategy, a, root_set.order1)
+    continued, node_values, gap = _continuation_values(sub, me, strategy, a, root_set.order1)
     if timed and gap > MAX_ROOT_GAP:
         raise SearchUnfinished(f"after {iterations} DCFR iterations in {limits.seconds:.2f} s "
                                f"its strategy gives up {gap:.3f} against the best at your "
@@ -470,7 +470,7 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
     if reported is not None:
         report_nodes = np.zeros((sub.num_nodes, sub.num_players))
         value_sweep(a.kind, a.player, a.infoset, a.child_start, a.num_children, a.edge_child,
-                    a.edge_prob, sub.reported, a.offsets, strategy, report_nodes)
+                    a.edge_prob, sub.reported, a.offsets, continued, report_nodes)
     for i in range(hi - lo):
         children = sub.edge_child[sub.child_start[roots_i] + i]
         values[i] = np.dot(w, node_values[children, me] - shift) / w.sum()
@@ -488,9 +488,10 @@ def search(game, states, weights, me: int, policies, limits: SearchLimits = DEFA
 
 
 def _continuation_values(sub: Subgame, me: int, strategy: np.ndarray, arrays, order1: int
-                         ) -> tuple[np.ndarray, float]:
-    """(node values, root gap). The values are under `strategy` except at my free
-    decisions below my own, where I play my best response to the others' `strategy`: an
+                         ) -> tuple[np.ndarray, np.ndarray, float]:
+    """(the continued strategy, its node values, the root gap). The continued strategy is
+    `strategy` except at my free decisions below my own, where I play my best response to
+    the others' `strategy`: an
     action's value is then what it is worth followed by good play, never read off an
     average that has not yet visited below it (early DCFR iterations leave a rarely
     chosen action's later decisions near uniform). The root gap: my best action's value
@@ -517,7 +518,7 @@ def _continuation_values(sub: Subgame, me: int, strategy: np.ndarray, arrays, or
     per_action = [np.dot(w, node_values[sub.edge_child[sub.child_start[roots] + i], me] - shift)
                   for i in range(hi - lo)]
     mine = np.dot(w, values[roots, me] - shift)
-    return node_values, float((max(per_action) - mine) / w.sum())
+    return continued, node_values, float((max(per_action) - mine) / w.sum())
 
 
 def _best_response(sub: Subgame, me: int, arrays) -> np.ndarray:
