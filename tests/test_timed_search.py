@@ -5,7 +5,8 @@ against the rollouts."""
 
 from __future__ import annotations
 
-import multiprocessing
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -32,30 +33,23 @@ def _hint(data: dict, **options) -> dict:
     return advice.answer(HintRequest.from_inputs(dict(data), **options)).to_json()
 
 
-def _spin(stop_at: float) -> None:
-    while time.time() < stop_at:
-        pass
-
-
 class BothCoresBusy:
-    """Two processes that spin for at most `seconds` (ended on exit): a busy machine."""
+    """Two Python processes that spin for at most `seconds` (ended on exit): a busy
+    machine."""
 
-    def __init__(self, seconds: float = 600.0):
+    def __init__(self, seconds: float = 900.0):
         self.seconds = seconds
 
     def __enter__(self):
-        ctx = multiprocessing.get_context("spawn")
-        stop = time.time() + self.seconds
-        self.hogs = [ctx.Process(target=_spin, args=(stop,), daemon=True) for _ in range(2)]
-        for hog in self.hogs:
-            hog.start()
-        time.sleep(0.5)  # let them start
+        spin = f"import time\nstop = time.time() + {self.seconds}\nwhile time.time() < stop: pass"
+        self.hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(2)]
+        time.sleep(0.2)  # let them start
         return self
 
     def __exit__(self, *exc):
         for hog in self.hogs:
-            hog.terminate()
-            hog.join()
+            hog.kill()
+            hog.wait()
 
 
 def _sure_things(seeds, busy: bool) -> list:
