@@ -1,18 +1,21 @@
-"""Quality against compute: full-deck 2-player blueprints trained for longer and longer.
+"""Quality against compute: full-deck blueprints trained for longer and longer.
 
 (a) --train LEVEL: one long MCCFR run (`jabba solve --algorithm mccfr --deck full`, the
     installed command, in a subprocess) with a checkpoint, exporting a policy file at each
     stage of --stages total training seconds (policy_<agenda>_<level>_<N>s.npz in
-    --folder, with its log log_<agenda>_<level>_<N>.txt). Resumable: a stage whose policy
-    file exists is skipped, and a stage continues the checkpoint for what its budget still
-    lacks (total minus the checkpoint's training seconds).
+    --folder, with its log log_<agenda>_<level>_<N>.txt; at --players 3-6 the agenda part
+    reads <agenda>_<P>p). Resumable: a stage whose policy file exists is skipped, and a
+    stage continues the checkpoint for what its budget still lacks (total minus the
+    checkpoint's training seconds).
 (b) --evaluate DIR (its policy_*.npz) or --policies FILES: per policy, its header's
     iterations, training seconds and keys and the file size; a duplicate-deal tournament
     (solver/evaluation/tournament.py `play_lineup`, the code of `jabba tournament`; --deals,
-    --seed) against agenda_expert and against the shipped table of its agenda
-    (solver/policies/shipped.py; --shipped FILE replaces it); the LBR lower bound
-    (solver/evaluation/lbr.py `run_lbr`, the code of `jabba lbr`; --lbr-deals, --lbr-seed).
-    The shipped table itself is measured the same way once per agenda, as the reference.
+    --seed) against n-1 agenda_expert and against n-1 shipped tables of its agenda and size
+    (solver/policies/shipped.py; --shipped FILE replaces it); its share of table misses in
+    self-play (keys the table never saw); the LBR lower bound (solver/evaluation/lbr.py
+    `run_lbr`, the code of `jabba lbr`; --lbr-deals, --lbr-seed; 0 deals: none). The
+    shipped table itself is measured the same way once per agenda, as the reference. The
+    player count is each policy header's.
 (c) --quantisation CHECKPOINT with --policies FILE (the 8-bit export of that very
     checkpoint): the checkpoint's float average strategy against the file's 8-bit rows,
     head to head and by LBR on the same deals (paired).
@@ -24,10 +27,10 @@ atomically. Seconds are wall seconds of a machine shared with other jobs: the CP
 of the training processes are recorded next to them where a log has them.
 
     python benchmarks/blueprint_curve.py --train counting --agenda exalted_one
-        --stages 120,480,1800,3600 --threads 2 --seed 7 --folder DIR
-    python benchmarks/blueprint_curve.py --evaluate DIR [--deals 20000] [--seed 3]
+        --stages 120,480,1800,3600 --threads 2 --seed 7 --folder DIR [--players 2]
+    python benchmarks/blueprint_curve.py --evaluate DIR [--players 2] [--deals 20000] [--seed 3]
         [--lbr-deals 2000] [--lbr-seed 1] [--shipped FILE] [--no-reference]
-        [--out results/blueprint_curve]
+        [--out results/blueprint_curve, or results/blueprint_curve_<P>p at P players]
     python benchmarks/blueprint_curve.py --quantisation CHECKPOINT --policies FILE
     python benchmarks/blueprint_curve.py --render  (STEM.csv and .png from STEM.json)
 """
@@ -55,26 +58,32 @@ from solver.reports import csv as report_csv
 from solver.reports import files as report_files
 from solver.reports.plots import _png, _pyplot
 
-CURVE_COLUMNS = ["agenda", "level", "iterations", "seconds", "keys", "file_mb",
+CURVE_COLUMNS = ["agenda", "players", "level", "iterations", "seconds", "keys", "file_mb",
                  "lbr_lower_bound", "lbr_low", "lbr_high", "margin_v_agenda_expert",
-                 "margin_low", "margin_high", "margin_v_shipped"]
-DECK, PLAYERS = "full", 2
+                 "margin_low", "margin_high", "margin_v_shipped", "self_play_miss_rate"]
+DECK = "full"
 OPPONENT = "agenda_expert"
 CHECKPOINT_EVERY = 300  # seconds; a killed stage loses at most this much
 STAGE_FILE = re.compile(r"policy_(?P<agenda>\w+?)_(?P<level>[a-z]+)_(?P<total>\d+)s\.npz$")
 
 
+def run_name(agenda: str, players: int) -> str:
+    """The agenda part of a run's file names: the agenda, and its size past 2 players."""
+    return agenda if players == 2 else f"{agenda}_{players}p"
+
+
 # Training -------------------------------------------------------------------------------
 
-def train(level: str, agenda: str, stages: list[int], threads: int, seed: int,
+def train(level: str, agenda: str, players: int, stages: list[int], threads: int, seed: int,
           folder: Path) -> None:
     """The staged run of (a); each stage's CPU seconds and peak memory go to its log."""
     from solver.mccfr.checkpoint import read_checkpoint_header
 
     folder.mkdir(parents=True, exist_ok=True)
-    checkpoint = folder / f"ck_{agenda}_{level}.npz"
+    name = run_name(agenda, players)
+    checkpoint = folder / f"ck_{name}_{level}.npz"
     for total in stages:
-        out = folder / f"policy_{agenda}_{level}_{total}s.npz"
+        out = folder / f"policy_{name}_{level}_{total}s.npz"
         if out.exists():
             print(f"{out.name}: done, skipped")
             continue
@@ -82,13 +91,13 @@ def train(level: str, agenda: str, stages: list[int], threads: int, seed: int,
                    if checkpoint.exists() else 0.0)
         extra = max(1, round(total - trained))
         command = ["jabba", "solve", "--algorithm", "mccfr", "--deck", DECK, "--players",
-                   str(PLAYERS), "--agenda", agenda, "--abstraction", level,
+                   str(players), "--agenda", agenda, "--abstraction", level,
                    "--iterations", "0", "--seconds", str(extra), "--threads", str(threads),
                    "--seed", str(seed), "--checkpoint", checkpoint.name,
                    "--checkpoint-every", str(CHECKPOINT_EVERY), "--out", out.name]
         if checkpoint.exists():
             command.append("--resume")
-        log = folder / f"log_{agenda}_{level}_{total}.txt"
+        log = folder / f"log_{name}_{level}_{total}.txt"
         print(f"{out.name}: {' '.join(command)}", flush=True)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         clock = Stopwatch()
@@ -147,29 +156,36 @@ def measure(path: Path, shipped: Path | None, deals: int, seed: int, lbr_deals: 
     """One row of (b): the policy file at `path` against agenda_expert and `shipped`, and
     its LBR bound."""
     header = policy_header(path)
-    agenda = provenance.game_parameters(header)["agenda"]
-    game = load_jabba(PLAYERS, agenda, DECK)
+    parameters = provenance.game_parameters(header)
+    agenda, players = parameters["agenda"], parameters["players"]
+    game = load_jabba(players, agenda, DECK)
     specs = [str(path), OPPONENT] + ([str(shipped)] if shipped else [])
     bank = build_bank(specs, game, ["policy", OPPONENT, "shipped"][:len(specs)])
+    others = players - 1
     clock = Stopwatch()
-    v_expert = play_lineup(game, bank, [0, 1], deals, 0, seed)
-    v_shipped = play_lineup(game, bank, [0, 2], deals, 0, seed) if shipped else None
-    lbr = run_lbr(game, bank, 0, lbr_deals, lbr_seed)
-    bound = lbr.lower_bound()
-    row = {"agenda": agenda, "level": header["abstraction"]["level"],
+    v_expert = play_lineup(game, bank, [0] + [1] * others, deals, 0, seed)
+    v_shipped = (play_lineup(game, bank, [0] + [2] * others, deals, 0, seed) if shipped
+                 else None)
+    self_play = play_lineup(game, bank, [0] * players, max(1, deals // 4), 0, seed)
+    lbr = run_lbr(game, bank, 0, lbr_deals, lbr_seed) if lbr_deals else None
+    bound = lbr.lower_bound() if lbr else None
+    row = {"agenda": agenda, "players": players, "level": header["abstraction"]["level"],
            "iterations": header["iterations"], "seconds": header["seconds"],
            "cpu_seconds": stage_cpu_seconds(path), "keys": header["keys"],
            "file_mb": round(path.stat().st_size / 1e6, 2), "policy": path.name,
            "trained_by": header["command"], "training_code_version": header["code_version"],
            "lbr": {**bound.to_dict(), "deals": lbr.deals, "rollouts": lbr.rollouts,
                    "seed": lbr_seed, "belief": lbr.belief_stats,
-                   "seconds": round(lbr.seconds, 1)},
+                   "seconds": round(lbr.seconds, 1)} if lbr else None,
+           "self_play_miss_rate": self_play.miss_rate(range(players)),
+           "self_play_deals": self_play.deals,
            "v_agenda_expert": {**_lineup_dict(v_expert), "seed": seed},
            "v_shipped": {**_lineup_dict(v_shipped), "seed": seed} if shipped else None,
            "shipped": recorded_spec(str(shipped)) if shipped else None,
            "evaluation_seconds": round(clock.elapsed(), 1)}
     print(f"{path.name}: {row['iterations']:,} iterations, {row['seconds']:.0f} s, "
-          f"{row['keys']:,} keys, {row['file_mb']} MB; LBR {bound}; v {OPPONENT} "
+          f"{row['keys']:,} keys, {row['file_mb']} MB; LBR {bound or 'not run'}; "
+          f"self-play misses {row['self_play_miss_rate']:.4f}; v {OPPONENT} "
           f"{v_expert.margin()}" + (f"; v shipped {v_shipped.margin()}" if shipped else "")
           + f" ({row['evaluation_seconds']:.0f} s)", flush=True)
     return row
@@ -197,8 +213,9 @@ def quantisation(checkpoint: Path, path: Path, deals: int, seed: int, lbr_deals:
     """(c): the float table and its 8-bit export in one bank (float64 rows both: the
     8-bit ones are the file's, renormalised when read, as always)."""
     header = policy_header(path)
-    agenda = provenance.game_parameters(header)["agenda"]
-    game = load_jabba(PLAYERS, agenda, DECK)
+    parameters = provenance.game_parameters(header)
+    agenda = parameters["agenda"]
+    game = load_jabba(parameters["players"], agenda, DECK)
     ck_header, keys, counts, probs = float_rows(checkpoint, game)
     if ck_header["iterations"] != header["iterations"]:
         raise ValueError(f"{checkpoint.name} holds {ck_header['iterations']:,} iterations, "
@@ -246,11 +263,12 @@ def curve_files(record: dict, stem: str, figures: bool = True) -> dict[str, byte
     n = report_csv.number
     rows = sorted(record["rows"], key=lambda r: (r["agenda"], r["level"], r["seconds"]))
     table = report_csv.table(CURVE_COLUMNS, [
-        [r["agenda"], r["level"], r["iterations"], n(r["seconds"]), r["keys"],
-         n(r["file_mb"]), n(r["lbr"]["mean"]), n(r["lbr"]["ci95_low"]),
-         n(r["lbr"]["ci95_high"]), n(r["v_agenda_expert"]["mean"]),
-         n(r["v_agenda_expert"]["ci95_low"]), n(r["v_agenda_expert"]["ci95_high"]),
-         n((r["v_shipped"] or {}).get("mean"))] for r in rows])
+        [r["agenda"], r.get("players", 2), r["level"], r["iterations"], n(r["seconds"]),
+         r["keys"], n(r["file_mb"]), n((r["lbr"] or {}).get("mean")),
+         n((r["lbr"] or {}).get("ci95_low")), n((r["lbr"] or {}).get("ci95_high")),
+         n(r["v_agenda_expert"]["mean"]), n(r["v_agenda_expert"]["ci95_low"]),
+         n(r["v_agenda_expert"]["ci95_high"]), n((r["v_shipped"] or {}).get("mean")),
+         n(r.get("self_play_miss_rate"))] for r in rows])
     files = {f"{stem}.csv": table.encode()}
     if figures:
         files[f"{stem}.png"] = curve_plot(record)
@@ -260,40 +278,56 @@ def curve_files(record: dict, stem: str, figures: bool = True) -> dict[str, byte
 def curve_plot(record: dict) -> bytes:
     plt = _pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    panels = (("lbr", "LBR lower bound on exploitability (tokens / round)"),
-              ("v_agenda_expert", f"margin against {OPPONENT} (tokens / round)"))
+    players = record_players(record)
+    first = (("lbr", "LBR lower bound on exploitability (tokens / round)")
+             if all(r["lbr"] for r in record["rows"])
+             else ("self_play_miss_rate", "share of table misses in self-play"))
+    panels = (first, ("v_agenda_expert", f"margin against {players - 1} {OPPONENT} "
+                                         "(tokens / round)"))
     lines = sorted({(r["agenda"], r["level"]) for r in record["rows"]})
     for ax, (field, label) in zip(axes, panels):
         for agenda, level in lines:
             group = sorted((r for r in record["rows"]
                             if (r["agenda"], r["level"]) == (agenda, level)),
                            key=lambda r: r["seconds"])
-            ax.errorbar([r["seconds"] for r in group], [r[field]["mean"] for r in group],
-                        yerr=[[r[field]["mean"] - r[field]["ci95_low"] for r in group],
-                              [r[field]["ci95_high"] - r[field]["mean"] for r in group]],
+            ax.errorbar([r["seconds"] for r in group],
+                        [_point(r[field])[0] for r in group],
+                        yerr=[[_point(r[field])[0] - _point(r[field])[1] for r in group],
+                              [_point(r[field])[2] - _point(r[field])[0] for r in group]],
                         marker="o", capsize=3,
                         label=level if len({a for a, _ in lines}) == 1
                         else f"{agenda}, {level}")
         for reference in record.get("references", []):
-            ax.axhline(reference[field]["mean"], color="grey", ls="--", lw=0.8,
+            ax.axhline(_point(reference[field])[0], color="grey", ls="--", lw=0.8,
                        label=f"{Path(reference['policy']).stem} "
                        f"({reference['iterations']:,} it.)")
         ax.set_xscale("log")
         ticks = sorted({round(r["seconds"], -1) for r in record["rows"]})
         ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
         ax.minorticks_off()
-        ax.set_xlabel("training seconds (wall, 2 threads, shared machine)")
+        ax.set_xlabel("training seconds (wall, shared machine)")
         ax.set_ylabel(label)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle("Full deck, 2 players: blueprint quality against training time "
+    fig.suptitle(f"Full deck, {players} players: blueprint quality against training time "
                  "(95% intervals)", fontsize=10)
     fig.tight_layout()
     return _png(fig)
 
 
+def _point(value) -> tuple[float, float, float]:
+    """(mean, low, high) of an estimate's dict, or a bare share as a point."""
+    if isinstance(value, dict):
+        return value["mean"], value["ci95_low"], value["ci95_high"]
+    return value, value, value
+
+
+def record_players(record: dict) -> int:
+    return provenance.game_parameters(record)["players"]
+
+
 def write_record(stem: Path, rows: list[dict], references: list[dict],
-                 quantised: list[dict], seconds: float) -> None:
+                 quantised: list[dict], seconds: float, players: int) -> None:
     """Merge into STEM.json (rows, references and quantisation entries of other policies
     kept; this run's part appended) and render it."""
     path = stem.with_suffix(".json")
@@ -306,14 +340,15 @@ def write_record(stem: Path, rows: list[dict], references: list[dict],
     quant.update({(q["agenda"], q["policy"]): q for q in quantised})
     header = provenance.header(
         {"agenda": sorted({r["agenda"] for r in merged.values()} | set(refs)) or "exalted_one",
-         "deck": DECK, "players": PLAYERS, "utility": "margin"}, seconds=seconds,
+         "deck": DECK, "players": players, "utility": "margin"}, seconds=seconds,
         command=["python", "benchmarks/blueprint_curve.py", *sys.argv[1:]])
     if isinstance(header["game"]["parameters"]["agenda"], list) and \
             len(header["game"]["parameters"]["agenda"]) == 1:
         header["game"]["parameters"]["agenda"] = header["game"]["parameters"]["agenda"][0]
     part = {k: header[k] for k in ("command", "seconds", "code_version", "created")}
-    record = {**header, "what": "full-deck 2-player blueprints: quality against training "
-              "time (tournament margins on duplicate deals, LBR lower bounds)",
+    record = {**header, "what": f"full-deck {players}-player blueprints: quality against "
+              "training time (tournament margins on duplicate deals, self-play table misses, "
+              "LBR lower bounds)",
               "columns": CURVE_COLUMNS,
               "parts": [*old.get("parts", []), part],
               "rows": sorted(merged.values(), key=lambda r: (r["agenda"], r["level"],
@@ -353,10 +388,18 @@ def main() -> None:
                         "one shipped before it was replaced)")
     parser.add_argument("--no-reference", action="store_true",
                         help="(b): do not measure the shipped table itself")
-    parser.add_argument("--out", type=Path, default=Path("results/blueprint_curve"),
-                        help="STEM of STEM.json, .csv, .png (default %(default)s)")
+    parser.add_argument("--players", type=int, default=2,
+                        help="(a): players of the trained game; the default --out's size")
+    parser.add_argument("--out", type=Path,
+                        help="STEM of STEM.json, .csv, .png (default results/blueprint_curve, "
+                        "or results/blueprint_curve_<P>p at --players P past 2)")
     add_allow_dirty(parser)
     args = parser.parse_args()
+    if not 2 <= args.players <= 6:
+        parser.error(f"--players {args.players}: Jabba's Palace takes 2-6 players")
+    if args.out is None:
+        args.out = Path("results/blueprint_curve" +
+                        ("" if args.players == 2 else f"_{args.players}p"))
     guard_outputs(parser, args.out.with_suffix(".json"))
     clock = Stopwatch()
     if args.render:
@@ -373,7 +416,7 @@ def main() -> None:
             parser.error(f"--stages {args.stages!r}: give comma-separated whole seconds")
         if not stages or stages[0] <= 0:
             parser.error("--stages must be positive seconds")
-        train(args.train, args.agenda, stages, args.threads,
+        train(args.train, args.agenda, args.players, stages, args.threads,
               7 if args.seed is None else args.seed, args.folder)
         return
     seed = 3 if args.seed is None else args.seed
@@ -400,25 +443,31 @@ def main() -> None:
             parser.error(f"no such checkpoint: {args.quantisation}")
         entry = quantisation(args.quantisation, paths[0], args.deals, seed, args.lbr_deals,
                              args.lbr_seed)
-        write_record(args.out, [], [], [entry], clock.elapsed())
+        write_record(args.out, [], [], [entry], clock.elapsed(),
+                     provenance.game_parameters(policy_header(paths[0]))["players"])
         return
     if args.shipped is not None and not args.shipped.is_file():
         parser.error(f"no such policy file: {args.shipped}")
+    sizes = {provenance.game_parameters(policy_header(p))["players"] for p in paths}
+    if sizes != {args.players}:
+        parser.error(f"the policies are for {sorted(sizes)} players; a record holds one "
+                     f"size: give --players (now {args.players}) and that size's files")
+    players = args.players
     rows, references = [], []
     agendas = []
     for path in paths:
         agenda = provenance.game_parameters(policy_header(path))["agenda"]
-        shipped = args.shipped or shipped_table(DECK, agenda, PLAYERS)
+        shipped = args.shipped or shipped_table(DECK, agenda, players)
         rows.append(measure(path, shipped, args.deals, seed, args.lbr_deals, args.lbr_seed))
         if agenda not in agendas:
             agendas.append(agenda)
     if not args.no_reference:
         for agenda in agendas:
-            shipped = args.shipped or shipped_table(DECK, agenda, PLAYERS)
+            shipped = args.shipped or shipped_table(DECK, agenda, players)
             if shipped is not None:
                 ref = measure(shipped, None, args.deals, seed, args.lbr_deals, args.lbr_seed)
                 references.append({**ref, "policy": recorded_spec(str(shipped))})
-    write_record(args.out, rows, references, [], clock.elapsed())
+    write_record(args.out, rows, references, [], clock.elapsed(), players)
 
 
 if __name__ == "__main__":
