@@ -218,7 +218,8 @@ def test_refused(args, message, files, tmp_path, monkeypatch):
     result = runner.invoke(app, [a.format(**files) for a in args])
     text = _unboxed(result.output)
     assert result.exit_code == 2, result.output
-    assert message.format(**files) in text, result.output
+    # Spaces aside: the error box wraps a long path (a deep temporary folder) mid-word.
+    assert "".join(message.format(**files).split()) in "".join(text.split()), result.output
     assert isinstance(result.exception, (SystemExit, type(None))), result.exception
     assert list(tmp_path.glob("jabbas_palace_*")) == []  # refused before any work
 
