@@ -87,7 +87,7 @@ def _log_of(state, seat: int, game) -> list[str]:
 
 def _summary_of(state, me: int) -> dict:
     """What the table saw of a Jabba's Palace round, as a summary (a frozen copy of
-    tests/describing.py annotated_summary, so the inputs do not move with the tests)."""
+    solver/hint/describe.py annotated_summary, so the inputs do not move with it)."""
     from spiel_game import engine
     from spiel_game import layout as L
     from spiel_game.cards import CHARACTERS, Effect, character_id

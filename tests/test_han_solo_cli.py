@@ -287,12 +287,18 @@ def test_exploit_study_of_a_reduced_deck(tmp_path):
     assert rows["uniform"] == pytest.approx(7.317, abs=1e-3)  # docs/han-solo.md's table
 
 
-def test_play_a_round_and_replay_it(tmp_path):
+def _played_round(tmp_path):
+    """`jabba play` of one seeded round at seat 1, always answering 1, logged."""
     log = tmp_path / "game.jsonl"
     result = runner.invoke(app, ["play", "--game", "han_solo", "--seat", "1", "--seed", "3",
                                  "--against", "closest_to_zero", "--log", str(log)],
                            input="1\n" * 20)
     assert result.exit_code == 0, result.output
+    return result, log
+
+
+def test_play_a_round_and_replay_it(tmp_path):
+    result, log = _played_round(tmp_path)
     assert "--- round over ---" in result.output and "your hand:" in result.output
     replayed = runner.invoke(app, ["play", "--replay", str(log)])
     assert replayed.exit_code == 0, replayed.output
@@ -365,11 +371,7 @@ def test_a_log_read_after_the_round_shows_and_checks_the_final_hands(tmp_path):
 
 
 def test_the_play_log_records_the_hands_shown_and_the_replay_checks_them(tmp_path):
-    log = tmp_path / "game.jsonl"
-    result = runner.invoke(app, ["play", "--game", "han_solo", "--seat", "1", "--seed", "3",
-                                 "--against", "closest_to_zero", "--log", str(log)],
-                           input="1\n" * 20)
-    assert result.exit_code == 0, result.output
+    result, log = _played_round(tmp_path)
     lines = [json.loads(x) for x in log.read_text().splitlines()]
     hands = lines[-1]["hands"]
     assert "round_end" in lines[-1] and len(hands) == 2
