@@ -191,12 +191,16 @@ CASES = [
      "--seed: applies only with --deck full"),
     ("match-duel-iterations-full-deck", ["match-duel", "--deck", "full", "--iterations", "10"],
      "--iterations: applies only on a reduced deck"),
+    ("hint-policy-other-players", [*HINT, "--players", "5", "--policy", "{table_4p}"],
+     "policy is for game {{'agenda': 'exalted_one', 'deck': 'full', 'players': 4, "
+     "'utility': 'margin'}}, not {{'agenda': 'exalted_one', 'deck': 'full', 'players': 5"),
 ]
 
 
 @pytest.fixture
 def files(tmp_path) -> dict[str, str]:
-    made = {"folder": tmp_path, "missing": tmp_path / "missing.toml"}
+    made = {"folder": tmp_path, "missing": tmp_path / "missing.toml",
+            "table_4p": DOCS.parents[1] / "results" / "policy_full_exalted_one_4p_many.npz"}
     for name, suffix, data in (("garbage", ".toml", b"seat = 0\n\xff\xfe\x00garbage"),
                                ("bad_toml", ".toml", b"seat = = 0"),
                                ("bad_json", ".json", b"{seat: 0"),
