@@ -2,11 +2,14 @@
 
 Both seats (solver/evaluation/advice_seat.py `HintSeat`: the hint answering from the table
 and the same hint searching, its `search_max_players` below and at this size) play the
-same duplicate deals and seatings against n - 1 `agenda_expert` seats; printed: each
-one's margin (tokens per round, 95% interval) and the paired difference, deal by deal.
-Nothing is written.
+same duplicate deals and seatings against n - 1 seats of --opponent (`agenda_expert`, or
+`table`: the shipped table of this size and agenda); printed: each one's margin (tokens
+per round, 95% interval) and the paired difference, deal by deal. At 3-6 players the
+searching hint is the single-agent search (solver/search/single_agent.py). Nothing is
+written.
 
     python benchmarks/advice_paired.py --players 4 --agenda exalted_one --deals 40 --seed 1
+        [--opponent agenda_expert]
 """
 
 from __future__ import annotations
@@ -28,12 +31,14 @@ def main(argv=None) -> None:
     parser.add_argument("--agenda", default="exalted_one", choices=AGENDAS)
     parser.add_argument("--deals", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--opponent", default="agenda_expert",
+                        choices=["agenda_expert", "table"])
     args = parser.parse_args(argv)
     if not 2 <= args.players <= 6:
         parser.error(f"--players {args.players}: allowed are 2 to 6")
     game = load_jabba(players=args.players, agenda=args.agenda)
     policies = load_policies(game)
-    bank = policy_bank(game, args.agenda, args.players, ["agenda_expert"])
+    bank = policy_bank(game, args.agenda, args.players, [args.opponent])
     margins = {}
     for name, options in (("hint", {"search_max_players": args.players - 1}),
                           ("hint, searching", {"search_max_players": args.players})):

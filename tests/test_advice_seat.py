@@ -141,7 +141,7 @@ def test_the_hint_searches_past_its_default_table_size_when_asked():
                         "hand": ["guard", "jabba"]})
     game = advice.check_game(sit)
     policies = load_policies(game)
-    limits = dict(rollouts=64, search_iterations=8)
+    limits = dict(rollouts=64, search_iterations=8, search_samples=64)
     plain = advice.answer(HintRequest(sit, game, policies, seed=1, **limits))
     assert plain.policy["source"] == "table"
     assert "answers up to 2 players" in plain.policy["search"]["reason"]

@@ -362,6 +362,21 @@ def _run_search(sit, game, policies, states, weights, limits, seed, top, tables=
 GUARD_MARGIN = 0.10
 
 
+def _run_single_agent(worlds, paths, me, policies, seconds, seed, samples):
+    """(SingleAgentResult, None), or (None, why the search could not answer), with no
+    unexploiting twin (the single-agent search takes no opponent model)."""
+    from solver.search.single_agent import SearchTooShort, single_agent_search
+
+    if len(paths) < 2:
+        return None, "one full action: nothing to search", None
+    try:
+        found = single_agent_search(worlds, paths, me, policies, policies.levels[0], seconds,
+                                    seed, samples)
+    except SearchTooShort as why:
+        return None, str(why), None
+    return found, None, None
+
+
 def search_overruled(stats: dict) -> bool:
     """Whether a full action's rollout figures (`_choose`'s ev, vs_best, vs_best_ci95)
     put it more than GUARD_MARGIN below the best with the interval excluding 0."""
@@ -420,8 +435,12 @@ def answer(request: HintRequest) -> HintAnswer:
     me = sit.seat
     search_fits = sit.players <= r.search_max_players
     want_search = search and bool(policies.paths) and search_fits
-    weighted, replay = _replayed_worlds(sit, game, policies, prior_only, seed,
-                                        merge_logs=True if want_search else None)
+    # 3-6 players: the single-agent search (solver/search/single_agent.py), which needs no
+    # world kept apart by the others' logs; 2 players: the subgame search, which does.
+    single_agent = sit.players >= 3
+    weighted, replay = _replayed_worlds(
+        sit, game, policies, prior_only, seed,
+        merge_logs=True if want_search and not single_agent else None)
     states = [s for s, _ in weighted]
     worlds = (states, [w for _, w in weighted])
     s0 = states[0]
@@ -451,6 +470,7 @@ def answer(request: HintRequest) -> HintAnswer:
         rollout_policies, exploit = opponent.exploit(game, policies)
         rollout_model = (exploit.seat, exploit.chains, exploit.weights)
     searching, overruled = None, None
+    paths = full_actions(s0, me)
     if not search:
         search_note = "not asked for (--no-search)"
     elif not policies.paths:
@@ -458,6 +478,20 @@ def answer(request: HintRequest) -> HintAnswer:
     elif not search_fits:
         search_note = (f"the search answers up to {r.search_max_players} players; with "
                        f"{sit.players} the table (blueprint) answers")
+    elif single_agent and (match is not None or opponent is not None):
+        search_note = ("the search at 3-6 players values the round's margin without "
+                       "models: with a match or an opponent model the table answers")
+    elif single_agent:
+        seconds = max(r.search_seconds - (time.perf_counter() - start),
+                      MIN_SEARCH_SHARE * r.search_seconds)
+
+        def searches():
+            return _run_single_agent(worlds, paths, me, policies, seconds, seed,
+                                     r.search_samples)
+
+        pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hint-search")
+        searching = pool.submit(searches)
+        pool.shutdown(wait=False)
     else:
         limits = r.search_limits
         if limits is None:  # --search-seconds bounds the answer: what the beliefs took is spent
@@ -480,7 +514,6 @@ def answer(request: HintRequest) -> HintAnswer:
         pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hint-search")
         searching = pool.submit(searches)
         pool.shutdown(wait=False)
-    paths = full_actions(s0, me)
     cards = [[i for i, path in enumerate(paths) if path[0] == a] for a in legal]
     scored, clusters, counts, rollout_seconds = _rollouts(
         worlds, paths, me, rollout_policies, budget, seed, r.rollouts, tables=tables,
@@ -488,7 +521,27 @@ def answer(request: HintRequest) -> HintAnswer:
                                                                 c, cards))
     if searching is not None:
         result, search_note, plain = searching.result()
-    if result is not None:
+    if result is not None and single_agent:
+        # The plan's full action by the hint's own rule over the plan's values: the best,
+        # the table breaking ties within the interval, step by step.
+        plan_clusters = np.arange(result.plan.shape[1])
+        plan_lines = []
+        for a in legal:
+            t = s0.copy()
+            engine.apply_action(t, a)
+            plan_lines.append(_decide(t, (a,), {p: i for i, p in enumerate(paths)},
+                                      result.plan, plan_clusters, policies, me))
+        pick, _, _ = _choose(np.stack([row for row, _, _ in plan_lines]), plan_clusters,
+                             probs)
+        result.choose(tuple([legal[pick]] + plan_lines[pick][2]))
+    if result is not None and single_agent:
+        policy_source = "search"
+        d = result.detail()
+        how = (f"search: {d['construction']}; {d['samples']:,} worlds per full action, "
+               f"keyed at the {d['key_level']} level; its plan leaves the table at "
+               f"{d['next_decision_changed']:.0%} of my next decisions; the table's "
+               f"probabilities beside it ({how})")
+    elif result is not None:
         policy_source = "search"
         d = result.detail()
         how = (f"search: {d['construction']}, {d['roots']['order1']} + "
@@ -556,7 +609,8 @@ def answer(request: HintRequest) -> HintAnswer:
         play_prob = dict(zip(result.legal.tolist(), result.probs.tolist()))
         card = max(legal, key=lambda a: (play_prob[a], result.line((a,))[1]))
         top = max((i for i, path in enumerate(paths) if path[0] == card),
-                  key=lambda i: lines_of_search[i][1])
+                  key=lambda i: (lines_of_search[i][0] if single_agent else 0,
+                                 lines_of_search[i][1]))
         chosen = paths[top]
         # The guard: the rollouts judge the search's choice by the values the rule chooses
         # by (the round's margin, or the match utility).
@@ -634,14 +688,14 @@ def prepare(request: HintRequest) -> None:
     sit = from_mapping({**person_summary(state, 1),
                         **({"agenda": told.agenda} if told.agenda else {})})
     warm = dataclasses.replace(request, situation=sit, seconds=0.01, rollouts=32,
-                               search_iterations=1, search_limits=None)
+                               search_iterations=1, search_samples=32, search_limits=None)
     try:
         if helper is not None:  # the beliefs and the search first: the longer part
             from solver.search.resolve import SearchLimits, my_posterior, search
 
             post = my_posterior(request.game, state._s, 1, request.policies)
             if (request.search and request.policies.paths
-                    and sit.players <= request.search_max_players):
+                    and 2 == sit.players <= request.search_max_players):
                 search(request.game, post.states, post.weights, 1, request.policies,
                        SearchLimits(iterations=1))
             helper.wait()

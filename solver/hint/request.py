@@ -202,8 +202,9 @@ class HintRequest:
     """Everything one hint answers from, checked. `rollouts`: exactly that many rollouts
     instead of the `seconds` budget (repeatable); `prior_only`: beliefs from the chance
     odds alone, no inference from what the others chose; `search*`: the decision-time
-    search's budget (exactly `search_iterations`, or `search_limits`, a SearchLimits)
-    and top; `search_max_players`: the largest table the search answers at (beyond it
+    search's budget (exactly `search_iterations`, or `search_limits`, a SearchLimits;
+    at 3-6 players exactly `search_samples` worlds per full action) and top;
+    `search_max_players`: the largest table the search answers at (beyond it
     the table does; a measurement's option); `match`: play for the match
     (docs/match.md); `opponent`: exploit a model (docs/opponents.md)."""
 
@@ -221,6 +222,7 @@ class HintRequest:
     search_top: str = "max-margin"
     search_leaves: str = "single"
     search_limits: object = None
+    search_samples: int | None = None
     search_max_players: int = SEARCH_MAX_PLAYERS
     match: MatchContext | None = None
     opponent: OpponentModelUse | None = None
