@@ -400,7 +400,8 @@ def main() -> None:
     if args.out is None:
         args.out = Path("results/blueprint_curve" +
                         ("" if args.players == 2 else f"_{args.players}p"))
-    guard_outputs(parser, args.out.with_suffix(".json"))
+    if not args.train:  # training writes only into --folder
+        guard_outputs(parser, args.out.with_suffix(".json"))
     clock = Stopwatch()
     if args.render:
         record = provenance.read_json(args.out.with_suffix(".json"))
