@@ -24,8 +24,8 @@ HOOK_FUNCTIONS = {
     "row_start": "(row, player, level) -> None: the row before any event is read",
     "key": "(s, actor, level, row, work) -> the actor's key at the decision in s, its row "
            "advanced to s; 0 when the decision has one choice (played without a key)",
-    "choices": "(s, level, work, out) -> how many choices, as action ids into out (after "
-               "`key` on the same s and work)",
+    "choices": "(s, level, row, work, out) -> how many choices, as action ids into out "
+               "(after `key` on the same s, row and work)",
     "lookup_after_children": "(level) -> whether keys are perfect recall (a key cannot "
                              "recur below its node)",
     "chance_action": "(s, rng, outcomes, probs) -> the chance outcome drawn from the "
@@ -54,7 +54,7 @@ def _row_size():
 
 
 @njit(**_JIT)
-def _choices(s, level, work, out):
+def _choices(s, level, row, work, out):
     return engine.legal_actions(s, out)
 
 

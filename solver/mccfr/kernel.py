@@ -110,10 +110,11 @@ def _descend(engine, hooks, depth, p, level, utility, weight, shared, table, wor
                                                        work.sigmas[depth]))
             continue
         actor = engine.current_player(s)
-        key = hooks.key(s, actor, level, work.rows[depth, actor], work.key_work)
+        row = work.rows[depth, actor]
+        key = hooks.key(s, actor, level, row, work.key_work)
         prefetch_slot(table.slots, key)
         choices = work.actions[depth]
-        n = hooks.choices(s, level, work.key_work, choices)
+        n = hooks.choices(s, level, row, work.key_work, choices)
         if key == 0:
             engine.apply_action(s, choices[0])
             continue
