@@ -32,7 +32,7 @@ from solver import provenance
 from solver.exact.solve import solve
 from solver.han_solo import exact
 from solver.han_solo.abstraction import LEVELS, MAX_CHOICES, info_key, level_id, table_actions
-from solver.han_solo.mccfr import HanSoloMCCFR
+from solver.mccfr.solver import MCCFRSolver
 from solver.reports.files import table_files
 from solver.sim.rng import stream_seed
 from solver.sim.sampler import sample
@@ -109,9 +109,10 @@ def main(argv: list[str] | None = None) -> dict:
     rows = []
     for level in LEVELS:
         keys = exact.infoset_keys(tree, level)
-        solver = HanSoloMCCFR(tree.game, level, seed=args.seed, linear=args.linear)
+        solver = MCCFRSolver(tree.game, level_id(level), seed=args.seed,
+                             linear=args.linear)
         for goal in checkpoints:
-            solver.train(iterations=goal - solver.iterations)
+            solver.run(goal - solver.iterations)
             average = exact.exploitability_of(tree, exact.table_strategy(tree, solver))
             current = exact.exploitability_of(
                 tree, exact.table_strategy(tree, solver.current()))
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> dict:
                                   game_name="han_solo"),
               "what": "NashConv of external-sampling MCCFR per abstraction level, measured "
                       "exactly on the reduced deck's tree, thousands of credits per round",
-              "algorithm": "external-sampling MCCFR (solver/han_solo/mccfr.py)",
+              "algorithm": "external-sampling MCCFR (solver/mccfr/, han_solo's hooks)",
               "linear_averaging": args.linear, "seed": args.seed,
               "tree": {"histories": tree.num_nodes, "information_states": tree.num_infosets},
               "reference": {"algorithm": "cfr+", "iterations": cfr.iterations,

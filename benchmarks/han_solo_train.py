@@ -1,5 +1,5 @@
-"""Train a han_solo table with external-sampling MCCFR (solver/han_solo/mccfr.py) within a
-time budget and ship it as a policy file with its provenance header.
+"""Train a han_solo table with external-sampling MCCFR (the shared solver/mccfr/ with Han
+Solo's hooks) within a time budget and ship it as a policy file with its provenance header.
 
     python benchmarks/han_solo_train.py --level coarse --seconds 900 --seed 1 \
         --out results/policy_full_han_solo_2p_coarse.npz
@@ -19,9 +19,10 @@ import time
 import pyspiel
 from _common import add_output_args
 
-from solver.han_solo.abstraction import LEVELS
-from solver.han_solo.mccfr import HanSoloMCCFR
+from solver.han_solo.abstraction import LEVELS, level_id
 from solver.han_solo.table_policy import export_table
+from solver.mccfr.solver import MCCFRSolver
+from solver.mccfr.train import train
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -37,7 +38,7 @@ def main(argv: list[str] | None = None) -> dict:
                         help="threads sharing the tables (default %(default)s: deterministic)")
     parser.add_argument("--rank-utility", action="store_true",
                         help="train on the hands' comparison (2 players, compact: "
-                             "HanSoloMCCFR's rank_utility)")
+                             "MCCFRSolver's utility rank)")
     parser.add_argument("--linear", action="store_true",
                         help="linear averaging (iteration t weighs t in the average)")
     parser.add_argument("--current-out", metavar="NPZ",
@@ -47,13 +48,11 @@ def main(argv: list[str] | None = None) -> dict:
     add_output_args(parser)
     args = parser.parse_args(argv)
     game = pyspiel.load_game("han_solo", args.params)
-    solver = HanSoloMCCFR(game, args.level, seed=args.seed, linear=args.linear,
-                          threads=args.threads, rank_utility=args.rank_utility)
     wall = time.perf_counter()
     last = [0.0]
     curve = []
 
-    def progress(s: HanSoloMCCFR) -> None:
+    def progress(s: MCCFRSolver, point) -> None:
         if s.seconds - last[0] >= 30 or s.iterations < 50:
             last[0] = s.seconds
             curve.append({"iteration": s.iterations, "seconds": round(s.seconds, 1),
@@ -61,8 +60,10 @@ def main(argv: list[str] | None = None) -> dict:
             print(f"{s.iterations:,} iterations, {s.num_keys:,} keys, {s.seconds:.0f} s, "
                   f"{s.iterations / max(s.seconds, 1e-9):.0f} it/s", flush=True)
 
-    solver.train(iterations=args.iterations,
-                 seconds=None if args.iterations else args.seconds, on_batch=progress)
+    solver = train(game, level_id(args.level), args.iterations,
+                   None if args.iterations else args.seconds, threads=args.threads,
+                   seed=args.seed, linear=args.linear, on_progress=progress,
+                   utility="rank" if args.rank_utility else "returns").solver
     curve.append({"iteration": solver.iterations, "seconds": round(solver.seconds, 1),
                   "keys": solver.num_keys})
     print(f"trained: {solver.iterations:,} iterations, {solver.num_keys:,} keys, "

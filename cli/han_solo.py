@@ -5,6 +5,7 @@ for the Love Letter games only are refused, naming them (docs/bad-input.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -112,41 +113,28 @@ def export_policy(game, policy: Path | None):
     return player, player.table, Path(player.source), export_rows
 
 
+@dataclasses.dataclass
+class MCCFRRun:
+    """How an MCCFR run goes (jabba solve's options, as for the Love Letter games)."""
+
+    threads: int = 1
+    max_memory: str | None = None  # a size (solver.mccfr.train.parse_memory)
+    checkpoint: Path | None = None
+    checkpoint_every: float = 600.0
+    resume: bool = False
+
+
 def solve(game, deck: str, algorithm: str, iterations: int, seconds: float | None,
           target: float | None, level: str | None, max_keys: int | None, seed: int,
-          out: Path | None, ship: bool) -> None:
+          out: Path | None, ship: bool, mccfr_run: MCCFRRun | None = None) -> None:
     """han_solo solved: exactly (cfr, cfr+, dcfr on a reduced deck: exploitability and
-    game value) or by MCCFR (solver/han_solo/mccfr.py; a table file)."""
+    game value) or by MCCFR (the shared solver/mccfr/ with Han Solo's hooks; a table
+    file)."""
     from solver import provenance
 
     if algorithm == "mccfr":
-        from solver.han_solo.abstraction import LEVELS
-        from solver.han_solo.mccfr import HanSoloMCCFR
-        from solver.han_solo.table_policy import export_table
-
-        level = level or LEVELS[-1]  # the coarsest, that of the shipped tables
-        if level not in LEVELS:
-            raise typer.BadParameter(f"{level!r}: han_solo's levels are "
-                                     f"{', '.join(LEVELS)}", param_hint="--abstraction")
-        if ship:
-            from solver.policies.shipped import policy_name
-
-            folder = options.ship_folder(out, "--out")
-            try:
-                out = folder / policy_name(deck, HAN_SOLO, game.num_players(), level, LEVELS)
-            except ValueError as err:
-                raise typer.BadParameter(str(err), param_hint="--abstraction") from None
-        out = out or Path(f"policy_{deck}_{HAN_SOLO}_{game.num_players()}p_{level}.npz")
-        solver = HanSoloMCCFR(game, level, seed=seed)
-        with options.progress_bars() as progress:
-            update = options.tracker(progress)
-            solver.train(iterations=iterations or None, seconds=seconds,
-                         on_batch=lambda s: update("MCCFR iterations", s.iterations,
-                                                   iterations or 0))
-        header = export_table(solver, out, max_keys=max_keys)
-        typer.echo(f"MCCFR ({level}): {solver.iterations:,} iterations, "
-                   f"{solver.num_keys:,} keys in {solver.seconds:.1f} s; wrote {out} "
-                   f"({header['keys']:,} keys)")
+        _solve_mccfr(game, deck, iterations, seconds, level, max_keys, seed, out, ship,
+                     mccfr_run or MCCFRRun())
         return
     from solver.exact.best_response import profile_values
     from solver.exact.solve import solve as solve_tree
@@ -177,6 +165,56 @@ def solve(game, deck: str, algorithm: str, iterations: int, seconds: float | Non
                   "curve": [[m.iteration, 2 * m.value] for m in outcome.curve]}
         provenance.write_json(out, record)
         typer.echo(f"wrote {out}")
+
+
+def _solve_mccfr(game, deck: str, iterations: int, seconds: float | None, level: str | None,
+                 max_keys: int | None, seed: int, out: Path | None, ship: bool,
+                 run: MCCFRRun) -> None:
+    """MCCFR on the shared driver (solver/mccfr/train.py): budgets, checkpoints and
+    resume, the memory limit, Ctrl-C (the run so far is saved); a table file."""
+    from solver.han_solo.abstraction import LEVELS, level_id
+    from solver.han_solo.table_policy import export_table
+    from solver.mccfr.train import checkpoint_level, default_max_memory, parse_memory, train
+
+    if level is None:  # a resumed run's own; else the coarsest, that of the shipped tables
+        level = (checkpoint_level(game, run.checkpoint)
+                 if run.resume and run.checkpoint and Path(run.checkpoint).exists()
+                 else LEVELS[-1])
+    if level not in LEVELS:
+        raise typer.BadParameter(f"{level!r}: han_solo's levels are "
+                                 f"{', '.join(LEVELS)}", param_hint="--abstraction")
+    try:
+        limit = default_max_memory() if run.max_memory is None else parse_memory(
+            run.max_memory)
+    except ValueError as err:
+        raise typer.BadParameter(str(err), param_hint="--max-memory") from None
+    if ship:
+        from solver.policies.shipped import policy_name
+
+        folder = options.ship_folder(out, "--out")
+        try:
+            out = folder / policy_name(deck, HAN_SOLO, game.num_players(), level, LEVELS)
+        except ValueError as err:
+            raise typer.BadParameter(str(err), param_hint="--abstraction") from None
+    out = out or Path(f"policy_{deck}_{HAN_SOLO}_{game.num_players()}p_{level}.npz")
+    with options.progress_bars() as progress:
+        update = options.tracker(progress)
+        try:
+            outcome = train(game, level_id(level), iterations or None, seconds,
+                            threads=run.threads, seed=seed, checkpoint=run.checkpoint,
+                            checkpoint_every=run.checkpoint_every, resume=run.resume,
+                            max_memory=limit, log=progress.console.print,
+                            on_progress=lambda s, point: update(
+                                "MCCFR iterations", s.iterations, iterations or 0))
+        except ValueError as err:
+            raise typer.BadParameter(str(err)) from None
+    solver = outcome.solver
+    header = export_table(solver, out, max_keys=max_keys, stopped_by=outcome.stopped_by)
+    typer.echo(f"MCCFR ({level}): {solver.iterations:,} iterations, "
+               f"{solver.num_keys:,} keys in {solver.seconds:.1f} s (stopped by "
+               f"{outcome.stopped_by}); wrote {out} ({header['keys']:,} keys)")
+    if outcome.message:
+        typer.echo(outcome.message)
 
 
 def exploit(deck: str, players: int, iterations: int, out_dir: Path) -> None:

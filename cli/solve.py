@@ -128,21 +128,26 @@ def solve(
     if game_name == options.HAN_SOLO:
         from cli import han_solo
 
-        options.refuse_han_solo_options(ctx, game_name, "lp", "max_memory", "threads",
-                                        "ray", "ray_workers", "ray_round", "checkpoint",
-                                        "checkpoint_every", "resume")
+        options.refuse_han_solo_options(ctx, game_name, "lp", "ray", "ray_workers",
+                                        "ray_round")
         if algorithm == "mccfr":
             options.applies_only(ctx, ("target",), "to the exact algorithms (cfr, cfr+, "
                                  "dcfr)")
         else:
-            options.applies_only(ctx, ("abstraction", "max_keys", "seed"),
-                                 "to --algorithm mccfr")
+            options.applies_only(ctx, ("abstraction", "max_keys", "seed", "max_memory",
+                                       "threads", "checkpoint", "checkpoint_every",
+                                       "resume"), "to --algorithm mccfr")
         if iterations == 0 and seconds is None and target is None:
             raise typer.BadParameter("0 (no iteration budget) needs --seconds or --target",
                                      param_hint="--iterations")
+        if resume and checkpoint is None:
+            raise typer.BadParameter("needs --checkpoint, the file to continue from",
+                                     param_hint="--resume")
         game = options.load_game(game_name, players, deck, utility, agenda, ctx)
         han_solo.solve(game, deck, algorithm, iterations, seconds, target, abstraction,
-                       max_keys, seed, out, ship)
+                       max_keys, seed, out, ship,
+                       mccfr_run=han_solo.MCCFRRun(threads, max_memory, checkpoint,
+                                                   checkpoint_every, resume))
         return
     if algorithm == "mccfr":
         options.applies_only(ctx, ("target", "lp"), "to the exact algorithms (cfr, cfr+, "

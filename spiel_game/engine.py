@@ -26,6 +26,7 @@ from .cards import (COL_EFFECT, COL_FORCED_BY, COL_NAMES_BARRED, COL_NUMBER,
                     COL_OUT_IF_DISCARDED, COL_PARAM_A, COL_PARAM_B, COL_SIDE,
                     COL_TOKEN_IF_ALONE, COL_TOKEN_IF_HELD, JABBAS_PALACE, RULESETS, card_tables,
                     Agenda, Effect, Side)
+from .interface import engine_interface
 from .layout import (CH_DEAL, CH_FACE_UP, CH_LEIA_DRAW, CH_REDRAW, CH_SET_ASIDE_LOOK,
                      CH_TURN_DRAW, END_DECK, END_LAST_PLAYER, END_NOBODY, EVENT_SIZE, EV_CARD,
                      EV_EXTRA, E_DISCARD, E_DRAW, E_FACE_UP, E_KEEP, E_MISS, E_NAME, E_NO_EFFECT,
@@ -969,3 +970,23 @@ def sample_chance(s, pick):
         pick -= s[S_POOL + c]
         c += 1
     return c
+
+
+# The engine interface (spiel_game/interface.py) -------------------------------------------
+
+@njit(**_JIT)
+def num_players(s):
+    return s[S_NUM_PLAYERS]
+
+
+@njit(**_JIT)
+def used_size(s):
+    """The state's used prefix: the event log's tail past its end is never read."""
+    return S_EVENTS + s[S_EVENT_N] * EVENT_SIZE
+
+
+ENGINE = engine_interface(
+    "spiel_game.engine", num_players=num_players, is_terminal=is_terminal,
+    is_chance=is_chance, current_player=current_actor, legal_actions=legal_actions,
+    chance_outcomes=chance_outcomes, apply_action=apply_action, returns=returns,
+    used_size=used_size)

@@ -67,3 +67,20 @@ def tree_decision_states(game: pyspiel.Game):
 @pytest.fixture
 def rng() -> random.Random:
     return random.Random(20261129)
+
+
+def tables_digest(tables) -> str:
+    """sha256 of MCCFR tables (solver/mccfr/table.py) key by key, in key order: each key
+    and its block of regrets and strategy sums, bit for bit, whatever the slots or
+    capacity."""
+    import hashlib
+
+    import numpy as np
+
+    keys, entries = tables.used_slots()
+    digest = hashlib.sha256()
+    for i in np.argsort(keys):
+        offset, n = int(entries[i]) >> 8, int(entries[i]) & 0xFF
+        digest.update(np.int64(keys[i]).tobytes() + tables.regret[offset:offset + n].tobytes()
+                      + tables.strategy_sum[offset:offset + n].tobytes())
+    return digest.hexdigest()

@@ -263,6 +263,37 @@ def test_solve_exactly_and_refusals(tmp_path):
     assert refused.exit_code == 2 and "not han_solo" in said(refused)
     refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "medium"])
     assert refused.exit_code == 2 and "han_solo's decks are full, tiny" in said(refused)
+    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
+                                  "--threads", "1"])
+    assert refused.exit_code == 2 and "applies only to --algorithm mccfr" in said(refused)
+
+
+def test_mccfr_checkpoint_resume_and_memory_limit_from_the_command_line(tmp_path):
+    """`jabba solve --game han_solo --algorithm mccfr` trains on the shared driver: a run
+    resumed from its checkpoint writes the table of a run never stopped."""
+    solve = ["solve", "--game", "han_solo", "--deck", "tiny", "--algorithm", "mccfr",
+             "--abstraction", "exact", "--threads", "1", "--seed", "5"]
+    checkpoint = tmp_path / "run_ck.npz"
+    first = runner.invoke(app, [*solve, "--iterations", "400", "--checkpoint",
+                                str(checkpoint), "--out", str(tmp_path / "a.npz")])
+    assert first.exit_code == 0, first.output
+    resumed = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
+                                  "--algorithm", "mccfr", "--iterations", "1000",
+                                  "--checkpoint", str(checkpoint), "--resume", "--out",
+                                  str(tmp_path / "b.npz")])
+    assert resumed.exit_code == 0, resumed.output
+    assert "MCCFR (exact): 1,000 iterations" in said(resumed)  # the checkpoint's level
+    straight = runner.invoke(app, [*solve, "--iterations", "1000", "--out",
+                                   str(tmp_path / "c.npz")])
+    assert straight.exit_code == 0, straight.output
+    with np.load(tmp_path / "b.npz") as b, np.load(tmp_path / "c.npz") as c:
+        for name in ("key_gaps", "num_actions", "probs"):
+            assert np.array_equal(b[name], c[name]), name
+    refused = runner.invoke(app, [*solve, "--max-memory", "lots"])
+    assert refused.exit_code == 2 and "'lots' is not a size" in said(refused)
+    stopped = runner.invoke(app, [*solve, "--max-memory", "1K", "--out",
+                                  str(tmp_path / "d.npz")])
+    assert stopped.exit_code == 2 and "over the memory limit of 0.0 MiB" in said(stopped)
 
 
 @pytest.mark.slow  # compiles the MCCFR kernel (about 10 s a process)

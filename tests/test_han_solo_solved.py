@@ -14,7 +14,7 @@ import pytest
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
 import spiel_game  # noqa: F401  (registers han_solo)
-from conftest import tree_decision_states
+from conftest import tables_digest, tree_decision_states
 from spiel_game.han_solo import engine
 from spiel_game.han_solo import layout as L
 
@@ -29,7 +29,7 @@ from solver.han_solo.features import (CLOSEST_TO_ZERO, DICE_AWARE, HEURISTIC_NAM
 from solver.han_solo.heuristics import HanSoloHeuristic, heuristics
 from solver.han_solo.belief import LogError, replay
 from solver.han_solo.lbr import exact_lbr_value, run_lbr, viewer_log
-from solver.han_solo.mccfr import HanSoloMCCFR
+from solver.mccfr.solver import MCCFRSolver
 from solver.han_solo.table_policy import load_table, export_table
 from solver.han_solo.tournament import duplicate_match
 
@@ -225,10 +225,10 @@ def test_exact_nash_conv_matches_openspiel():
 def test_mccfr_converges_at_perfect_recall_and_tables_round_trip(tmp_path):
     tree = exact.build("tiny")
     uniform = exact.exploitability_of(tree, exact.heuristic_strategy(tree, "uniform"))
-    solver = HanSoloMCCFR(tree.game, "exact", seed=3)
-    solver.train(iterations=2_000)
+    solver = MCCFRSolver(tree.game, level_id("exact"), seed=3)
+    solver.run(2_000)
     early = exact.exploitability_of(tree, exact.table_strategy(tree, solver))
-    solver.train(iterations=18_000)
+    solver.run(18_000)
     late = exact.exploitability_of(tree, exact.table_strategy(tree, solver))
     assert late["nash_conv"] < early["nash_conv"] < uniform["nash_conv"]
     assert late["nash_conv"] < 0.02 * uniform["nash_conv"]
@@ -239,10 +239,10 @@ def test_mccfr_converges_at_perfect_recall_and_tables_round_trip(tmp_path):
     assert np.allclose(np.add.reduceat(current, offsets[:-1]), 1.0)
     assert exact.exploitability_of(tree, current)["nash_conv"] < 0.1 * uniform["nash_conv"]
     # Same seed, same tables: deterministic on one thread.
-    again = HanSoloMCCFR(tree.game, "exact", seed=3)
-    again.train(iterations=2_000)
-    other = HanSoloMCCFR(tree.game, "exact", seed=3)
-    other.train(iterations=2_000)
+    again = MCCFRSolver(tree.game, level_id("exact"), seed=3)
+    again.run(2_000)
+    other = MCCFRSolver(tree.game, level_id("exact"), seed=3)
+    other.run(2_000)
     assert np.array_equal(again.tables.regret, other.tables.regret)
     # The file: a table policy plays the average strategy to within the 8-bit rounding.
     path = tmp_path / "table.npz"
@@ -258,6 +258,46 @@ def test_mccfr_converges_at_perfect_recall_and_tables_round_trip(tmp_path):
                            atol=2.5 / 255)
     with pytest.raises(ValueError, match="made for"):
         load_table(path, exact.load("tiny_dice"))
+
+
+def test_the_shared_mccfr_trains_han_solo_as_its_own_kernel_did():
+    """Han Solo on the shared MCCFR (solver/mccfr/, Han Solo's hooks): the tables of the
+    compiled kernel it replaced, bit for bit (digests taken with that kernel, one
+    thread)."""
+    tree = exact.build("tiny")
+    perfect = MCCFRSolver(tree.game, level_id("exact"), seed=3)
+    perfect.run(2_000)
+    assert tables_digest(perfect.tables) == \
+        "2b477a9dee0841fbcad034b1f8c7765bba98a402df8080c0be1d2941953943f5"
+    rank = MCCFRSolver(tree.game, level_id("compact"), seed=2, utility="rank")
+    rank.run(3_000)
+    assert tables_digest(rank.tables) == \
+        "063d6bcca8e77ddb8def426a3b535ae083aa8c24ea70fef3d9f60a7e4abde931"
+
+
+def test_han_solo_checkpoint_resume_equals_an_uninterrupted_run(tmp_path):
+    """The shared driver (solver/mccfr/train.py) with Han Solo: a run stopped at a
+    checkpoint and resumed ends with the tables of a run never stopped, linear averaging
+    and the rank utility carried by the checkpoint."""
+    from solver.mccfr.train import train
+
+    game = exact.load("tiny")
+    compact = level_id("compact")
+    straight = train(game, compact, 3_000, None, threads=1, seed=4, linear=True,
+                     utility="rank").solver
+    checkpoint = tmp_path / "run.npz"
+    first = train(game, compact, 1_200, None, threads=1, seed=4, linear=True,
+                  utility="rank", checkpoint=checkpoint).solver
+    assert first.iterations == 1_200
+    resumed = train(game, compact, 3_000, None, checkpoint=checkpoint, resume=True).solver
+    assert (resumed.iterations, resumed.linear, resumed.utility) == (3_000, True, "rank")
+    assert tables_digest(resumed.tables) == tables_digest(straight.tables)
+    assert tables_digest(resumed.tables) != tables_digest(first.tables)
+    with pytest.raises(ValueError, match="checkpoint is for the game han_solo, not "
+                                         "jabbas_palace"):
+        MCCFRSolver.from_checkpoint(pyspiel.load_game("jabbas_palace"), checkpoint)
+    with pytest.raises(ValueError, match="average_strategy reads the Love Letter engine"):
+        resumed.average_strategy(game.new_initial_state()._s, 0, 2)
 
 
 def test_duplicate_tournament():
@@ -278,20 +318,25 @@ def test_duplicate_tournament():
 def test_compact_mccfr_with_rank_utility_and_threads():
     tree = exact.build("tiny")
     uniform = exact.exploitability_of(tree, exact.heuristic_strategy(tree, "uniform"))
-    with pytest.raises(ValueError, match="rank_utility is for 2 players at level compact"):
-        HanSoloMCCFR(tree.game, "coarse", rank_utility=True)
+    compact = level_id("compact")
+    with pytest.raises(ValueError, match="rank utility is for 2 players at level compact"):
+        MCCFRSolver(tree.game, level_id("coarse"), utility="rank")
     with pytest.raises(ValueError, match="threads must be at least 1"):
-        HanSoloMCCFR(tree.game, "compact", threads=0)
-    solver = HanSoloMCCFR(tree.game, "compact", seed=2, rank_utility=True)
-    solver.train(iterations=20_000)
+        MCCFRSolver(tree.game, compact, threads=0)
+    with pytest.raises(ValueError, match="utility 'tokens': han_solo has returns, rank"):
+        MCCFRSolver(tree.game, compact, utility="tokens")
+    with pytest.raises(ValueError, match=r"abstraction level 4: this game's are 0 \(exact\)"):
+        MCCFRSolver(tree.game, 4)
+    solver = MCCFRSolver(tree.game, compact, seed=2, utility="rank")
+    solver.run(20_000)
     # Measured: NashConv 0.0060 after 20,000 iterations (uniform's 7.3): the pot is one
     # green and one red token, so the sign of the hands' comparison is the margin / 4.
     assert exact.exploitability_of(tree, exact.table_strategy(tree, solver))[
         "nash_conv"] < 0.01 * uniform["nash_conv"]
     # Two threads share the tables: every key is one of the tree's, and it learns
     # (measured: NashConv 0.030 after 4,000 iterations).
-    shared = HanSoloMCCFR(tree.game, "compact", seed=2, rank_utility=True, threads=2)
-    shared.train(iterations=4_000)
+    shared = MCCFRSolver(tree.game, compact, seed=2, utility="rank", threads=2)
+    shared.run(4_000)
     assert shared.iterations == 4_000
     assert shared.num_keys <= len(set(exact.infoset_keys(tree, "compact").tolist()))
     assert exact.exploitability_of(tree, exact.table_strategy(tree, shared))[

@@ -16,8 +16,15 @@ def test_an_engine_edit_makes_every_compiled_importer_stale():
             "solver.search.subgame", "solver.hint.advice"} <= stale
     # The hint's rollouts are called from no other compiled module: only their own caches.
     assert jit_cache.stale_modules({"solver.hint.advice"}, modules) == {"solver.hint.advice"}
-    # The layout's offsets are compiled into the engine and all that calls it.
+    # The MCCFR kernel takes the engines as arguments (spiel_game/interface.py), so it holds
+    # every engine's code and every game's hooks: its module imports them all (through
+    # solver/mccfr/games.py, which compiles nothing: the check follows every module).
     everything = jit_cache.package_modules()
+    for engine_or_hooks in ("spiel_game.han_solo.engine", "solver.han_solo.abstraction",
+                            "solver.han_solo.mccfr", "solver.mccfr.hooks",
+                            "spiel_game.interface"):
+        assert "solver.mccfr.kernel" in jit_cache.stale_modules({engine_or_hooks}, everything)
+    # The layout's offsets are compiled into the engine and all that calls it.
     assert {"spiel_game.engine", "solver.mccfr.kernel"} <= jit_cache.stale_modules(
         {"spiel_game.layout"}, everything)
 

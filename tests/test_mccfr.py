@@ -6,8 +6,9 @@ import os
 import signal
 
 import numpy as np
+import pyspiel
 import pytest
-from conftest import load, tree_decision_states
+from conftest import load, tables_digest, tree_decision_states
 
 from solver.mccfr import table as mccfr_table
 from solver.abstraction.keys import identity_key
@@ -114,13 +115,14 @@ def test_atomic_and_plain_table_paths_give_the_same_run(level):
     """One thread through the atomic (shared) key claims and through the plain stores:
     the same tables, bit for bit."""
     game = load(deck="small")
-    root = MCCFRSolver(game).root
+    solver = MCCFRSolver(game)
+    spec = solver.spec
     runs = []
     for shared in (False, True):
         tables = Tables.empty()
         rng = np.array([5, 0], dtype=np.uint64)  # [stream, nodes touched]
-        assert run_iterations(root, level, 2000, *tables.args(), rng, 1 << 40, 1 << 40,
-                              shared) == 2000
+        assert run_iterations(spec.engine, spec.hooks, solver.root, level, 0, 2000, 0, False,
+                              *tables.args(), rng, 1 << 40, 1 << 40, shared) == 2000
         runs.append(tables)
     a, b = runs
     used = int(a.meta[0])
@@ -144,6 +146,21 @@ def test_growth_does_not_change_the_run():
         assert a.keys[i] == key
         assert np.array_equal(a.regret[a.offsets[i]:a.offsets[i] + n],
                               b.regret[b.offsets[j]:b.offsets[j] + n])
+
+
+def test_seeded_runs_are_unchanged_by_the_shared_kernel():
+    """The kernel serving every engine (solver/mccfr/kernel.py over the engine interface)
+    trains the Love Letter engine's games as the kernel before it did: digests of the
+    tables taken with the code before that change (one thread, seed 7)."""
+    identity = MCCFRSolver(load(deck="small"), level=0, seed=7)
+    identity.run(2_000)
+    assert tables_digest(identity.tables) == \
+        "6c8878bde656f0a0b5a1eb67fc9ef466ee52dca966843604a2f1b893eb33b0ad"
+    classic = MCCFRSolver(pyspiel.load_game("love_letter", {"players": 2}), level=1,
+                          seed=7)  # fine, the full deck
+    classic.run(40)
+    assert tables_digest(classic.tables) == \
+        "a4d1575eb0ab63168ebd05940be304cd4d46bcef2f9536d44cb5d3bdbe54b1d4"
 
 
 def test_mccfr_converges_on_tiny():

@@ -59,7 +59,7 @@ def infoset_keys(tree: GameTree, level: str) -> np.ndarray:
 
 def table_strategy(tree: GameTree, solver) -> np.ndarray:
     """The flat tree strategy of an MCCFR run's average strategy (or current, see
-    HanSoloMCCFR.current), read as the table policy reads it (abstraction.table_probs:
+    MCCFRSolver.current), read as the table policy reads it (abstraction.table_probs:
     a key it never saw plays uniformly over the level's choices)."""
     table_keys, num_actions, rows, _ = average_strategy_rows(solver)
     starts = row_offsets(num_actions).astype(np.int64)

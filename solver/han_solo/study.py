@@ -12,7 +12,8 @@ from solver.exact.best_response import profile_values
 from solver.exact.solve import solve
 from solver.han_solo import exact
 from solver.han_solo.features import HEURISTIC_NAMES
-from solver.han_solo.mccfr import HanSoloMCCFR
+from solver.han_solo.abstraction import level_id
+from solver.mccfr.solver import MCCFRSolver
 
 ALGORITHMS = ("cfr", "cfr+", "dcfr")
 
@@ -57,8 +58,8 @@ def study(deck: str, *, iterations: int = 10_000, target: float = 1e-3,
     if mccfr_iterations:
         for level in levels:
             keys = exact.infoset_keys(tree, level)
-            solver = HanSoloMCCFR(game, level, seed=seed)
-            solver.train(iterations=mccfr_iterations)
+            solver = MCCFRSolver(game, level=level_id(level), seed=seed)
+            solver.run(mccfr_iterations)
             row(f"mccfr_{level}", "mccfr", exact.exploitability_of(
                 tree, exact.table_strategy(tree, solver)), solver.iterations,
                 solver.seconds, keys=solver.num_keys,

@@ -31,7 +31,7 @@ def export_table(solver, path: str | Path, max_keys: int | None = None,
     return write_rows(path, keys, num_actions, rows, {
         "format": FORMAT, "format_version": FORMAT_VERSION,
         **provenance.header(solver.game, seconds=solver.seconds, command=command),
-        "algorithm": "external-sampling MCCFR (solver/han_solo/mccfr.py)",
+        "algorithm": "external-sampling MCCFR (solver/mccfr/, han_solo's hooks)",
         "abstraction": {"level": solver.level_name, "version": abstraction.VERSION},
         "iterations": solver.iterations, "seed": solver.seed, "threads": solver.threads,
     }, {**pruned, **extra})

@@ -1,5 +1,10 @@
-"""The compiled external-sampling MCCFR traversal (solver/mccfr/solver.py ties it to the
-tables and threads).
+"""The compiled external-sampling MCCFR traversal, one kernel for every engine
+(solver/mccfr/solver.py ties it to the tables and threads).
+
+The kernel takes two function sets (spiel_game/interface.py): the engine's interface
+(`engine`: terminal, chance, player, legal actions, apply, returns) and the game's MCCFR
+hooks (`hooks`, solver/mccfr/hooks.py: keys, the table's choices, chance sampling, the
+utility). numba compiles and caches it once per pair; solver/mccfr/games.py pairs them.
 
 Algorithm (Lanctot et al. 2009, "Monte Carlo Sampling for Regret Minimization in
 Extensive Games"), one iteration per traverser p:
@@ -11,7 +16,7 @@ Extensive Games"), one iteration per traverser p:
 The average strategy (normalised sums) converges to equilibrium in 2-player zero-sum games.
 
 Random numbers: the stream in rng[0] (solver/sim/rng.py), drawn by solver/sim/sampler.py
-(`chance_card`, `sample`), inlined; rng[1] counts the nodes touched.
+(`sample`, inlined; chance by the hooks' `chance_action`); rng[1] counts the nodes touched.
 
 Threads run traversals (the kernel releases the GIL) that share the tables
 (solver/mccfr/table.py: keys and blocks are claimed atomically); regret and strategy-sum
@@ -20,10 +25,11 @@ be lost. One thread is deterministic for a seed.
 
 Speed (README "Full-game solver"): the traversal is a loop over an explicit stack, not a
 recursion; it allocates nothing per node; it carries each player's key state down the
-path (abstraction.path_key), so a decision reads only the events logged since that
-player's last key; it works on arrays without numba's reference counting (`unmanaged`);
-one thread writes the table with plain stores. At identity (perfect recall) a traverser
-node looks its block up after its children, so that lookup's cache miss overlaps them.
+path (the hooks' rows: abstraction.path_key for the Love Letter engine), so a decision
+reads only the events logged since that player's last key; it works on arrays without
+numba's reference counting (`unmanaged`); one thread writes the table with plain stores.
+Where the hooks say a level has perfect recall, a traverser node looks its block up after
+its children, so that lookup's cache miss overlaps them.
 """
 
 from __future__ import annotations
@@ -33,15 +39,14 @@ import collections
 import numpy as np
 from numba import njit
 
-from spiel_game import engine
-from spiel_game import layout as L
-
-from solver.abstraction.keys import (IDENTITY, KEY_WORK_SIZE, PATH_SIZE, path_key, path_start,
-                                    path_width)
+# The function sets the kernel is compiled for: imported so that spiel_game/jit_cache.py
+# clears the kernel's cache when an engine or hooks module changes (the cache holds their
+# code, but numba checks it against this file only).
+from solver.mccfr import games  # noqa: F401
 from solver.mccfr.intrinsics import unmanaged
 from solver.mccfr.table import (META_FULL, META_KEYS, META_SLOTS_USED, claim_block,
                                 prefetch_slot)
-from solver.sim.sampler import chance_card, sample
+from solver.sim.sampler import sample
 
 _JIT = {"cache": True, "nogil": True}
 # The traversal kernel is cached like the rest: numba checks a cached function against
@@ -65,8 +70,7 @@ def _regret_matching(regret, offset, n, out):
 
 
 _MAX_DEPTH = 256  # traverser nodes on one path (fewer than the events of a round)
-_MAX_OPTIONS = 16
-# Per traverser node on the stack (rows of Workspace.frames): its number of actions, the
+# Per traverser node on the stack (rows of Workspace.frames): its number of choices, the
 # next child to visit, its table offset, its key (identity: looked up after its children).
 F_OPTIONS, F_NEXT, F_OFFSET, F_KEY = 0, 1, 2, 3
 
@@ -85,34 +89,39 @@ def _copy_prefix(source, target, size):
 
 
 @njit(inline="always", **_JIT_KERNEL)
-def _descend(depth, p, level, shared, table, work, rng):
+def _descend(engine, hooks, depth, p, level, utility, weight, shared, table, work, rng):
     """Walk down from work.states[depth] in place through chance and opponent nodes
     (sampling them) to a terminal node or one of p's nodes; counts nodes in rng[1].
 
-    At p's node returns (True, 0.0) with the node's frame, legal actions
-    (work.actions[depth]) and strategy (work.sigmas[depth]) set; at identity the frame
-    holds the key instead, and `_close_node` looks the block up. Else returns (False,
-    value): the terminal value for p, or 0.0 when the table is full (the traversal is
-    abandoned and the caller grows the table).
+    At p's node returns (True, 0.0) with the node's frame, choices (work.actions[depth])
+    and strategy (work.sigmas[depth]) set; where the hooks look a key up after its
+    children (perfect recall) the frame holds the key instead, and `_close_node` looks
+    the block up. Else returns (False, value): the terminal value for p, or 0.0 when the
+    table is full (the traversal is abandoned and the caller grows the table).
+    A decision with one choice (the hooks' key 0) is played without a key.
     """
     s = work.states[depth]
     while True:
         rng[1] += _ONE
         if engine.is_terminal(s):
-            engine.returns(s, work.returns)
-            return False, work.returns[p]
+            return False, hooks.terminal_value(s, p, utility, work.returns)
         if engine.is_chance(s):
-            engine.apply_action(s, chance_card(s, rng))
+            engine.apply_action(s, hooks.chance_action(s, rng, work.actions[depth],
+                                                       work.sigmas[depth]))
             continue
-        actor = engine.current_actor(s)
-        key = path_key(s, actor, level, work.rows[depth, actor], work.key_work)
+        actor = engine.current_player(s)
+        row = work.rows[depth, actor]
+        key = hooks.key(s, actor, level, row, work.key_work)
         prefetch_slot(table.slots, key)
-        legal = work.actions[depth]
-        n = engine.legal_actions(s, legal)
+        choices = work.actions[depth]
+        n = hooks.choices(s, level, row, work.key_work, choices)
+        if key == 0:
+            engine.apply_action(s, choices[0])
+            continue
         if actor == p:
             work.frames[F_OPTIONS, depth] = n
             work.frames[F_NEXT, depth] = 0
-            if level == IDENTITY:
+            if hooks.lookup_after_children(level):
                 # Perfect recall: this key cannot recur below this node, so its regrets
                 # are the same after its children, and its lookup's cache miss can
                 # overlap them.
@@ -127,12 +136,12 @@ def _descend(depth, p, level, shared, table, work, rng):
             work.frames[F_OFFSET, depth] = offset
             return True, 0.0
         for i in range(n):
-            table.strategy_sum[offset + i] += sigma[i]
-        engine.apply_action(s, legal[sample(sigma, n, rng)])
+            table.strategy_sum[offset + i] += weight * sigma[i]
+        engine.apply_action(s, choices[sample(sigma, n, rng)])
 
 
 @njit(**_JIT_KERNEL)
-def _close_node(depth, level, shared, table, work):
+def _close_node(hooks, depth, level, shared, table, work):
     """p's node at `depth` after all its children: its value v = sum_a sigma(a) v(a), and
     the regret update R(I, a) += v(a) - v (none if a subtree was abandoned: its values
     are incomplete)."""
@@ -140,7 +149,7 @@ def _close_node(depth, level, shared, table, work):
         return 0.0
     n = work.frames[F_OPTIONS, depth]
     sigma = work.sigmas[depth]
-    if level == IDENTITY:
+    if hooks.lookup_after_children(level):
         offset = claim_block(table.slots, table.regret, table.meta, work.frames[F_KEY, depth],
                              n, shared)
         if offset < 0:
@@ -157,20 +166,21 @@ def _close_node(depth, level, shared, table, work):
 
 
 @njit(**_JIT_KERNEL)
-def _traverse(p, level, shared, table, work, rng):
+def _traverse(engine, hooks, p, level, utility, weight, shared, table, work, rng):
     """One traversal for traverser p from work.states[0] / work.rows[0]; returns p's
     sampled value.
 
     Depth-first with an explicit stack of p's nodes (no recursion, no allocation): the
-    node at depth d keeps its state, path rows, legal actions, strategy, child values and
+    node at depth d keeps its state, path rows, choices, strategy, child values and
     frame in row d of the work arrays, and builds each child in row d + 1 in turn.
     """
-    num_players = work.states[0, L.S_NUM_PLAYERS]
-    width = path_width(level)
+    num_players = engine.num_players(work.states[0])
+    width = hooks.row_width(level)
     frames = work.frames
     depth = 0
     while True:
-        at_node, value = _descend(depth, p, level, shared, table, work, rng)
+        at_node, value = _descend(engine, hooks, depth, p, level, utility, weight, shared,
+                                  table, work, rng)
         if not at_node:
             # Hand the value up: to the node above, and on up through every node whose
             # children are all done.
@@ -183,10 +193,10 @@ def _traverse(p, level, shared, table, work, rng):
                 frames[F_NEXT, depth] = i + 1
                 if i + 1 < frames[F_OPTIONS, depth]:
                     break
-                value = _close_node(depth, level, shared, table, work)
+                value = _close_node(hooks, depth, level, shared, table, work)
         # Build the next child of the node at `depth` one row down.
         parent, child = work.states[depth], work.states[depth + 1]
-        _copy_prefix(parent, child, L.S_EVENTS + parent[L.S_EVENT_N] * L.EVENT_SIZE)
+        _copy_prefix(parent, child, engine.used_size(parent))
         for q in range(num_players):
             _copy_prefix(work.rows[depth, q], work.rows[depth + 1, q], width)
         engine.apply_action(child, work.actions[depth, frames[F_NEXT, depth]])
@@ -201,43 +211,48 @@ def _keep_alive(owners):
 
 
 @njit(**_JIT_KERNEL)
-def run_iterations(root, level, iterations, slots, regret, strategy_sum, meta, rng,
-                   max_keys, max_values, shared):
-    """Up to `iterations` iterations (one traversal per player each); stops early, before
-    an iteration, once the table passes max_keys or max_values. Returns iterations done.
-    `shared`: other threads use the same tables (claim keys atomically). `rng`: uint64,
-    [random stream (solver/sim/rng.py), nodes touched].
+def run_iterations(engine, hooks, root, level, utility, iterations, done_before, linear,
+                   slots, regret, strategy_sum, meta, rng, max_keys, max_values, shared):
+    """Up to `iterations` iterations (one traversal per player each) of the game of
+    `engine` and `hooks` from `root`; stops early, before an iteration, once the table
+    passes max_keys or max_values. Returns iterations done. `level`, `utility`: the
+    hooks' key level and utility. `linear`: iteration t (counting `done_before` earlier
+    ones) adds t x the strategy to the average (linear averaging, Brown and Sandholm
+    2019), so the uniform play of a key's first visits fades; else 1 x. `shared`: other
+    threads use the same tables (claim keys atomically). `rng`: uint64, [random stream
+    (solver/sim/rng.py), nodes touched].
 
     Every array is used through an unmanaged view (no reference counting): the caller
     owns the table, root and rng; the work space is allocated here (measured ~10% faster on
     the small deck than a work space passed in) and kept alive to the end.
     """
-    num_players = root[L.S_NUM_PLAYERS]
+    num_players = engine.num_players(root)
     owners = (np.zeros(num_players, dtype=np.float64),
               np.zeros((_MAX_DEPTH, len(root)), dtype=root.dtype),
-              np.zeros((_MAX_DEPTH, num_players, PATH_SIZE), dtype=np.int32),
-              np.zeros((_MAX_DEPTH, L.NUM_ACTIONS), dtype=np.int32),
-              np.zeros((_MAX_DEPTH, _MAX_OPTIONS), dtype=np.float64),
-              np.zeros((_MAX_DEPTH, _MAX_OPTIONS), dtype=np.float64),
+              np.zeros((_MAX_DEPTH, num_players, hooks.row_size()), dtype=np.int32),
+              np.zeros((_MAX_DEPTH, hooks.max_actions()), dtype=np.int32),
+              np.zeros((_MAX_DEPTH, hooks.max_choices()), dtype=np.float64),
+              np.zeros((_MAX_DEPTH, hooks.max_choices()), dtype=np.float64),
               np.zeros((4, _MAX_DEPTH), dtype=np.int64),
-              np.zeros(KEY_WORK_SIZE, dtype=np.int32))
+              np.zeros(hooks.work_size(), dtype=np.int32))
     work = Workspace(unmanaged(owners[0]), unmanaged(owners[1]), unmanaged(owners[2]),
                      unmanaged(owners[3]), unmanaged(owners[4]), unmanaged(owners[5]),
                      unmanaged(owners[6]), unmanaged(owners[7]))
     table = TableArrays(unmanaged(slots), unmanaged(regret), unmanaged(strategy_sum),
                         unmanaged(meta))
     root, rng = unmanaged(root), unmanaged(rng)
-    root_size = L.S_EVENTS + root[L.S_EVENT_N] * L.EVENT_SIZE  # the log's tail is unread
+    root_size = engine.used_size(root)
     done = iterations
     for t in range(iterations):
         if (table.meta[META_FULL] or table.meta[META_KEYS] > max_keys
                 or table.meta[META_SLOTS_USED] > max_values):
             done = t
             break
+        weight = float(done_before + t + 1) if linear else 1.0
         for p in range(num_players):
             _copy_prefix(root, work.states[0], root_size)
             for q in range(num_players):
-                path_start(work.rows[0, q], q, level)
-            _traverse(p, level, shared, table, work, rng)
+                hooks.row_start(work.rows[0, q], q, level)
+            _traverse(engine, hooks, p, level, utility, weight, shared, table, work, rng)
     _keep_alive(owners)  # the single exit: the work space outlives its views
     return done

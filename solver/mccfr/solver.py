@@ -1,10 +1,11 @@
-"""External-sampling MCCFR on a jabbas_palace game: the solver that ties the compiled
-traversal (solver/mccfr/kernel.py), its tables (solver/mccfr/table.py), the threads and
-the checkpoints (solver/mccfr/checkpoint.py) together.
+"""External-sampling MCCFR on any game of solver/mccfr/games.py (jabbas_palace,
+love_letter, han_solo): the solver that ties the compiled traversal
+(solver/mccfr/kernel.py), its tables (solver/mccfr/table.py), the threads and the
+checkpoints (solver/mccfr/checkpoint.py) together.
 
 Threads share the tables; one thread is deterministic for a seed, and a checkpoint
 resumes a run bit for bit. Each thread draws from its own random stream of
-solver/sim/rng.py, (seed, STREAM_MCCFR, thread).
+solver/sim/rng.py, (seed, the game's stream purpose, thread).
 """
 
 from __future__ import annotations
@@ -15,14 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from spiel_game import layout as L
-
 from solver import provenance
 from solver.abstraction.keys import abstract_key
 from solver.mccfr.checkpoint import read_checkpoint, write_checkpoint
+from solver.mccfr.games import GAMES, mccfr_game
 from solver.mccfr.kernel import run_iterations
-from solver.mccfr.table import MAX_LOAD, META_FULL, Tables, find_slot
-from solver.sim.rng import STREAM_MCCFR, check_seed, stream_seed
+from solver.mccfr.table import MAX_LOAD, META_FULL, META_KEYS, Tables, find_slot
+from solver.sim.rng import check_seed, stream_seed
 
 
 def memory_size(size: int) -> str:
@@ -41,27 +41,48 @@ class MemoryLimitReached(Exception):
 
 
 class MCCFRSolver:
-    """External-sampling MCCFR on a jabbas_palace game; tables grow as needed, up to
-    `max_memory` bytes (None: no limit), when `run` raises MemoryLimitReached."""
+    """External-sampling MCCFR on a game of solver/mccfr/games.py; tables grow as needed,
+    up to `max_memory` bytes (None: no limit), when `run` raises MemoryLimitReached.
+
+    `level`: the game's abstraction level id. `linear`: linear averaging (iteration t adds
+    t x the strategy to the average). `utility`: one of the game's utilities (han_solo:
+    `returns` or `rank`, solver/han_solo/mccfr.py)."""
 
     def __init__(self, game, level: int = 0, seed: int = 1, threads: int = 1,
-                 tables: Tables | None = None, max_memory: int | None = None):
-        if threads < 1:
-            raise ValueError(f"threads must be at least 1, got {threads}")
+                 tables: Tables | None = None, max_memory: int | None = None,
+                 linear: bool = False, utility: str = "returns"):
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) \
+                or threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads!r}")
         self.game = game
-        self.root = game.initial_array.copy()
-        self.root[L.S_LOGGING] = 1  # the keys are built from the event log
-        self.level = level
+        self.spec = mccfr_game(game)
+        self.level = self.spec.check_level(level)
+        if utility not in self.spec.utilities:
+            raise ValueError(f"utility {utility!r}: {game.get_type().short_name} has "
+                             f"{', '.join(self.spec.utilities)}")
+        if self.spec.check_options:
+            self.spec.check_options(game, self.level_name, utility)
+        self.utility = utility
+        self.linear = bool(linear)
+        self.root = self.spec.root(game)
         self.seed = check_seed(seed)
         self.tables = tables or Tables.empty()
         # Per thread: [random stream, nodes touched].
-        self.rngs = np.array([[stream_seed(self.seed, STREAM_MCCFR, k), 0]
+        self.rngs = np.array([[stream_seed(self.seed, self.spec.stream, k), 0]
                               for k in range(threads)], dtype=np.uint64)
         self.iterations = 0
         self.seconds = 0.0
         self.max_memory = max_memory
         # The training curve (solver/mccfr/train.py), kept in checkpoints.
         self.curve: list[dict] = []
+
+    @property
+    def level_name(self) -> str:
+        return self.spec.level_name(self.level)
+
+    @property
+    def num_keys(self) -> int:
+        return int(self.tables.meta[META_KEYS])
 
     @property
     def threads(self) -> int:
@@ -111,10 +132,14 @@ class MCCFRSolver:
         done = [0] * self.threads
         start = time.perf_counter()
 
+        spec = self.spec
+        utility = spec.utilities.index(self.utility)
+
         def work(k: int) -> None:
-            done[k] = run_iterations(self.root, self.level, shares[k], *self.tables.args(),
-                                     self.rngs[k], capacity_keys, capacity_values,
-                                     self.threads > 1)
+            done[k] = run_iterations(spec.engine, spec.hooks, self.root, self.level, utility,
+                                     shares[k], self.iterations, self.linear,
+                                     *self.tables.args(), self.rngs[k], capacity_keys,
+                                     capacity_values, self.threads > 1)
 
         interrupted = False
         if self.threads == 1:
@@ -134,8 +159,18 @@ class MCCFRSolver:
         if interrupted:
             raise KeyboardInterrupt
 
+    def current(self) -> CurrentStrategy:
+        """The current strategy (regret matching) in the shape `average_strategy_rows`
+        reads (solver/policies/table.py), for export and exact evaluation."""
+        return CurrentStrategy(self)
+
     def average_strategy(self, s, player: int, n: int) -> np.ndarray | None:
-        """The normalised average strategy at engine state s, or None if never visited."""
+        """The normalised average strategy at engine state s, or None if never visited
+        (the Love Letter engine's games)."""
+        if self.spec is not GAMES["jabbas_palace"]:
+            raise ValueError("average_strategy reads the Love Letter engine's keys; "
+                             f"{self.game.get_type().short_name} has its own "
+                             "(e.g. solver/han_solo/exact.py table_strategy)")
         t = self.tables
         j = find_slot(t.keys, abstract_key(s, player, self.level))
         if t.keys[j] == 0:
@@ -152,6 +187,7 @@ class MCCFRSolver:
         `seconds` is rounded, `training_seconds` exact (a resumed run counts on from it)."""
         return provenance.header(self.game, seconds=self.seconds, level=self.level,
                                  seed=self.seed, threads=self.threads,
+                                 linear=self.linear, utility=self.utility,
                                  iterations=self.iterations, training_seconds=self.seconds,
                                  keys=self.tables.num_keys, curve=self.curve)
 
@@ -165,12 +201,26 @@ class MCCFRSolver:
         """Resume from `save_checkpoint`; refuses a file for another game or version."""
         header, tables, rngs = read_checkpoint(path, game)
         solver = cls(game, level=header["level"], seed=header["seed"],
-                     threads=header["threads"], tables=tables, max_memory=max_memory)
+                     threads=header["threads"], tables=tables, max_memory=max_memory,
+                     linear=header.get("linear", False),  # format 3 before han_solo
+                     utility=header.get("utility", "returns"))
         solver.rngs = rngs
         solver.iterations = header["iterations"]
         solver.seconds = header.get("training_seconds", header["seconds"])  # format 2
         solver.curve = header.get("curve", [])
         return solver
+
+
+class CurrentStrategy:
+    """A run's current strategy: its positive regrets as the strategy sums (a key
+    without a positive regret plays uniformly, as regret matching does)."""
+
+    def __init__(self, solver: MCCFRSolver):
+        t = solver.tables
+        self.tables = Tables(t.slots, t.regret, np.maximum(t.regret, 0), t.meta)
+        for name in ("game", "level", "level_name", "seed", "iterations", "seconds",
+                     "threads", "linear", "utility"):
+            setattr(self, name, getattr(solver, name))
 
 
 def strategy_on_tree(solver: MCCFRSolver, tree) -> tuple[np.ndarray, int]:

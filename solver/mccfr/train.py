@@ -39,18 +39,23 @@ def default_level(game, resume_from: Path | None = None) -> str:
     tables stay small); on the full deck the level of the game's shipped policy
     (solver/policies/shipped.py: the finest shipped file), else `coarse` (the level that
     saturates with 3+ players)."""
-    from solver.abstraction.keys import LEVELS
     from solver.policies.shipped import policy_files
     from spiel_game.game import variant
 
     if resume_from is not None and Path(resume_from).exists():
-        level = read_checkpoint_header(resume_from)["level"]
-        return next(name for name, value in LEVELS.items() if value == level)
+        return checkpoint_level(game, resume_from)
     params = dict(game.get_parameters())
     if params["deck"] != "full":
         return "identity"
     files = policy_files("full", variant(game), params["players"])
     return files[0].stem.rsplit("_", 1)[1] if files else "coarse"
+
+
+def checkpoint_level(game, checkpoint: Path) -> str:
+    """The abstraction level (its name in `game`) of a run's checkpoint."""
+    from solver.mccfr.games import mccfr_game
+
+    return mccfr_game(game).level_name(read_checkpoint_header(checkpoint)["level"])
 
 
 def machine_memory() -> int:
@@ -159,19 +164,21 @@ def train(game, level: int, iterations: int | None, seconds: float | None, *,
           checkpoint_every: float = 600.0, resume: bool = False,
           tree: GameTree | None = None, max_memory: int | None = None,
           on_progress: Callable[[MCCFRSolver, dict | None], None] | None = None,
-          log: Callable[[str], None] = lambda message: None) -> TrainOutcome:
+          log: Callable[[str], None] = lambda message: None, linear: bool = False,
+          utility: str = "returns") -> TrainOutcome:
     """Run MCCFR until `iterations` (total, counting a resumed run's) or `seconds` (this
     session) is reached, Ctrl-C, or the tables would grow past `max_memory` bytes
     (default `default_max_memory()`); checkpoints every `checkpoint_every` seconds and at
     the end. With `tree`, measures exact exploitability (NashConv for 3+) as it goes; the
     curve is kept in the checkpoint and continued on resume. `log` receives notices
-    (orphans removed, a memory projection over the limit)."""
+    (orphans removed, a memory projection over the limit). `linear`, `utility`: of a new
+    run (MCCFRSolver's); a resumed run keeps its checkpoint's."""
     _check_budgets(iterations, seconds, checkpoint_every)
     max_memory = default_max_memory() if max_memory is None else max_memory
     solver = resumed(game, level, checkpoint, resume, max_memory, log)
     if solver is None:
         solver = MCCFRSolver(game, level=level, seed=seed, threads=threads,
-                             max_memory=max_memory)
+                             max_memory=max_memory, linear=linear, utility=utility)
     if solver.tables.nbytes > max_memory:
         raise ValueError(f"the tables already take {memory_size(solver.tables.nbytes)}, over the "
                          f"memory limit of {memory_size(max_memory)}: raise --max-memory")

@@ -31,6 +31,7 @@ STREAM_RANDOM_PLAYOUT = 14
 STREAM_SEARCH_LEAF = 15  # index: the root * 2**16 + the rollout (common to its leaves)
 STREAM_SINGLE_AGENT = 16  # index: 2 * the sample (+ 1 past my next decision)
 STREAM_MODEL_SAMPLE = 21  # index: the match (solver/opponent_model/sample.py)
+STREAM_HAN_SOLO_MCCFR = 31  # index: the thread (han_solo's MCCFR)
 
 
 def check_seed(seed) -> int:

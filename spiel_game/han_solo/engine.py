@@ -9,6 +9,7 @@ each card taken from it is a uniform pick from its counts; the token stack is th
 import numpy as np
 from numba import njit
 
+from ..interface import engine_interface
 from .layout import (CH_DEAL, CH_DICE, CH_DRAW, CH_FLIP, CH_POT, CH_REDEAL, CH_TIE, DISCARD, DRAW,
                      E_DEAL, E_DICE, E_DISCARD, E_DRAW, E_FLIP, E_KEEP, E_PICK, E_POT, E_REDEAL,
                      E_RESHUFFLE, E_REVEAL, E_SHOW, E_STAND, E_TAKE, E_TIE, EVENT_SIZE, KEEP,
@@ -333,6 +334,27 @@ def _start_pick(s, p):
 # The API --------------------------------------------------------------------------------
 
 @njit(**_JIT)
+def num_players(s):
+    return s[S_NUM_PLAYERS]
+
+
+@njit(**_JIT)
+def is_terminal(s):
+    return s[S_PHASE] == PH_TERMINAL
+
+
+@njit(**_JIT)
+def is_chance(s):
+    return s[S_PHASE] == PH_CHANCE
+
+
+@njit(**_JIT)
+def used_size(s):
+    """The state's used prefix: the event log's tail past its end is never read."""
+    return S_EVENTS + s[S_EVENT_N] * EVENT_SIZE
+
+
+@njit(**_JIT)
 def current_actor(s):
     ph = s[S_PHASE]
     if ph == PH_TERMINAL:
@@ -577,3 +599,11 @@ def random_rounds(initial, rounds, seed):
             apply_action(s, a)
             actions += 1
     return actions
+
+
+# The engine interface (spiel_game/interface.py).
+ENGINE = engine_interface(
+    "spiel_game.han_solo.engine", num_players=num_players, is_terminal=is_terminal,
+    is_chance=is_chance, current_player=current_actor, legal_actions=legal_actions,
+    chance_outcomes=chance_outcomes, apply_action=apply_action, returns=returns,
+    used_size=used_size)

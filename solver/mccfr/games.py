@@ -1,0 +1,74 @@
+"""The games the MCCFR solver trains: each game's engine interface (spiel_game/interface.py)
+paired with its MCCFR hooks (solver/mccfr/hooks.py), and what the Python side needs of it.
+
+A third engine plugs in here (docs/design.md "The engine interface"): its `ENGINE`, its
+hooks module, and an `MCCFRGame` under each of its game names.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import numpy as np
+
+from spiel_game import engine as love_letter_engine
+from spiel_game import layout as L
+from spiel_game.han_solo import engine as han_solo_engine
+from spiel_game.interface import FunctionSet
+
+from solver.abstraction import keys as love_letter_keys
+from solver.han_solo import abstraction as han_solo_keys
+from solver.han_solo import mccfr as han_solo_hooks
+from solver.mccfr.hooks import LOVE_LETTER_HOOKS
+from solver.sim.rng import STREAM_HAN_SOLO_MCCFR, STREAM_MCCFR
+
+
+@dataclasses.dataclass(frozen=True)
+class MCCFRGame:
+    """One game as the MCCFR solver sees it."""
+
+    engine: FunctionSet  # the engine interface
+    hooks: FunctionSet  # its keys, choices, chance and utility
+    levels: tuple[str, ...]  # the abstraction levels, by id
+    utilities: tuple[str, ...]  # the hooks' utilities, by id (0: the engine's returns)
+    stream: int  # the purpose of the solver's random streams (solver/sim/rng.py)
+    root: Callable[[object], np.ndarray]  # the root state the traversals start from
+    # (game, level name, utility name) -> None, or ValueError for a pair that is refused
+    check_options: Callable[[object, str, str], None] | None = None
+
+    def level_name(self, level: int) -> str:
+        return self.levels[level]
+
+    def check_level(self, level: int) -> int:
+        if isinstance(level, bool) or not isinstance(level, (int, np.integer)) \
+                or not 0 <= level < len(self.levels):
+            raise ValueError(f"abstraction level {level!r}: this game's are "
+                             + ", ".join(f"{i} ({name})" for i, name in
+                                         enumerate(self.levels)))
+        return int(level)
+
+
+def _logged_root(game) -> np.ndarray:
+    root = game.initial_array.copy()
+    root[L.S_LOGGING] = 1  # the keys are built from the event log
+    return root
+
+
+_LOVE_LETTER = MCCFRGame(love_letter_engine.ENGINE, LOVE_LETTER_HOOKS,
+                         tuple(sorted(love_letter_keys.LEVELS, key=love_letter_keys.LEVELS.get)),
+                         ("returns",), STREAM_MCCFR,
+                         _logged_root)
+_HAN_SOLO = MCCFRGame(han_solo_engine.ENGINE, han_solo_hooks.HAN_SOLO_HOOKS,
+                      han_solo_keys.LEVELS, han_solo_hooks.UTILITIES, STREAM_HAN_SOLO_MCCFR,
+                      lambda game: game.initial_array.copy(), han_solo_hooks.check_options)
+GAMES = {"jabbas_palace": _LOVE_LETTER, "love_letter": _LOVE_LETTER, "han_solo": _HAN_SOLO}
+
+
+def mccfr_game(game) -> MCCFRGame:
+    """The `MCCFRGame` of a loaded game; ValueError for a game MCCFR does not know."""
+    name = game.get_type().short_name
+    if name not in GAMES:
+        raise ValueError(f"MCCFR does not know the game {name!r}; it knows "
+                         f"{', '.join(GAMES)}")
+    return GAMES[name]
