@@ -157,8 +157,7 @@ def _committed_renderings() -> dict[str, bytes]:
     if loss.exists():
         out.update(_benchmark("abstraction_study").loss_table_files(
             provenance.read_json(loss), loss.stem))
-    curve = RESULTS / "blueprint_curve.json"
-    if curve.exists():
+    for curve in sorted(RESULTS.glob("blueprint_curve*.json")):  # 2 players, and <n>p
         out.update(_benchmark("blueprint_curve").curve_files(
             provenance.read_json(curve), curve.stem, figures=False))
     return out
