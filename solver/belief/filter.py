@@ -37,10 +37,14 @@ from numba import njit
 
 from spiel_game import engine
 from spiel_game import layout as L
+from spiel_game.cards import COL_EFFECT, COL_PARAM_A, COL_PARAM_B
+from spiel_game.engine import CARD_TABLES, EF_ELIMINATE_IF_SIDE
 from spiel_game.events import HIDDEN, LINE_FORMS
 
 from solver.abstraction.hashing import FNV_OFFSET, mix
-from solver.abstraction.keys import T_SIZE, redacted_event, identity_key, track
+# the characters a miss rules out, as card counting (`track`) reads them
+from solver.abstraction.keys import (_NUMBER_MASKS, _SIDE_MASK, T_SIZE, identity_key,
+                                     redacted_event, track)
 from solver.policies.chain import chain_probs
 from solver.sim.rng import next_float, stream_seed
 
@@ -233,34 +237,99 @@ def _names_seat(pattern, j, q):
 
 
 @njit(**_JIT)
-def _revealed_next(q, ptr, pattern, n_pat, viewer):
-    """The cards worth dealing to another player q whose hand is empty (the deal, a
-    redraw): if the next line of q's (past q's own draws) shows the card q holds (q
-    going out with it, or the viewer looking at it), that card; else every card.
-    Until a line names q in an event that may change a hand, q's one card cannot have
-    changed: every such event names its seat in a line the log keeps (plays, steals,
-    trades, discards, outs), so the histories left out would all die at that line (a
-    prune: the posterior is unchanged)."""
-    for j in range(ptr, n_pat):
-        if pattern[j, 0] == L.E_DRAW and pattern[j, 1] == q:
-            continue
-        if not _names_seat(pattern, j, q):
-            continue
-        card = pattern[j, 3]
-        if card >= 0 and (pattern[j, 0] == L.E_OUT and pattern[j, 1] == q
-                          or pattern[j, 0] == L.E_SEE and pattern[j, 1] == viewer
-                          and pattern[j, 2] == q):
-            return 1 << card
-        if pattern[j, 0] == ANY or _KEEPS_HANDS[pattern[j, 0]] == 0:
-            return ALL_CARDS
-    return ALL_CARDS
+def _missed(pattern, j, rules):
+    """The characters ruled out for the one at risk by line j, "q stays in": after a
+    number named at q, the cards of that number; after a card that puts out a side (a
+    Jabba, a Luke), that side's cards it reaches; 0 where the lines do not say."""
+    if j > 0 and pattern[j - 1, 0] == L.E_NAME and pattern[j - 1, 4] >= 0:
+        return _NUMBER_MASKS[rules, pattern[j - 1, 4]]
+    for i in range(j - 1, -1, -1):  # the card being resolved: the last play
+        if pattern[i, 0] == ANY:
+            return 0
+        if pattern[i, 0] == L.E_PLAY:
+            card = pattern[i, 3]
+            if card < 0 or CARD_TABLES[rules, card, COL_EFFECT] != EF_ELIMINATE_IF_SIDE:
+                return 0
+            limit = min(CARD_TABLES[rules, card, COL_PARAM_B], L.NUM_NUMBERS)
+            return _SIDE_MASK[CARD_TABLES[rules, card, COL_PARAM_A], limit]
+    return 0
 
 
 @njit(**_JIT)
-def _chance_candidates(s, ptr, pattern, n_pat, viewer):
+def _future_cards(q, ptr, pattern, n_pat, viewer, rules):
+    """The cards worth dealing to another player q (a deal, turn draw or redraw the
+    viewer does not see). A card leaves q's hand only by a line the log keeps naming q
+    (a play, going out, a steal, a discard; or a trade or Leia, after which anything
+    goes): so the card is one q plays later, or the one q holds when the log shows it
+    (q going out with it, the viewer looking at it), in either case not one a miss of
+    q's before then rules out (`_missed`). Where the log ends first, any card no miss
+    rules out; where a line leaves the kind, the seat or the card open, every card. The
+    histories left out would all die at a later line (a prune: the posterior is
+    unchanged); dealing them would fill a sampled filter with hands the log rules out,
+    and lose every history."""
+    mask = 0
+    allowed = ALL_CARDS  # what the card can be while q still holds it
+    j = ptr
+    while j < n_pat:
+        kind, actor, card = pattern[j, 0], pattern[j, 1], pattern[j, 3]
+        if (kind == L.E_DRAW and actor == q) or not _names_seat(pattern, j, q):
+            j += 1
+            continue
+        if kind == L.E_PLAY and actor == q:
+            if card < 0:
+                return ALL_CARDS
+            mask |= (1 << card) & allowed
+        elif kind == L.E_MISS and actor == q:
+            allowed &= ~_missed(pattern, j, rules)
+        elif kind == L.E_OUT and actor == q:  # the hand face up, a line per card
+            while j < n_pat and pattern[j, 0] == L.E_OUT and pattern[j, 1] == q:
+                if pattern[j, 3] < 0:
+                    return ALL_CARDS
+                mask |= (1 << pattern[j, 3]) & allowed
+                j += 1
+            return mask
+        elif (kind == L.E_SEE and actor == viewer and pattern[j, 2] == q
+              or kind == L.E_STEAL and pattern[j, 2] == q
+              or kind == L.E_DISCARD and actor == q):
+            return mask | ((1 << card) & allowed) if card >= 0 else ALL_CARDS
+        elif kind == ANY or _KEEPS_HANDS[kind] == 0:
+            return ALL_CARDS
+        j += 1
+    return mask | allowed
+
+
+@njit(**_JIT)
+def _dealt_unseen(s, viewer):
+    """Does the chance card go to another player's hand, unseen by the viewer (a deal,
+    turn draw or redraw; `_future_cards`)?"""
+    receiver = s[L.S_CHANCE_FOR]
+    chance = s[L.S_CHANCE_KIND]
+    return (receiver >= 0 and receiver != viewer and chance != L.CH_FACE_UP
+            and chance != L.CH_SET_ASIDE_LOOK and chance != L.CH_LEIA_DRAW)
+
+
+@njit(**_JIT)
+def reservations(pattern, n_pat, viewer):
+    """reserve[j, c]: how many copies of c the pattern from line j on shows the viewer
+    draw from the pool (the deal, the deck): copies no other player's hand can take
+    before then. Dealing one of them away leaves a history that dies at that draw."""
+    reserve = np.zeros((n_pat + 1, L.MAX_CHARS), dtype=np.int32)
+    for j in range(n_pat - 1, -1, -1):
+        reserve[j] = reserve[j + 1]
+        card = pattern[j, 3]
+        if (pattern[j, 0] == L.E_DRAW and pattern[j, 1] == viewer and 0 <= card < L.MAX_CHARS
+                and (pattern[j, 4] == L.SRC_DECK or pattern[j, 4] == L.SRC_DEAL)):
+            reserve[j, card] += 1
+    return reserve
+
+
+@njit(**_JIT)
+def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve):
     """Bit mask of the pool cards worth trying at a chance node: for a draw the viewer
-    sees, the cards the pattern shows drawn nearby; else every card. None past the
-    pattern's end (the log ends at the viewer's decision)."""
+    sees, the cards the pattern shows drawn nearby; for a card another player gets
+    unseen, those `_future_cards` allows but a copy the viewer draws later
+    (`reservations`); else every card. None past the pattern's end (the log ends at the
+    viewer's decision)."""
     if ptr >= n_pat:
         return 0
     chance = s[L.S_CHANCE_KIND]
@@ -270,8 +339,12 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer):
         receiver = -1
     elif receiver == viewer:
         kind = L.E_SEE_SET_ASIDE if chance == L.CH_SET_ASIDE_LOOK else L.E_DRAW
-    elif receiver >= 0 and chance != L.CH_SET_ASIDE_LOOK and s[L.S_HAND_N + receiver] == 0:
-        return _revealed_next(receiver, ptr, pattern, n_pat, viewer)
+    elif _dealt_unseen(s, viewer):
+        mask = _future_cards(receiver, ptr, pattern, n_pat, viewer, s[L.S_RULES])
+        for c in range(L.MAX_CHARS):
+            if 0 < s[L.S_POOL + c] <= reserve[ptr, c]:
+                mask &= ~(1 << c)
+        return mask
     else:
         return ALL_CARDS
     mask = 0
@@ -452,9 +525,9 @@ def _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_poli
 
 @njit(**_JIT)
 def _expand(buffers, source, count, target, weights_in, weights_out, progress, table,
-            table_hashes, slot_hash, pattern, n_pat, viewer, omit, done_phase, bank, chain, floor,
-            miss_unknown, merge_logs, use_policy, child, legal, probs, max_particles,
-            stats, done_actor, rng):
+            table_hashes, slot_hash, pattern, n_pat, reserve, viewer, omit, done_phase, bank,
+            chain, floor, miss_unknown, merge_logs, use_policy, child, legal, probs,
+            max_particles, stats, done_actor, rng):
     """One lockstep step: every particle not yet done advances by one action into
     buffers[target]; returns the new count."""
     table[:] = 0
@@ -475,10 +548,14 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
         m = s[L.S_EVENT_N]
         used = L.S_EVENTS + m * L.EVENT_SIZE
         if s[L.S_PHASE] == L.PH_CHANCE:
-            candidates = _chance_candidates(s, ptr, pattern, n_pat, viewer)
+            candidates = _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve)
             size = s[L.S_POOL_SIZE]
+            # A card the pattern shows drawn with no copy left is why the particle dies
+            # (of another player's, where it is the one card they can hold)
+            note = candidates != ALL_CARDS and (not _dealt_unseen(s, viewer)
+                                                or candidates & (candidates - 1) == 0)
             for c in range(L.MAX_CHARS):
-                if (candidates >> c) & 1 and s[L.S_POOL + c] == 0 and candidates != ALL_CARDS:
+                if note and (candidates >> c) & 1 and s[L.S_POOL + c] == 0:
                     _failed(stats, ptr, NO_COPY, -1, -1, c, -1)
                 if s[L.S_POOL + c] > 0 and (candidates >> c) & 1:
                     child[:used] = s[:used]
@@ -541,6 +618,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         size *= 2
     table = np.zeros(size, dtype=np.int64)
     table_hashes = np.zeros(size, dtype=np.uint64)
+    reserve = reservations(pattern, n_pat, viewer)
     while True:
         done = True
         for k in range(count):
@@ -553,7 +631,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         target = 1 - current
         new_count = _expand(buffers, current, count, target, weights[current],
                             weights[target], progress, table, table_hashes, slot_hash,
-                            pattern, n_pat,
+                            pattern, n_pat, reserve,
                             viewer, omit, done_phase, bank, chain, floor, miss_unknown,
                             merge_logs, True, child, legal, probs, max_particles, stats,
                             done_actor, rng)
@@ -565,7 +643,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
             new_count = _expand(buffers, current, count, target, weights[current],
                                 weights[target], progress, table, table_hashes, slot_hash,
                                 pattern,
-                                n_pat, viewer, omit, done_phase, bank, chain, floor,
+                                n_pat, reserve, viewer, omit, done_phase, bank, chain, floor,
                                 miss_unknown, merge_logs, False, child, legal, probs,
                                 max_particles, stats, done_actor, rng)
             total = weights[target, :new_count].sum()
