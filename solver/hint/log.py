@@ -75,10 +75,12 @@ MAX_PARTICLES = 4096  # first try; grown 4x while particles are dropped, up to:
 GROW_TO = 1 << 15  # past it (or past a summary's complete_within) the filter samples
 # A collapsed sample answers as it is, flagged (`collapsed`): a redraw with 4 times the
 # budget took 5 times as long and lifted few 6-player logs above MIN_ESS (docs/hint.md).
-# A sample that kept no history is redrawn with a new seed and this many times the budget
-# (up to GROW_TO: 1,024 -> 8,192 -> 32,768 particles for the hint's):
+# A sample that kept no history is redrawn with a new seed, first at the same budget (the
+# filter deals only cards the log allows, so a lost sample is mostly an unlucky one, and a
+# redraw costs what the first run did), then with this many times the budget (up to
+# GROW_TO: 1,024 -> 1,024 -> 8,192 -> 32,768 particles for the hint's):
 LOST_GROWTH = 8
-RETRIES = 3  # runs in all while a sample keeps no history
+RETRIES = 4  # runs in all while a sample keeps no history
 _OTHER_IS_SEAT = {kind for kind, _, form in LINE_FORMS if "{o}" in form}
 
 
@@ -226,8 +228,9 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
 def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
     """(posterior, indices of its states `select` keeps): exact within the limit; past
     it a sample, which answers as it is (a collapsed one flagged by its replay info). A
-    sample that kept no history is redrawn with a new seed and, where a limit is given,
-    LOST_GROWTH times the budget up to GROW_TO, up to RETRIES runs in all."""
+    sample that kept no history is redrawn with a new seed, once at the same budget, then,
+    where a limit is given, with LOST_GROWTH times the budget up to GROW_TO, up to RETRIES
+    runs in all."""
     return _sampled_union(game, me, [pattern], policy, merge_logs, limit, seed, select)[0]
 
 
@@ -254,7 +257,7 @@ def _sampled_union(game, me, patterns, policy, merge_logs, limit, seed, select):
                     runs[j] = done
         if any(keep for _, keep in runs) or all(post.complete for post, _ in runs):
             break
-        if budget is not None:
+        if budget is not None and attempt > 0:
             budget = max(budget, min(budget * LOST_GROWTH, GROW_TO))
     return runs
 
