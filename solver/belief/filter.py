@@ -3,7 +3,9 @@
 A particle is a full engine state with a weight and its progress: how many of its
 logged events are matched (`checked`) and how many pattern lines they used (`ptr`).
 Particles advance one action at a time in lockstep: a chance node tries every pool card
-(only the cards the pattern shows nearby when the viewer sees the draw), a decision
+(only the cards the pattern shows nearby when the viewer sees the draw; for a card
+another player gets unseen, only those the rest of the pattern allows,
+`_chance_candidates`), a decision
 every action with positive probability (the viewer's own: every legal action, the
 events decide). A new event, redacted for the viewer (the one compiled redaction,
 solver/abstraction/keys.py `redacted_event`), either fits the next pattern line (a field ANY
