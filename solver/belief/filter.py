@@ -68,6 +68,12 @@ NO_FAILURE = -1  # B_FAIL_KIND before any failure
 NO_COPY = -2  # B_FAIL_KIND: the pattern's card has no copy left to draw
 
 
+@njit(**_JIT)
+def no_final():
+    """`advance`'s final masks that say nothing: any seat may hold any card."""
+    return np.full(L.MAX_PLAYERS, ALL_CARDS, dtype=np.int64)
+
+
 def card_set(cards) -> int:
     """The pattern card field that fits any of `cards`."""
     mask = 0
@@ -258,14 +264,16 @@ def _missed(pattern, j, rules):
 
 
 @njit(**_JIT)
-def _future_cards(q, ptr, pattern, n_pat, viewer, rules):
+def _future_cards(q, ptr, pattern, n_pat, viewer, rules, final):
     """The cards worth dealing to another player q (a deal, turn draw or redraw the
     viewer does not see). A card leaves q's hand only by a line the log keeps naming q
     (a play, going out, a steal, a discard; or a trade or Leia, after which anything
     goes): so the card is one q plays later, or the one q holds when the log shows it
     (q going out with it, the viewer looking at it), in either case not one a miss of
     q's before then rules out (`_missed`). Where the log ends first, any card no miss
-    rules out; where a line leaves the kind, the seat or the card open, every card. The
+    rules out that q may hold at the end (final[q], a mask: a summary's hand, or a card
+    the viewer knows q holds); where a line leaves the kind, the seat or the card open,
+    every card. The
     histories left out would all die at a later line (a prune: the posterior is
     unchanged); dealing them would fill a sampled filter with hands the log rules out,
     and lose every history."""
@@ -297,7 +305,7 @@ def _future_cards(q, ptr, pattern, n_pat, viewer, rules):
         elif kind == ANY or _KEEPS_HANDS[kind] == 0:
             return ALL_CARDS
         j += 1
-    return mask | allowed
+    return mask | (allowed & final[q])
 
 
 @njit(**_JIT)
@@ -326,7 +334,7 @@ def reservations(pattern, n_pat, viewer):
 
 
 @njit(**_JIT)
-def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve):
+def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, final):
     """Bit mask of the pool cards worth trying at a chance node: for a draw the viewer
     sees, the cards the pattern shows drawn nearby; for a card another player gets
     unseen, those `_future_cards` allows but a copy the viewer draws later
@@ -342,7 +350,7 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve):
     elif receiver == viewer:
         kind = L.E_SEE_SET_ASIDE if chance == L.CH_SET_ASIDE_LOOK else L.E_DRAW
     elif _dealt_unseen(s, viewer):
-        mask = _future_cards(receiver, ptr, pattern, n_pat, viewer, s[L.S_RULES])
+        mask = _future_cards(receiver, ptr, pattern, n_pat, viewer, s[L.S_RULES], final)
         for c in range(L.MAX_CHARS):
             if 0 < s[L.S_POOL + c] <= reserve[ptr, c]:
                 mask &= ~(1 << c)
@@ -354,11 +362,16 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve):
         if ((pattern[j, 0] == kind or pattern[j, 0] == ANY)
                 and (pattern[j, 1] == receiver or pattern[j, 1] == ANY)):
             if pattern[j, 3] == ANY:
-                return ALL_CARDS
+                mask = ALL_CARDS
+                break
             if pattern[j, 3] >= 0:
                 mask |= 1 << pattern[j, 3]
             elif _is_card_set(pattern[j, 3]):
                 mask |= pattern[j, 3] - CARD_SET
+    if kind == L.E_DRAW and chance != L.CH_LEIA_DRAW:
+        # the viewer's own card, as another player's: one the rest allows (a summary's
+        # draws say only which cards the viewer held)
+        mask &= _future_cards(viewer, ptr, pattern, n_pat, viewer, s[L.S_RULES], final)
     return mask
 
 
@@ -545,8 +558,8 @@ def _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_poli
 
 @njit(**_JIT)
 def _expand(buffers, source, count, target, weights_in, weights_out, progress, table,
-            table_hashes, slot_hash, pattern, n_pat, reserve, viewer, omit, done_phase, bank,
-            chain, floor, miss_unknown, merge_logs, use_policy, child, legal, probs,
+            table_hashes, slot_hash, pattern, n_pat, reserve, final, viewer, omit, done_phase,
+            bank, chain, floor, miss_unknown, merge_logs, use_policy, child, legal, probs,
             max_particles, stats, done_actor, rng):
     """One lockstep step: every particle not yet done advances by one action into
     buffers[target]; returns the new count."""
@@ -568,7 +581,7 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
         m = s[L.S_EVENT_N]
         used = L.S_EVENTS + m * L.EVENT_SIZE
         if s[L.S_PHASE] == L.PH_CHANCE:
-            candidates = _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve)
+            candidates = _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, final)
             size = s[L.S_POOL_SIZE]
             # A card the pattern shows drawn with no copy left is why the particle dies
             # (of another player's, where it is the one card they can hold)
@@ -612,14 +625,16 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
 @njit(**_JIT)
 def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, omit,
             done_phase, bank, chain, floor, miss_unknown, merge_logs, max_particles,
-            stats, log_mass, done_actor=-1, seed=0):
+            stats, log_mass, final, done_actor=-1, seed=0):
     """Advance the particles in buffers[current] (weights[current], progress[current])
     until all are done, at a decision of done_actor (-1: the viewer's; another seat's
     for the search's second-order beliefs, solver/search); returns (buffer index,
     count), count 0: no history fits. log_mass[0] gains the log of each step's total
     weight before it is normalised: the log likelihood of what the viewer saw under the
     chain's policies (-inf where they rule out every history that fits), which compares
-    opponent models (solver/search exploitation).
+    opponent models (solver/search exploitation). final[q]: a mask of the cards seat q
+    may hold at the pattern's end (`no_final`: any), which prunes the cards dealt to
+    others (`_future_cards`).
 
     buffers may hold more than max_particles (room to expand before resampling: twice
     as many keeps every step's children until it ends); past max_particles at a step's
@@ -651,7 +666,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         target = 1 - current
         new_count = _expand(buffers, current, count, target, weights[current],
                             weights[target], progress, table, table_hashes, slot_hash,
-                            pattern, n_pat, reserve,
+                            pattern, n_pat, reserve, final,
                             viewer, omit, done_phase, bank, chain, floor, miss_unknown,
                             merge_logs, True, child, legal, probs, max_particles, stats,
                             done_actor, rng)
@@ -663,7 +678,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
             new_count = _expand(buffers, current, count, target, weights[current],
                                 weights[target], progress, table, table_hashes, slot_hash,
                                 pattern,
-                                n_pat, reserve, viewer, omit, done_phase, bank, chain, floor,
+                                n_pat, reserve, final, viewer, omit, done_phase, bank, chain, floor,
                                 miss_unknown, merge_logs, False, child, legal, probs,
                                 max_particles, stats, done_actor, rng)
             total = weights[target, :new_count].sum()
