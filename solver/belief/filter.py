@@ -265,18 +265,18 @@ def _missed(pattern, j, rules):
 
 @njit(**_JIT)
 def _future_cards(q, ptr, pattern, n_pat, viewer, rules, final):
-    """The cards worth dealing to another player q (a deal, turn draw or redraw the
-    viewer does not see). A card leaves q's hand only by a line the log keeps naming q
-    (a play, going out, a steal, a discard; or a trade or Leia, after which anything
-    goes): so the card is one q plays later, or the one q holds when the log shows it
-    (q going out with it, the viewer looking at it), in either case not one a miss of
-    q's before then rules out (`_missed`). Where the log ends first, any card no miss
-    rules out that q may hold at the end (final[q], a mask: a summary's hand, or a card
-    the viewer knows q holds); where a line leaves the kind, the seat or the card open,
-    every card. The
-    histories left out would all die at a later line (a prune: the posterior is
-    unchanged); dealing them would fill a sampled filter with hands the log rules out,
-    and lose every history."""
+    """The cards worth dealing to q (another player's deal, turn draw or redraw the
+    viewer does not see; the viewer's own draw). A card leaves q's hand only by a line
+    the log keeps naming q (a play, going out, a steal, a discard; or a trade or Leia,
+    after which anything goes): so the card is one q plays later, or the one q holds
+    when the log shows it (q going out with it, the viewer looking at it), in either
+    case not one a miss of q's before then rules out (`_missed`). Where the log ends
+    first, any card no miss rules out that q may hold at the end (final[q], a mask: a
+    summary's hand, or a card the viewer knows q holds); where a line leaves the kind,
+    the seat or the card open, every card. The histories left out would all die at a
+    later line or be dropped at the end (a prune: the posterior is unchanged); dealing
+    them would fill a sampled filter with hands the log rules out, and lose every
+    history."""
     mask = 0
     allowed = ALL_CARDS  # what the card can be while q still holds it
     j = ptr
@@ -380,8 +380,8 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, final):
 @njit(**_JIT)
 def _mix_run(h, a, start, stop):
     """h extended by a[start:stop]: FNV in four lanes, every fourth value each (the
-    lanes' multiplies overlap where one chain waits on each: hashing was a third of a
-    particle's cost), the lanes then mixed into one."""
+    lanes' multiplies overlap where one chain waits on each: every new particle is
+    hashed), the lanes then mixed into one."""
     h1 = (h ^ np.uint64(1)) * FNV_PRIME
     h2 = (h ^ np.uint64(2)) * FNV_PRIME
     h3 = (h ^ np.uint64(3)) * FNV_PRIME

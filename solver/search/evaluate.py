@@ -26,8 +26,7 @@ from spiel_game import layout as L
 
 from solver.abstraction.keys import IDENTITY, identity_key
 from solver.belief.filter import (ANY_PHASE, B_DECISIONS, NUM_BELIEF_STATS, OMIT_NONE, advance,
-                                  aligned_progress, no_final, observe,
-                                  observed_key)
+                                  aligned_progress, no_final, observe, observed_key)
 from solver.evaluation.lbr import belief_counts, fresh_buffers, lbr_action
 from solver.evaluation.tournament import Estimate, estimate
 from solver.sim.playout import dealt_card, deck_cards, play_out, shuffled
