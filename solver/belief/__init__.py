@@ -32,7 +32,8 @@ from solver.belief.filter import (ANY, ANY_PHASE, B_FAIL_ACTOR, B_FAIL_CARD, B_F
                                   B_MOST_PARTICLES, B_POLICY_IGNORED, B_POLICY_MISSES,
                                   B_RESAMPLES, B_STEPS, B_TRUNCATED, NO_COPY, NO_FAILURE,
                                   NUM_BELIEF_STATS, OMIT_LOG, OMIT_NONE, _match, advance,
-                                  hand_marginals, observe, observed_key, omissible)
+                                  hand_marginals, no_final, observe, observed_key,
+                                  omissible)
 
 __all__ = ["ANY", "ANY_PHASE", "MIN_ESS", "NO_COPY", "NO_FAILURE", "NUM_BELIEF_STATS",
            "OMIT_LOG", "OMIT_NONE", "Posterior", "collapsed", "complete_pattern",
@@ -157,7 +158,7 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
               max_particles: int = DEFAULT_MAX_PARTICLES,
               grow_to: int | None = None, at_decision_of: int | None = None,
               seed: int = 0, min_ess: float = MIN_ESS,
-              sample_grow_to: int | None = None) -> Posterior:
+              sample_grow_to: int | None = None, final=None) -> Posterior:
     """The posterior at viewer's decision after `pattern` (rows kind, actor, other, card,
     extra; ANY fits anything), from the start of the round; with `at_decision_of`, at
     that seat's decision instead (what viewer believes while another player acts).
@@ -171,7 +172,10 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
     not fit max_particles, the run is repeated with 4 times as many, up to grow_to; past
     that the filter samples at grow_to particles (seed), and a sample that collapsed
     (`collapsed`) or lost every history is redrawn with 4 times as many, up to
-    sample_grow_to (default grow_to)."""
+    sample_grow_to (default grow_to). final: {seat: cards it may hold at the pattern's
+    end} (a summary's hand; a card the viewer knows a seat holds), which the filter
+    deals toward (a prune: histories that end elsewhere are left out, as a caller
+    selecting on those hands would)."""
     from solver.policies.compiled import build_bank
 
     # A writable copy: a read-only pattern (np.frombuffer's) would be another type to
@@ -187,6 +191,9 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
     sample_grow_to = grow_to if sample_grow_to is None else max(sample_grow_to, grow_to)
     initial = game.initial_array.copy()
     initial[L.S_LOGGING] = 1
+    final_masks = no_final()
+    for seat, cards in (final or {}).items():
+        final_masks[seat] = sum(1 << int(c) for c in set(cards))
     while True:
         rows = capacity(max_particles)
         buffers = np.empty((2, rows, len(initial)), dtype=initial.dtype)
@@ -200,7 +207,7 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
         current, count = advance(buffers, weights, progress, 0, 1, pattern, len(pattern),
                                  viewer, OMIT_LOG if omissions else OMIT_NONE, done_phase,
                                  arrays, chain, float(floor), miss_unknown, merge_logs,
-                                 max_particles, stats, log_mass,
+                                 max_particles, stats, log_mass, final_masks,
                                  viewer if at_decision_of is None else at_decision_of,
                                  int(seed))
         if stats[B_TRUNCATED] == 0:

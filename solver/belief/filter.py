@@ -3,7 +3,9 @@
 A particle is a full engine state with a weight and its progress: how many of its
 logged events are matched (`checked`) and how many pattern lines they used (`ptr`).
 Particles advance one action at a time in lockstep: a chance node tries every pool card
-(only the cards the pattern shows nearby when the viewer sees the draw), a decision
+(only the cards the pattern shows nearby when the viewer sees the draw; for a card
+another player gets unseen, only those the rest of the pattern allows,
+`_chance_candidates`), a decision
 every action with positive probability (the viewer's own: every legal action, the
 events decide). A new event, redacted for the viewer (the one compiled redaction,
 solver/abstraction/keys.py `redacted_event`), either fits the next pattern line (a field ANY
@@ -37,10 +39,14 @@ from numba import njit
 
 from spiel_game import engine
 from spiel_game import layout as L
+from spiel_game.cards import COL_EFFECT, COL_PARAM_A, COL_PARAM_B
+from spiel_game.engine import CARD_TABLES, EF_ELIMINATE_IF_SIDE
 from spiel_game.events import HIDDEN, LINE_FORMS
 
-from solver.abstraction.hashing import FNV_OFFSET, mix
-from solver.abstraction.keys import T_SIZE, redacted_event, identity_key, track
+from solver.abstraction.hashing import FNV_OFFSET, FNV_PRIME, mix
+# the characters a miss rules out, as card counting (`track`) reads them
+from solver.abstraction.keys import (_NUMBER_MASKS, _SIDE_MASK, T_SIZE, identity_key,
+                                     redacted_event, track)
 from solver.policies.chain import chain_probs
 from solver.sim.rng import next_float, stream_seed
 
@@ -60,6 +66,12 @@ ANY_PHASE = -1
 ALL_CARDS = (1 << L.MAX_CHARS) - 1
 NO_FAILURE = -1  # B_FAIL_KIND before any failure
 NO_COPY = -2  # B_FAIL_KIND: the pattern's card has no copy left to draw
+
+
+@njit(**_JIT)
+def no_final():
+    """`advance`'s final masks that say nothing: any seat may hold any card."""
+    return np.full(L.MAX_PLAYERS, ALL_CARDS, dtype=np.int64)
 
 
 def card_set(cards) -> int:
@@ -233,34 +245,101 @@ def _names_seat(pattern, j, q):
 
 
 @njit(**_JIT)
-def _revealed_next(q, ptr, pattern, n_pat, viewer):
-    """The cards worth dealing to another player q whose hand is empty (the deal, a
-    redraw): if the next line of q's (past q's own draws) shows the card q holds (q
-    going out with it, or the viewer looking at it), that card; else every card.
-    Until a line names q in an event that may change a hand, q's one card cannot have
-    changed: every such event names its seat in a line the log keeps (plays, steals,
-    trades, discards, outs), so the histories left out would all die at that line (a
-    prune: the posterior is unchanged)."""
-    for j in range(ptr, n_pat):
-        if pattern[j, 0] == L.E_DRAW and pattern[j, 1] == q:
-            continue
-        if not _names_seat(pattern, j, q):
-            continue
-        card = pattern[j, 3]
-        if card >= 0 and (pattern[j, 0] == L.E_OUT and pattern[j, 1] == q
-                          or pattern[j, 0] == L.E_SEE and pattern[j, 1] == viewer
-                          and pattern[j, 2] == q):
-            return 1 << card
-        if pattern[j, 0] == ANY or _KEEPS_HANDS[pattern[j, 0]] == 0:
-            return ALL_CARDS
-    return ALL_CARDS
+def _missed(pattern, j, rules):
+    """The characters ruled out for the one at risk by line j, "q stays in": after a
+    number named at q, the cards of that number; after a card that puts out a side (a
+    Jabba, a Luke), that side's cards it reaches; 0 where the lines do not say."""
+    if j > 0 and pattern[j - 1, 0] == L.E_NAME and pattern[j - 1, 4] >= 0:
+        return _NUMBER_MASKS[rules, pattern[j - 1, 4]]
+    for i in range(j - 1, -1, -1):  # the card being resolved: the last play
+        if pattern[i, 0] == ANY:
+            return 0
+        if pattern[i, 0] == L.E_PLAY:
+            card = pattern[i, 3]
+            if card < 0 or CARD_TABLES[rules, card, COL_EFFECT] != EF_ELIMINATE_IF_SIDE:
+                return 0
+            limit = min(CARD_TABLES[rules, card, COL_PARAM_B], L.NUM_NUMBERS)
+            return _SIDE_MASK[CARD_TABLES[rules, card, COL_PARAM_A], limit]
+    return 0
 
 
 @njit(**_JIT)
-def _chance_candidates(s, ptr, pattern, n_pat, viewer):
+def _future_cards(q, ptr, pattern, n_pat, viewer, rules, final):
+    """The cards worth dealing to q (another player's deal, turn draw or redraw the
+    viewer does not see; the viewer's own draw). A card leaves q's hand only by a line
+    the log keeps naming q (a play, going out, a steal, a discard; or a trade or Leia,
+    after which anything goes): so the card is one q plays later, or the one q holds
+    when the log shows it (q going out with it, the viewer looking at it), in either
+    case not one a miss of q's before then rules out (`_missed`). Where the log ends
+    first, any card no miss rules out that q may hold at the end (final[q], a mask: a
+    summary's hand, or a card the viewer knows q holds); where a line leaves the kind,
+    the seat or the card open, every card. The histories left out would all die at a
+    later line or be dropped at the end (a prune: the posterior is unchanged); dealing
+    them would fill a sampled filter with hands the log rules out, and lose every
+    history."""
+    mask = 0
+    allowed = ALL_CARDS  # what the card can be while q still holds it
+    j = ptr
+    while j < n_pat:
+        kind, actor, card = pattern[j, 0], pattern[j, 1], pattern[j, 3]
+        if (kind == L.E_DRAW and actor == q) or not _names_seat(pattern, j, q):
+            j += 1
+            continue
+        if kind == L.E_PLAY and actor == q:
+            if card < 0:
+                return ALL_CARDS
+            mask |= (1 << card) & allowed
+        elif kind == L.E_MISS and actor == q:
+            allowed &= ~_missed(pattern, j, rules)
+        elif kind == L.E_OUT and actor == q:  # the hand face up, a line per card
+            while j < n_pat and pattern[j, 0] == L.E_OUT and pattern[j, 1] == q:
+                if pattern[j, 3] < 0:
+                    return ALL_CARDS
+                mask |= (1 << pattern[j, 3]) & allowed
+                j += 1
+            return mask
+        elif (kind == L.E_SEE and actor == viewer and pattern[j, 2] == q
+              or kind == L.E_STEAL and pattern[j, 2] == q
+              or kind == L.E_DISCARD and actor == q):
+            return mask | ((1 << card) & allowed) if card >= 0 else ALL_CARDS
+        elif kind == ANY or _KEEPS_HANDS[kind] == 0:
+            return ALL_CARDS
+        j += 1
+    return mask | (allowed & final[q])
+
+
+@njit(**_JIT)
+def _dealt_unseen(s, viewer):
+    """Does the chance card go to another player's hand, unseen by the viewer (a deal,
+    turn draw or redraw; `_future_cards`)?"""
+    receiver = s[L.S_CHANCE_FOR]
+    chance = s[L.S_CHANCE_KIND]
+    return (receiver >= 0 and receiver != viewer and chance != L.CH_FACE_UP
+            and chance != L.CH_SET_ASIDE_LOOK and chance != L.CH_LEIA_DRAW)
+
+
+@njit(**_JIT)
+def reservations(pattern, n_pat, viewer):
+    """reserve[j, c]: how many copies of c the pattern from line j on shows the viewer
+    draw from the pool (the deal, the deck): copies no other player's hand can take
+    before then. Dealing one of them away leaves a history that dies at that draw."""
+    reserve = np.zeros((n_pat + 1, L.MAX_CHARS), dtype=np.int32)
+    for j in range(n_pat - 1, -1, -1):
+        reserve[j] = reserve[j + 1]
+        card = pattern[j, 3]
+        if (pattern[j, 0] == L.E_DRAW and pattern[j, 1] == viewer and 0 <= card < L.MAX_CHARS
+                and (pattern[j, 4] == L.SRC_DECK or pattern[j, 4] == L.SRC_DEAL)):
+            reserve[j, card] += 1
+    return reserve
+
+
+@njit(**_JIT)
+def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, final):
     """Bit mask of the pool cards worth trying at a chance node: for a draw the viewer
-    sees, the cards the pattern shows drawn nearby; else every card. None past the
-    pattern's end (the log ends at the viewer's decision)."""
+    sees, the cards the pattern shows drawn nearby; for a card another player gets
+    unseen, those `_future_cards` allows but a copy the viewer draws later
+    (`reservations`); else every card. None past the pattern's end (the log ends at the
+    viewer's decision)."""
     if ptr >= n_pat:
         return 0
     chance = s[L.S_CHANCE_KIND]
@@ -270,8 +349,12 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer):
         receiver = -1
     elif receiver == viewer:
         kind = L.E_SEE_SET_ASIDE if chance == L.CH_SET_ASIDE_LOOK else L.E_DRAW
-    elif receiver >= 0 and chance != L.CH_SET_ASIDE_LOOK and s[L.S_HAND_N + receiver] == 0:
-        return _revealed_next(receiver, ptr, pattern, n_pat, viewer)
+    elif _dealt_unseen(s, viewer):
+        mask = _future_cards(receiver, ptr, pattern, n_pat, viewer, s[L.S_RULES], final)
+        for c in range(L.MAX_CHARS):
+            if 0 < s[L.S_POOL + c] <= reserve[ptr, c]:
+                mask &= ~(1 << c)
+        return mask
     else:
         return ALL_CARDS
     mask = 0
@@ -279,15 +362,43 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer):
         if ((pattern[j, 0] == kind or pattern[j, 0] == ANY)
                 and (pattern[j, 1] == receiver or pattern[j, 1] == ANY)):
             if pattern[j, 3] == ANY:
-                return ALL_CARDS
+                mask = ALL_CARDS
+                break
             if pattern[j, 3] >= 0:
                 mask |= 1 << pattern[j, 3]
             elif _is_card_set(pattern[j, 3]):
                 mask |= pattern[j, 3] - CARD_SET
+    if kind == L.E_DRAW and chance != L.CH_LEIA_DRAW:
+        # the viewer's own card, as another player's: one the rest allows (a summary's
+        # draws say only which cards the viewer held)
+        mask &= _future_cards(viewer, ptr, pattern, n_pat, viewer, s[L.S_RULES], final)
     return mask
 
 
 # Merging -------------------------------------------------------------------------------
+
+@njit(**_JIT)
+def _mix_run(h, a, start, stop):
+    """h extended by a[start:stop]: FNV in four lanes, every fourth value each (the
+    lanes' multiplies overlap where one chain waits on each: every new particle is
+    hashed), the lanes then mixed into one."""
+    h1 = (h ^ np.uint64(1)) * FNV_PRIME
+    h2 = (h ^ np.uint64(2)) * FNV_PRIME
+    h3 = (h ^ np.uint64(3)) * FNV_PRIME
+    i = start
+    while i + 4 <= stop:
+        h = mix(h, a[i])
+        h1 = mix(h1, a[i + 1])
+        h2 = mix(h2, a[i + 2])
+        h3 = mix(h3, a[i + 3])
+        i += 4
+    while i < stop:
+        h = mix(h, a[i])
+        i += 1
+    h = (h ^ (h1 ^ (h1 >> np.uint64(29)))) * FNV_PRIME
+    h = (h ^ (h2 ^ (h2 >> np.uint64(29)))) * FNV_PRIME
+    return (h ^ (h3 ^ (h3 >> np.uint64(29)))) * FNV_PRIME
+
 
 @njit(**_JIT)
 def state_hash(s, viewer, knowledge, merge_logs):
@@ -304,15 +415,12 @@ def state_hash(s, viewer, knowledge, merge_logs):
                 h = mix(h, identity_key(s, q))  # below): replaying it too would add nothing
             else:
                 track(s, q, knowledge)
-                for i in range(T_SIZE):
-                    h = mix(h, knowledge[i])
-    for i in range(L.S_RETURN):
-        h = mix(h, s[i])
+                h = _mix_run(h, knowledge, 0, T_SIZE)
+    h = _mix_run(h, s, 0, L.S_RETURN)
     if s[L.S_RETURN_N] > 0:
         for i in range(L.S_RETURN, L.S_RETURN + 2):
             h = mix(h, s[i])
-    for i in range(L.S_RETURN + 2, L.S_HAND):
-        h = mix(h, s[i])
+    h = _mix_run(h, s, L.S_RETURN + 2, L.S_HAND)
     for p in range(L.MAX_PLAYERS):
         base = L.S_HAND + p * L.MAX_HAND
         a, b, c = s[base], s[base + 1], s[base + 2]
@@ -325,9 +433,7 @@ def state_hash(s, viewer, knowledge, merge_logs):
             if a > b:
                 a, b = b, a
         h = mix(mix(mix(h, a), b), c)
-    for i in range(L.S_HAND + L.MAX_PLAYERS * L.MAX_HAND, L.S_EVENTS):
-        h = mix(h, s[i])
-    return h
+    return _mix_run(h, s, L.S_HAND + L.MAX_PLAYERS * L.MAX_HAND, L.S_EVENTS)
 
 
 @njit(**_JIT)
@@ -452,9 +558,9 @@ def _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_poli
 
 @njit(**_JIT)
 def _expand(buffers, source, count, target, weights_in, weights_out, progress, table,
-            table_hashes, slot_hash, pattern, n_pat, viewer, omit, done_phase, bank, chain, floor,
-            miss_unknown, merge_logs, use_policy, child, legal, probs, max_particles,
-            stats, done_actor, rng):
+            table_hashes, slot_hash, pattern, n_pat, reserve, final, viewer, omit, done_phase,
+            bank, chain, floor, miss_unknown, merge_logs, use_policy, child, legal, probs,
+            max_particles, stats, done_actor, rng):
     """One lockstep step: every particle not yet done advances by one action into
     buffers[target]; returns the new count."""
     table[:] = 0
@@ -475,10 +581,14 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
         m = s[L.S_EVENT_N]
         used = L.S_EVENTS + m * L.EVENT_SIZE
         if s[L.S_PHASE] == L.PH_CHANCE:
-            candidates = _chance_candidates(s, ptr, pattern, n_pat, viewer)
+            candidates = _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, final)
             size = s[L.S_POOL_SIZE]
+            # A card the pattern shows drawn with no copy left is why the particle dies
+            # (of another player's, where it is the one card they can hold)
+            note = candidates != ALL_CARDS and (not _dealt_unseen(s, viewer)
+                                                or candidates & (candidates - 1) == 0)
             for c in range(L.MAX_CHARS):
-                if (candidates >> c) & 1 and s[L.S_POOL + c] == 0 and candidates != ALL_CARDS:
+                if note and (candidates >> c) & 1 and s[L.S_POOL + c] == 0:
                     _failed(stats, ptr, NO_COPY, -1, -1, c, -1)
                 if s[L.S_POOL + c] > 0 and (candidates >> c) & 1:
                     child[:used] = s[:used]
@@ -515,14 +625,16 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
 @njit(**_JIT)
 def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, omit,
             done_phase, bank, chain, floor, miss_unknown, merge_logs, max_particles,
-            stats, log_mass, done_actor=-1, seed=0):
+            stats, log_mass, final, done_actor=-1, seed=0):
     """Advance the particles in buffers[current] (weights[current], progress[current])
     until all are done, at a decision of done_actor (-1: the viewer's; another seat's
     for the search's second-order beliefs, solver/search); returns (buffer index,
     count), count 0: no history fits. log_mass[0] gains the log of each step's total
     weight before it is normalised: the log likelihood of what the viewer saw under the
     chain's policies (-inf where they rule out every history that fits), which compares
-    opponent models (solver/search exploitation).
+    opponent models (solver/search exploitation). final[q]: a mask of the cards seat q
+    may hold at the pattern's end (`no_final`: any), which prunes the cards dealt to
+    others (`_future_cards`).
 
     buffers may hold more than max_particles (room to expand before resampling: twice
     as many keeps every step's children until it ends); past max_particles at a step's
@@ -541,6 +653,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         size *= 2
     table = np.zeros(size, dtype=np.int64)
     table_hashes = np.zeros(size, dtype=np.uint64)
+    reserve = reservations(pattern, n_pat, viewer)
     while True:
         done = True
         for k in range(count):
@@ -553,7 +666,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         target = 1 - current
         new_count = _expand(buffers, current, count, target, weights[current],
                             weights[target], progress, table, table_hashes, slot_hash,
-                            pattern, n_pat,
+                            pattern, n_pat, reserve, final,
                             viewer, omit, done_phase, bank, chain, floor, miss_unknown,
                             merge_logs, True, child, legal, probs, max_particles, stats,
                             done_actor, rng)
@@ -565,7 +678,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
             new_count = _expand(buffers, current, count, target, weights[current],
                                 weights[target], progress, table, table_hashes, slot_hash,
                                 pattern,
-                                n_pat, viewer, omit, done_phase, bank, chain, floor,
+                                n_pat, reserve, final, viewer, omit, done_phase, bank, chain, floor,
                                 miss_unknown, merge_logs, False, child, legal, probs,
                                 max_particles, stats, done_actor, rng)
             total = weights[target, :new_count].sum()

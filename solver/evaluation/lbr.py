@@ -48,7 +48,8 @@ from spiel_game import layout as L
 
 from solver.belief.filter import (ANY_PHASE, B_DECISIONS, B_LOST, B_MOST_PARTICLES,
                                   B_POLICY_IGNORED, B_STEPS, B_TRUNCATED, NUM_BELIEF_STATS,
-                                  OMIT_NONE, advance, aligned_progress, observe, observed_key)
+                                  OMIT_NONE, advance, aligned_progress, no_final, observe,
+                                  observed_key)
 from solver.policies.compiled import PolicyBank, policy_probs
 from solver.evaluation.tournament import Estimate, estimate
 from solver.sim.playout import deck_cards, play_out, reset, shuffled
@@ -74,7 +75,7 @@ def advance_belief(buffers, weights, current, count, observed, n_obs, viewer, ba
     chain = np.full(1, policy, dtype=np.int64)
     return advance(buffers, weights, progress, current, count, observed, n_obs, viewer,
                    OMIT_NONE, ANY_PHASE, bank, chain, 0.0, False, False, max_particles,
-                   stats, np.zeros(1))
+                   stats, np.zeros(1), no_final())
 
 
 # Choosing ----------------------------------------------------------------------------------

@@ -75,10 +75,12 @@ MAX_PARTICLES = 4096  # first try; grown 4x while particles are dropped, up to:
 GROW_TO = 1 << 15  # past it (or past a summary's complete_within) the filter samples
 # A collapsed sample answers as it is, flagged (`collapsed`): a redraw with 4 times the
 # budget took 5 times as long and lifted few 6-player logs above MIN_ESS (docs/hint.md).
-# A sample that kept no history is redrawn with a new seed and this many times the budget
-# (up to GROW_TO: 1,024 -> 8,192 -> 32,768 particles for the hint's):
+# A sample that kept no history is redrawn with a new seed, first at the same budget (the
+# filter deals only cards the log allows, so a lost sample is mostly an unlucky one, and a
+# redraw costs what the first run did), then with this many times the budget (up to
+# GROW_TO: 1,024 -> 1,024 -> 8,192 -> 32,768 particles for the hint's):
 LOST_GROWTH = 8
-RETRIES = 3  # runs in all while a sample keeps no history
+RETRIES = 4  # runs in all while a sample keeps no history
 _OTHER_IS_SEAT = {kind for kind, _, form in LINE_FORMS if "{o}" in form}
 
 
@@ -226,22 +228,24 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
 def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
     """(posterior, indices of its states `select` keeps): exact within the limit; past
     it a sample, which answers as it is (a collapsed one flagged by its replay info). A
-    sample that kept no history is redrawn with a new seed and, where a limit is given,
-    LOST_GROWTH times the budget up to GROW_TO, up to RETRIES runs in all."""
+    sample that kept no history is redrawn with a new seed, once at the same budget, then,
+    where a limit is given, with LOST_GROWTH times the budget up to GROW_TO, up to RETRIES
+    runs in all."""
     return _sampled_union(game, me, [pattern], policy, merge_logs, limit, seed, select)[0]
 
 
-def _sampled_union(game, me, patterns, policy, merge_logs, limit, seed, select):
+def _sampled_union(game, me, patterns, policy, merge_logs, limit, seed, select, final=None):
     """`_sampled` for the union of the histories of several patterns (a summary's
     explanations): [(posterior, kept indices)] per pattern, each run alone. The union
     is one sample: redrawn (the runs not exact) only while no pattern kept a history,
     every run at the same budget and seed, so a pattern a sample lost weighs 0 as an
-    unlucky draw of one would."""
+    unlucky draw of one would. final: the hands `select` requires at the end, which the
+    filter deals toward (`posterior`'s)."""
     budget = limit
     runs = [None] * len(patterns)
     for attempt in range(RETRIES):
         def run(pattern, budget=budget, seed=seed + attempt):
-            post = _posterior(game, me, pattern, policy, merge_logs, budget, seed)
+            post = _posterior(game, me, pattern, policy, merge_logs, budget, seed, final)
             return post, select(post.states)
 
         todo = [j for j in range(len(patterns))  # an exact run stays as it is
@@ -254,7 +258,7 @@ def _sampled_union(game, me, patterns, policy, merge_logs, limit, seed, select):
                     runs[j] = done
         if any(keep for _, keep in runs) or all(post.complete for post, _ in runs):
             break
-        if budget is not None:
+        if budget is not None and attempt > 0:
             budget = max(budget, min(budget * LOST_GROWTH, GROW_TO))
     return runs
 
@@ -607,8 +611,10 @@ def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int |
         return [k for k, s in enumerate(states) if summary_fits(sit, s, cfg)]
 
     possible = [i for i, e in enumerate(explanations) if not e.refused]
+    # what `select` requires at the end: the filter deals toward it
+    final = {me: list(sit.hand)} | {q: [c] for q, c in sit.saw.items()}
     runs = _sampled_union(game, me, [explanations[i].pattern for i in possible], policy,
-                          merge_logs, complete_within, seed, select)
+                          merge_logs, complete_within, seed, select, final)
     live = [(i, post, keep) for i, (post, keep) in zip(possible, runs) if keep]
     if not live:
         raise _no_history(sit, [(explanations[i], post) for i, (post, _) in
@@ -694,7 +700,7 @@ def prior_worlds(sit: Situation, game, complete_within: int | None = None,
     return summary_log_worlds(sit, game, None, complete_within, merge_logs, seed)
 
 
-def _posterior(game, me, pattern, policy, merge_logs=None, limit=None, seed=0):
+def _posterior(game, me, pattern, policy, merge_logs=None, limit=None, seed=0, final=None):
     kw = {} if merge_logs is None else {"merge_logs": merge_logs}
     if policy is not None:  # its tables; where none ships, its default heuristic
         chain = np.arange(len(policy.paths)) if policy.paths else policy.chain
@@ -702,4 +708,5 @@ def _posterior(game, me, pattern, policy, merge_logs=None, limit=None, seed=0):
         kw |= dict(bank=policy.bank, chain=chain, floor=floor, miss_unknown=True)
     return posterior(game, me, pattern, omissions=True, done_phase=L.PH_PLAY,
                      max_particles=min(MAX_PARTICLES, limit or MAX_PARTICLES),
-                     grow_to=GROW_TO if limit is None else limit, seed=seed, **kw)
+                     grow_to=GROW_TO if limit is None else limit, seed=seed, final=final,
+                     **kw)

@@ -26,7 +26,7 @@ from spiel_game import layout as L
 
 from solver.abstraction.keys import IDENTITY, identity_key
 from solver.belief.filter import (ANY_PHASE, B_DECISIONS, NUM_BELIEF_STATS, OMIT_NONE, advance,
-                                  aligned_progress, observe, observed_key)
+                                  aligned_progress, no_final, observe, observed_key)
 from solver.evaluation.lbr import belief_counts, fresh_buffers, lbr_action
 from solver.evaluation.tournament import Estimate, estimate
 from solver.sim.playout import dealt_card, deck_cards, play_out, shuffled
@@ -252,7 +252,7 @@ class SearchAwareLBR:
             current, count = advance(buffers, weights, progress, current, count, observed,
                                      stop, seat, OMIT_NONE, ANY_PHASE, bank, chain,
                                      0.0, False, False, self.max_particles, stats,
-                                     np.zeros(1), actor, self.seed)
+                                     np.zeros(1), no_final(), actor, self.seed)
             if count == 0:
                 break
             if actor == searcher:
