@@ -48,7 +48,8 @@ from solver.hint.log import log_worlds, prior_worlds, summary_log_worlds
 from solver.hint.request import (SEARCH_MAX_PLAYERS, HintRequest,  # noqa: F401
                                  MatchContext, OpponentModelUse, check_game, match_context)
 from solver.hint.situation import Situation
-from solver.sim.playout import padded_chains, play_out, reset
+from solver.sim.playout import (padded_chains, padded_paths, play_out, replay_path,
+                                 same_chain)
 from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, next_float, stream_seed
 from solver.sim.utility import round_utility
 
@@ -95,9 +96,7 @@ def rollout_values(worlds, picks, paths, me, seed, first, bank, chain, counts, t
     rng = np.zeros(1, dtype=np.uint64)
     s = np.empty_like(worlds[0])
     no_order = np.empty(0, dtype=np.int32)
-    seat_chain = np.empty((num_players, len(chain)), dtype=np.int32)
-    for p in range(num_players):
-        seat_chain[p, :] = chain
+    seat_chain = same_chain(chain, num_players)
     seat_row = np.zeros(num_players, dtype=np.int32)  # every seat counts in counts
     if model_seat >= 0:
         seat_row[model_seat] = 1
@@ -110,11 +109,7 @@ def rollout_values(worlds, picks, paths, me, seed, first, bank, chain, counts, t
                 kind += 1
             seat_chain[model_seat, :] = model_chains[kind]
         for a in range(len(paths)):
-            reset(s, worlds[picks[r]])
-            for k in range(paths.shape[1]):
-                if paths[a, k] < 0:
-                    break
-                engine.apply_action(s, paths[a, k])
+            replay_path(s, worlds[picks[r]], paths[a])
             rng[0] = stream_seed(seed, STREAM_HINT_ROLLOUT, first + r)
             if model_seat >= 0:
                 next_float(rng)  # the draw of the model's component
@@ -174,10 +169,7 @@ def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rol
     rollout drawing its world from it by weight, so every rollout is its own cluster."""
     seed = check_seed(seed)
     rng = np.random.default_rng(seed)
-    width = max(len(p) for p in paths)
-    acts = np.full((len(paths), width), -1, dtype=np.int32)
-    for i, path in enumerate(paths):
-        acts[i, :len(path)] = path
+    acts = padded_paths(paths)
     counts = np.zeros((2, len(policies.chain) + 1), dtype=np.int64)  # + misses
     bank = policies.bank.arrays()
     tables = np.zeros((0, 1, 1)) if tables is None else np.ascontiguousarray(tables)

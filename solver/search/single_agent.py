@@ -29,7 +29,7 @@ from spiel_game import layout as L
 
 from solver.abstraction.keys import abstract_key
 from solver.policies.chain import chain_probs
-from solver.sim.playout import play_out, reset
+from solver.sim.playout import padded_paths, play_out, replay_path, same_chain
 from solver.sim.rng import STREAM_SINGLE_AGENT, check_seed, stream_seed
 from solver.sim.sampler import sample
 
@@ -65,18 +65,12 @@ def two_ply_values(worlds, picks, paths, me, seed, first, bank, chain, level):
     s = np.empty_like(worlds[0])
     t = np.empty_like(worlds[0])
     no_order = np.empty(0, dtype=np.int32)
-    seat_chain = np.empty((num_players, len(chain)), dtype=np.int32)
-    for p in range(num_players):
-        seat_chain[p, :] = chain
+    seat_chain = same_chain(chain, num_players)
     seat_row = np.zeros(num_players, dtype=np.int32)
     counts = np.zeros((1, len(chain) + 1), dtype=np.int64)
     for r in range(len(picks)):
         for a in range(len(paths)):
-            reset(s, worlds[picks[r]])
-            for k in range(paths.shape[1]):
-                if paths[a, k] < 0:
-                    break
-                engine.apply_action(s, paths[a, k])
+            replay_path(s, worlds[picks[r]], paths[a])
             rng[0] = stream_seed(seed, STREAM_SINGLE_AGENT, 2 * (first + r))
             play_out(s, no_order, seat_chain, bank, rng, legal, probs, counts, seat_row, me)
             nb[a, r] = 1
@@ -215,10 +209,7 @@ def single_agent_search(worlds, paths, me, policies, level: str, seconds: float,
 
     seed = check_seed(seed)
     rng = np.random.default_rng(seed)
-    width = max(len(p) for p in paths)
-    acts = np.full((len(paths), width), -1, dtype=np.int32)
-    for i, p in enumerate(paths):
-        acts[i, :len(p)] = p
+    acts = padded_paths(paths)
     stacked = np.ascontiguousarray(np.stack(worlds[0]))
     weights = np.asarray(worlds[1], dtype=np.float64)
     weights = weights / weights.sum()

@@ -40,7 +40,7 @@ from solver.abstraction.keys import identity_key
 from solver.belief import complete_pattern, posterior
 from solver.exact.tree import CHANCE, DECISION, TERMINAL, FlatTree
 from solver.policies.chain import chain_probs
-from solver.sim.playout import padded_chains, play_out
+from solver.sim.playout import padded_chains, play_out, same_chain
 from solver.sim.rng import STREAM_SEARCH_LEAF, stream_seed
 from solver.sim.utility import check_table, engine_utility, is_zero_sum, round_utility
 
@@ -252,9 +252,7 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
     s = np.empty(width, dtype=roots.dtype)
     rng = np.zeros(1, dtype=np.uint64)
     no_order = np.empty(0, dtype=np.int32)
-    seat_chain = np.empty((num_players, len(chain)), dtype=np.int32)
-    for p in range(num_players):
-        seat_chain[p, :] = chain
+    seat_chain = same_chain(chain, num_players)
     seat_row = np.zeros(num_players, dtype=np.int32)
     counts = np.zeros((1, len(chain) + 1), dtype=np.int64)
     num_groups = len(group_key)

@@ -106,6 +106,33 @@ def reset(s, initial):
     s[:used] = initial[:used]
 
 
+def padded_paths(paths) -> np.ndarray:
+    """Action paths as the rows of one int32 array, each padded with -1 (`replay_path`)."""
+    rows = np.full((len(paths), max(len(p) for p in paths)), -1, dtype=np.int32)
+    for i, path in enumerate(paths):
+        rows[i, :len(path)] = path
+    return rows
+
+
+@njit(**_JIT)
+def same_chain(chain, num_players):
+    """`play_out`'s seat_chain when every seat plays `chain`."""
+    seat_chain = np.empty((num_players, len(chain)), dtype=np.int32)
+    for p in range(num_players):
+        seat_chain[p, :] = chain
+    return seat_chain
+
+
+@njit(**_JIT)
+def replay_path(s, world, path):
+    """s = a copy of `world`, then the actions of `path` (padded with -1) applied."""
+    reset(s, world)
+    for k in range(len(path)):
+        if path[k] < 0:
+            break
+        engine.apply_action(s, path[k])
+
+
 @njit(**_JIT)
 def play_out(s, order, seat_chain, bank, rng, legal, probs, counts, seat_row, stop_seat):
     """Play s on to the end of the round, or to a decision of `stop_seat` (-1: none):
