@@ -203,7 +203,7 @@ def test_the_filter_deals_every_card_a_true_history_deals(players):
     without the final hands (the viewer's, and another seat's card as a summary's `saw`
     gives it): at every chance node, the true card is a candidate."""
     from solver.belief.filter import (NUM_BELIEF_STATS, OMIT_LOG, _chance_candidates,
-                                      _match, no_final, reservations)
+                                      _match, future_masks, no_final, reservations)
 
     game = load(players=players)
     rng = random.Random(players)
@@ -227,6 +227,7 @@ def test_the_filter_deals_every_card_a_true_history_deals(players):
                                (partial, given)):
             pattern = np.array(pattern, dtype=np.int32).reshape(-1, L.EVENT_SIZE)
             reserve = reservations(pattern, len(pattern), viewer)
+            future = future_masks(pattern, len(pattern), viewer, s[L.S_RULES], final)
             stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
             s = game.initial_array.copy()
             s[L.S_LOGGING] = 1
@@ -234,7 +235,7 @@ def test_the_filter_deals_every_card_a_true_history_deals(players):
             for a in actions:
                 if s[L.S_PHASE] == L.PH_CHANCE:
                     mask = _chance_candidates(s, ptr, pattern, len(pattern), viewer, reserve,
-                                              final)
+                                              future)
                     assert (mask >> a) & 1, (players, viewer, done, a)
                     checked += 1
                 engine.apply_action(s, a)

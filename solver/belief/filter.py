@@ -309,6 +309,17 @@ def _future_cards(q, ptr, pattern, n_pat, viewer, rules, final):
 
 
 @njit(**_JIT)
+def future_masks(pattern, n_pat, viewer, rules, final):
+    """future[j, q]: `_future_cards` of seat q from pattern line j, for every line and
+    seat: the same for every particle there, so worked out once per pattern."""
+    future = np.empty((max(n_pat, 1), L.MAX_PLAYERS), dtype=np.int64)
+    for j in range(n_pat):
+        for q in range(L.MAX_PLAYERS):
+            future[j, q] = _future_cards(q, j, pattern, n_pat, viewer, rules, final)
+    return future
+
+
+@njit(**_JIT)
 def _dealt_unseen(s, viewer):
     """Does the chance card go to another player's hand, unseen by the viewer (a deal,
     turn draw or redraw; `_future_cards`)?"""
@@ -334,11 +345,11 @@ def reservations(pattern, n_pat, viewer):
 
 
 @njit(**_JIT)
-def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, final):
+def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, future):
     """Bit mask of the pool cards worth trying at a chance node: for a draw the viewer
     sees, the cards the pattern shows drawn nearby; for a card another player gets
-    unseen, those `_future_cards` allows but a copy the viewer draws later
-    (`reservations`); else every card. None past the pattern's end (the log ends at the
+    unseen, those `_future_cards` allows (`future_masks`) but a copy the viewer draws
+    later (`reservations`); else every card. None past the pattern's end (the log ends at the
     viewer's decision)."""
     if ptr >= n_pat:
         return 0
@@ -350,7 +361,7 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, final):
     elif receiver == viewer:
         kind = L.E_SEE_SET_ASIDE if chance == L.CH_SET_ASIDE_LOOK else L.E_DRAW
     elif _dealt_unseen(s, viewer):
-        mask = _future_cards(receiver, ptr, pattern, n_pat, viewer, s[L.S_RULES], final)
+        mask = future[ptr, receiver]
         for c in range(L.MAX_CHARS):
             if 0 < s[L.S_POOL + c] <= reserve[ptr, c]:
                 mask &= ~(1 << c)
@@ -371,7 +382,7 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, final):
     if kind == L.E_DRAW and chance != L.CH_LEIA_DRAW:
         # the viewer's own card, as another player's: one the rest allows (a summary's
         # draws say only which cards the viewer held)
-        mask &= _future_cards(viewer, ptr, pattern, n_pat, viewer, s[L.S_RULES], final)
+        mask &= future[ptr, viewer]
     return mask
 
 
@@ -558,7 +569,7 @@ def _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_poli
 
 @njit(**_JIT)
 def _expand(buffers, source, count, target, weights_in, weights_out, progress, table,
-            table_hashes, slot_hash, pattern, n_pat, reserve, final, viewer, omit, done_phase,
+            table_hashes, slot_hash, pattern, n_pat, reserve, future, viewer, omit, done_phase,
             bank, chain, floor, miss_unknown, merge_logs, use_policy, child, legal, probs,
             max_particles, stats, done_actor, rng):
     """One lockstep step: every particle not yet done advances by one action into
@@ -581,7 +592,7 @@ def _expand(buffers, source, count, target, weights_in, weights_out, progress, t
         m = s[L.S_EVENT_N]
         used = L.S_EVENTS + m * L.EVENT_SIZE
         if s[L.S_PHASE] == L.PH_CHANCE:
-            candidates = _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, final)
+            candidates = _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, future)
             size = s[L.S_POOL_SIZE]
             # A card the pattern shows drawn with no copy left is why the particle dies
             # (of another player's, where it is the one card they can hold)
@@ -654,6 +665,8 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
     table = np.zeros(size, dtype=np.int64)
     table_hashes = np.zeros(size, dtype=np.uint64)
     reserve = reservations(pattern, n_pat, viewer)
+    future = future_masks(pattern, n_pat, viewer,
+                          buffers[current, 0, L.S_RULES] if count > 0 else 0, final)
     while True:
         done = True
         for k in range(count):
@@ -666,7 +679,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         target = 1 - current
         new_count = _expand(buffers, current, count, target, weights[current],
                             weights[target], progress, table, table_hashes, slot_hash,
-                            pattern, n_pat, reserve, final,
+                            pattern, n_pat, reserve, future,
                             viewer, omit, done_phase, bank, chain, floor, miss_unknown,
                             merge_logs, True, child, legal, probs, max_particles, stats,
                             done_actor, rng)
@@ -678,7 +691,8 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
             new_count = _expand(buffers, current, count, target, weights[current],
                                 weights[target], progress, table, table_hashes, slot_hash,
                                 pattern,
-                                n_pat, reserve, final, viewer, omit, done_phase, bank, chain, floor,
+                                n_pat, reserve, future, viewer, omit, done_phase, bank, chain,
+                                floor,
                                 miss_unknown, merge_logs, False, child, legal, probs,
                                 max_particles, stats, done_actor, rng)
             total = weights[target, :new_count].sum()
