@@ -513,6 +513,7 @@ def answer(request: HintRequest) -> HintAnswer:
                                                                 c, cards))
     if searching is not None:
         result, search_note, plain = searching.result()
+    index_of = {path: i for i, path in enumerate(paths)}
     if result is not None and single_agent:
         # The plan's full action by the hint's own rule over the plan's values: the best,
         # the table breaking ties within the interval, step by step.
@@ -521,12 +522,11 @@ def answer(request: HintRequest) -> HintAnswer:
         for a in legal:
             t = s0.copy()
             engine.apply_action(t, a)
-            plan_lines.append(_decide(t, (a,), {p: i for i, p in enumerate(paths)},
-                                      result.plan, plan_clusters, policies, me))
+            plan_lines.append(_decide(t, (a,), index_of, result.plan, plan_clusters,
+                                      policies, me))
         pick, _, _ = _choose(np.stack([row for row, _, _ in plan_lines]), plan_clusters,
                              probs)
         result.choose(tuple([legal[pick]] + plan_lines[pick][2]))
-    if result is not None and single_agent:
         policy_source = "search"
         d = result.detail()
         how = (f"search: {d['construction']}; {d['samples']:,} worlds per full action, "
@@ -543,7 +543,6 @@ def answer(request: HintRequest) -> HintAnswer:
                f"({how})")
     # The rule chooses by the round's margin, or with a match by the match utility.
     values = scored[0] if match is None else scored[1]
-    index_of = {path: i for i, path in enumerate(paths)}
     lines = []
     for a in legal:
         t = s0.copy()
@@ -596,13 +595,15 @@ def answer(request: HintRequest) -> HintAnswer:
             path_stats[i] = {**path_stats[i], "search_probability": p, "search_value": v}
             if match is not None:
                 path_stats[i]["search_match_win"] = result.line(paths[i], True)[1]
-        # The card: the search's likeliest play; then its target and number: the best by
-        # the search's values (each followed by my best play in the subgame).
-        play_prob = dict(zip(result.legal.tolist(), result.probs.tolist()))
-        card = max(legal, key=lambda a: (play_prob[a], result.line((a,))[1]))
-        top = max((i for i, path in enumerate(paths) if path[0] == card),
-                  key=lambda i: (lines_of_search[i][0] if single_agent else 0,
-                                 lines_of_search[i][1]))
+        if single_agent:  # its plan, chosen above
+            top = index_of[result.chosen]
+        else:
+            # The card: the search's likeliest play; then its target and number: the best
+            # by the search's values (each followed by my best play in the subgame).
+            play_prob = dict(zip(result.legal.tolist(), result.probs.tolist()))
+            card = max(legal, key=lambda a: (play_prob[a], result.line((a,))[1]))
+            top = max((i for i, path in enumerate(paths) if path[0] == card),
+                      key=lambda i: lines_of_search[i][1])
         chosen = paths[top]
         # The guard: the rollouts judge the search's choice by the values the rule chooses
         # by (the round's margin, or the match utility).

@@ -102,7 +102,7 @@ def dealt_card(s, order):
 @njit(**_JIT)
 def reset(s, initial):
     """s = a copy of `initial` (only the used part of the log)."""
-    used = L.S_EVENTS + initial[L.S_EVENT_N] * L.EVENT_SIZE
+    used = engine.used_size(initial)
     s[:used] = initial[:used]
 
 
