@@ -9,6 +9,16 @@ cards, middle: 5-8, late: 0-4). --out writes the figures.
 
     python benchmarks/hint_speed.py [--situations 20] [--cli-calls 3] [--out figures.json]
         [--search-top max-margin] [--search-leaves single]
+
+With --players N (repeatable, 3-6): the answer a user gets at N players, as `jabba hint`
+gives it (the default options, warm: kernels loaded first), over --situations random
+situations per player count, agendas in turn, half described by the seat's event log and
+half by the seat's summary (random rounds stopped at a random play decision,
+solver/studies/belief_accuracy.py): seconds p50/p95/max of each kind, the refusals
+(a SituationError: no world found) and what answered. Issue 37's goal: p95 at most 1 s and
+no refusal in 500 situations.
+
+    python benchmarks/hint_speed.py --players 4 --players 5 --players 6 --situations 500
 """
 
 from __future__ import annotations
@@ -19,6 +29,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 from _common import AGENDAS, add_output_args, load_jabba, machine_info, median, \
     markdown_table, write_json_atomic
@@ -39,6 +51,47 @@ def random_log(game, rng: random.Random) -> tuple[int, list[str]] | None:
     return rng.choice(stops) if stops else None
 
 
+def by_players(players: int, situations: int, seed: int) -> dict:
+    """The default hint's warm answer times at `players` players (see the docstring)."""
+    from solver.hint.situation import SituationError, player_summary
+    from solver.studies.belief_accuracy import random_stop
+
+    rng = random.Random(seed)
+    games = {a: load_jabba(players, a) for a in AGENDAS}
+    policies = {a: load_policies(games[a]) for a in AGENDAS}
+    warm = random_stop(games[AGENDAS[0]], random.Random(-1))
+    H.hint(from_mapping(player_summary(warm, warm.current_player())), games[AGENDAS[0]],
+           policies[AGENDAS[0]])  # compile or load every kernel the default answer runs
+    found = {"log": [], "summary": []}
+    refused, answered_by = [], {}
+    for i in range(situations):
+        agenda = AGENDAS[i % len(AGENDAS)]
+        state = None
+        while state is None:
+            state = random_stop(games[agenda], rng)
+        seat, kind = state.current_player(), ("log", "summary")[i % 2]
+        told = (player_summary(state, seat) if kind == "summary" else
+                {"players": players, "agenda": agenda, "seat": seat,
+                 "log": [describe(e) for e in events(state._s, seat)]})
+        sit = from_mapping({**told, "agenda": agenda})
+        start = time.perf_counter()
+        try:
+            answer = H.hint(sit, games[agenda], policies[agenda], seed=rng.randrange(1 << 30))
+        except SituationError as e:
+            refused.append({"kind": kind, "agenda": agenda, "error": str(e)[:200]})
+            continue
+        found[kind].append(time.perf_counter() - start)
+        source = answer["policy"]["source"]
+        answered_by[source] = answered_by.get(source, 0) + 1
+    out = {"players": players, "situations": situations, "refused": len(refused),
+           "refusals": refused, "answered_by": answered_by}
+    for kind, times in found.items():
+        x = np.sort(np.asarray(times))
+        out[kind] = {"answers": len(x), "p50_s": float(np.median(x)),
+                     "p95_s": float(np.quantile(x, 0.95)), "max_s": float(x[-1])}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--situations", type=int, default=20, help="per agenda")
@@ -46,8 +99,27 @@ def main() -> None:
     parser.add_argument("--search-top", default="max-margin", help="the search's top")
     parser.add_argument("--search-leaves", default="single",
                         help="single, multi or multi-heuristic")
+    parser.add_argument("--players", type=int, action="append", choices=range(3, 7),
+                        metavar="N", help="the default hint at N players (3-6; repeatable)")
     add_output_args(parser)
     args = parser.parse_args()
+    if args.players:
+        start = time.perf_counter()
+        figures = {"machine": machine_info(), "by_players": [
+            by_players(n, args.situations, args.seed + n) for n in args.players]}
+        print(markdown_table(
+            ["players", "situations", "log p50", "log p95", "log max", "summary p50",
+             "summary p95", "summary max", "refused", "answered by"],
+            [[str(f["players"]), str(f["situations"])]
+             + [f"{f[k][q]:.2f} s" for k in ("log", "summary") for q in ("p50_s", "p95_s",
+                                                                          "max_s")]
+             + [str(f["refused"]), ", ".join(f"{k} {v}" for k, v in
+                                            sorted(f["answered_by"].items()))]
+             for f in figures["by_players"]]))
+        print(f"\n{time.perf_counter() - start:.0f} s")
+        if args.out:
+            write_json_atomic(args.out, figures)
+        return
     rng = random.Random(args.seed)
     rows, figures = [], {"machine": machine_info(), "agendas": {},
                          "search_top": args.search_top, "search_leaves": args.search_leaves}
