@@ -13,8 +13,9 @@ cards, middle: 5-8, late: 0-4). --out writes the figures.
 With --players N (repeatable, 3-6): the answer a user gets at N players, as `jabba hint`
 gives it (the default options, warm: kernels loaded first), over --situations random
 situations per player count, agendas in turn, half described by the seat's event log and
-half by the seat's summary (random rounds stopped at a random play decision,
-solver/studies/belief_accuracy.py): seconds p50/p95/max of each kind, the refusals
+half by the summary a person at that seat gives (what the table saw and the cards they
+know, solver/hint/describe.py `person_summary`; random rounds stopped at a random play
+decision, solver/studies/belief_accuracy.py): seconds p50/p95/max of each kind, the refusals
 (a SituationError: no world found) and what answered. Issue 37's goal: p95 at most 1 s and
 no refusal in 500 situations.
 
@@ -53,14 +54,15 @@ def random_log(game, rng: random.Random) -> tuple[int, list[str]] | None:
 
 def by_players(players: int, situations: int, seed: int) -> dict:
     """The default hint's warm answer times at `players` players (see the docstring)."""
-    from solver.hint.situation import SituationError, player_summary
+    from solver.hint.describe import person_summary
+    from solver.hint.situation import SituationError
     from solver.studies.belief_accuracy import random_stop
 
     rng = random.Random(seed)
     games = {a: load_jabba(players, a) for a in AGENDAS}
     policies = {a: load_policies(games[a]) for a in AGENDAS}
     warm = random_stop(games[AGENDAS[0]], random.Random(-1))
-    H.hint(from_mapping(player_summary(warm, warm.current_player())), games[AGENDAS[0]],
+    H.hint(from_mapping(person_summary(warm, warm.current_player())), games[AGENDAS[0]],
            policies[AGENDAS[0]])  # compile or load every kernel the default answer runs
     found = {"log": [], "summary": []}
     refused, answered_by = [], {}
@@ -70,7 +72,7 @@ def by_players(players: int, situations: int, seed: int) -> dict:
         while state is None:
             state = random_stop(games[agenda], rng)
         seat, kind = state.current_player(), ("log", "summary")[i % 2]
-        told = (player_summary(state, seat) if kind == "summary" else
+        told = (person_summary(state, seat) if kind == "summary" else
                 {"players": players, "agenda": agenda, "seat": seat,
                  "log": [describe(e) for e in events(state._s, seat)]})
         sit = from_mapping({**told, "agenda": agenda})

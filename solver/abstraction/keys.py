@@ -1009,7 +1009,7 @@ def replayed_keys(root, actions, offsets, players, level):
     keys = np.empty(len(offsets) - 1, dtype=np.int64)
     s = root.copy()
     for k in range(len(keys)):
-        for i in range(L.S_EVENTS + root[L.S_EVENT_N] * L.EVENT_SIZE):
+        for i in range(engine.used_size(root)):
             s[i] = root[i]
         for i in range(offsets[k], offsets[k + 1]):
             engine.apply_action(s, actions[i])

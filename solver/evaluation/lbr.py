@@ -137,7 +137,7 @@ def lbr_action(particles, particle_weights, count, viewer, bank, policy, continu
         k, cumulative = systematic_pick(r, rollouts, offset, particle_weights, count, k,
                                         cumulative)
         source = particles[k]
-        used = L.S_EVENTS + source[L.S_EVENT_N] * L.EVENT_SIZE
+        used = engine.used_size(source)
         for i in range(n):
             state[:used] = source[:used]
             engine.apply_action(state, legal[i])

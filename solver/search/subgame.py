@@ -71,7 +71,7 @@ class Roots:
 
 
 def _used(s) -> bytes:
-    return s[:L.S_EVENTS + s[L.S_EVENT_N] * L.EVENT_SIZE].tobytes()
+    return s[:engine.used_size(s)].tobytes()
 
 
 def _history(s, players: int) -> bytes:
