@@ -164,6 +164,28 @@ def test_s4_a_hand_that_cannot_be_followed_plays_a_card_without_effect(mini):
     assert state.view().current == 1 and state.view().discard[N(6)] == 1
 
 
+def test_s4_an_empty_hand_passes_and_draws_four():
+    game = scripted(players=4, directions="any_space:2+change_places:2+take_force:5")
+    state = deal(game, [TAKE, TAKE, N(1), N(2)], [TAKE, N(1), N(2), N(3)],
+                 [TAKE, N(1), N(2), N(3)], [FORCE, FORCE, FORCE, TAKE])
+    for thief in (0, 1, 2):  # S7: three Force cards taken from p3
+        act(state, thief, L.encode_play(TAKE))
+        act(state, thief, L.encode_target(3))
+    act(state, 3, L.encode_play(TAKE))  # p3 takes one back from p0 and holds it alone
+    act(state, 3, L.encode_target(0))
+    act(state, 0, L.encode_play(TAKE))
+    act(state, 0, L.encode_target(3))
+    move(state, 1, N(1), "entry")
+    chance(state, N(4))
+    move(state, 2, N(2), "c1")
+    chance(state, N(4))
+    assert sum(state.view().hands[3]) == 0 and state.legal_actions() == [L.PASS]
+    act(state, 3, L.PASS)
+    for card in (N(5), N(5), N(6), N(6)):
+        chance(state, card)
+    assert sum(state.view().hands[3]) == 4 and state.view().current == 0
+
+
 # S5 moving ------------------------------------------------------------------------------
 
 def test_s5_a_move_never_enters_a_space_twice_nor_returns():

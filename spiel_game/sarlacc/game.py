@@ -9,7 +9,6 @@ States serialize as their action history, one id per line.
 from __future__ import annotations
 
 import dataclasses
-from functools import cached_property
 
 import numpy as np
 import pyspiel
@@ -187,8 +186,9 @@ END_NAMES = ("jabba", "turns", "log")
 class SarlaccState(ArrayState):
     """A state of a game of Battle at Sarlacc's Pit."""
 
-    @cached_property
+    @property
     def board(self) -> Board:
+        # Read through the game, not kept: pyspiel's clone deep-copies every attribute.
         return self.get_game().config.board
 
     def current_player(self) -> int:
