@@ -201,6 +201,52 @@ def test_s5_a_move_never_enters_a_space_twice_nor_returns():
     assert "c5" in reach and "c6" not in reach  # exactly two spaces, not three
 
 
+def plain_walk_ends(state, p: int) -> dict[int, set[int]]:
+    """S5 by brute force: the ends of every path of 1 to 6 spaces that enters no space
+    twice, passes no guard, Jabba or closed Top Deck, and ends on no hero."""
+    v, board = state.view(), state.board
+    heroes = {q for q in v.positions if q != L.DETENTION}
+
+    def enterable(x):
+        return x not in v.guards and x != v.jabba and (not v.guards or x not in board.top_deck)
+
+    ends = {k: set() for k in range(1, 7)}
+
+    def walk(node, steps, seen):
+        if steps and node not in heroes:
+            ends[steps].add(node)
+        if steps < 6:
+            for nxt in board.neighbours[node]:
+                if nxt not in seen and enterable(nxt):
+                    walk(nxt, steps + 1, seen | {nxt})
+
+    start = v.positions[p]
+    if start != L.DETENTION:
+        walk(start, 0, {start})
+    elif enterable(board.entry):
+        walk(board.entry, 1, {board.entry})  # S3
+    return ends
+
+
+def test_s5_the_compiled_walk_finds_exactly_the_plain_paths_ends():
+    rng = random.Random(11)
+    game = load(players=4, max_turns=400)
+    checked, top_deck_open, masks = 0, 0, np.zeros(7, dtype=np.int64)
+    while checked < 30 or top_deck_open < 5:  # the Top Deck open: every guard defeated
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            v = state.view()
+            if v.phase == "play" and rng.random() < (0.5 if not v.guards else 0.02):
+                p = state.current_player()
+                engine.walk_masks(state._s, p, masks)
+                found = {k: {x for x in range(state.board.size) if masks[k] >> x & 1}
+                         for k in range(1, 7)}
+                assert found == plain_walk_ends(state, p), str(state)
+                checked += 1
+                top_deck_open += not v.guards
+            state.apply_action(random_action(state, rng))
+
+
 def test_s5_heroes_are_passed_not_ended_on_and_guards_block():
     state = deal(scripted(), [N(3), N(2), N(4), N(1)], [ANY, N(2), N(1), N(1)])
     move(state, 0, N(2), "b1")  # entry, b1

@@ -20,7 +20,7 @@ from .layout import (ANY_SPACE, CH_DEAL, CH_DRAW, CHALLENGE, CHANGE_PLACES, DETE
                      MAX_PLAYERS, MAX_SPACES, MOVE, MOVE_RETREAT, NO_CHALLENGE, NUM_ACTIONS,
                      NUM_KINDS, PASS, PH_CHANCE, PH_GUARD, PH_JABBA_FIGHT, PH_JABBA_MOVE,
                      PH_MOVE, PH_PLAY, PH_TARGET, PH_TERMINAL, PLAY, PLAYABLE_KINDS, RETREAT,
-                     S_ACTIONS, S_BLOCKED, S_CHALLENGE, S_CHANCE_KIND, S_CUR, S_DEAL_LEFT,
+                     S_ACTIONS, S_BALL, S_BLOCKED, S_CHALLENGE, S_CHANCE_KIND, S_CUR, S_DEAL_LEFT,
                      S_DEAL_TO, S_DEGREE, S_DISCARD, S_END, S_ENTRY, S_EVENT_CAP,
                      S_EVENT_N, S_EVENTS, S_GAMORREANS_LEFT, S_GREY, S_GUARD, S_GUARDS_LEFT,
                      S_HAND, S_HAND_N, S_JABBA, S_JABBA_CARDS, S_KIND, S_LINE, S_MAX_TURNS,
@@ -71,6 +71,14 @@ def new_state(num_players, utility, max_turns, event_cap, pile_counts, jabba_car
     for i, adjacent in enumerate(board.neighbours):
         s[S_DEGREE + i] = len(adjacent)
         s[S_NEIGHBOURS + i * MAX_DEGREE:S_NEIGHBOURS + i * MAX_DEGREE + len(adjacent)] = adjacent
+    for i in range(n):
+        ball, edge = {i}, {i}
+        for radius in range(1, FORCE_RANGE + 1):
+            edge = {j for k in edge for j in board.neighbours[k]} - ball
+            ball |= edge
+            bits = sum(1 << j for j in ball)
+            at = S_BALL + (i * FORCE_RANGE + radius - 1) * 2
+            s[at:at + 2] = np.array([bits & 0xFFFFFFFF, bits >> 32], np.uint32).view(np.int32)
     s[S_PHASE] = PH_CHANCE
     s[S_CHANCE_KIND] = CH_DEAL
     s[S_DEAL_LEFT] = HAND_SIZE * num_players
@@ -157,13 +165,35 @@ def adjacent(s, a, b):
 
 
 @njit(**_JIT)
+def _ball(s, space, radius):
+    """The spaces at most `radius` steps from `space` on the bare board."""
+    at = S_BALL + (space * FORCE_RANGE + radius - 1) * 2
+    return (np.int64(s[at]) & np.int64(0xFFFFFFFF)) | (np.int64(s[at + 1]) << np.int64(32))
+
+
+@njit(**_JIT)
+def _adds_nothing(s, space, steps, enterable, masks):
+    """Whether every end a walk could still reach from `space`, `steps` spaces into the
+    move, is known already: then the walk need not go on from there."""
+    for k in range(steps + 1, FORCE_RANGE + 1):
+        if (_ball(s, space, k - steps) & enterable & ~masks[k]) != 0:
+            return False
+    return True
+
+
+@njit(**_JIT)
 def walk_masks(s, p, masks):
     """S5: masks[k] (k = 1..6): the spaces where a move of exactly k spaces by p's hero can
     end, along a path that enters no space twice and does not return to its start; from
-    the Detention Area the first space is the entry (S3)."""
+    the Detention Area the first space is the entry (S3). A depth-first walk of the paths,
+    skipping those whose every possible end is already found."""
     for k in range(FORCE_RANGE + 1):
         masks[k] = 0
     heroes = _hero_mask(s)
+    enterable = np.int64(0)  # where a move may end
+    for space in range(s[S_NUM_SPACES]):
+        if _passable(s, space) and (heroes & _bit(space)) == 0:
+            enterable |= _bit(space)
     path = np.empty(FORCE_RANGE + 1, dtype=np.int32)
     nxt = np.empty(FORCE_RANGE + 1, dtype=np.int32)
     pos = s[S_POS + p]
@@ -191,6 +221,8 @@ def walk_masks(s, p, masks):
             continue
         if (heroes & _bit(space)) == 0:
             masks[first + d + 1] |= _bit(space)
+        if _adds_nothing(s, space, first + d + 1, enterable, masks):
+            continue
         d += 1
         path[d] = space
         nxt[d] = 0

@@ -160,7 +160,9 @@ S_GUARD = S_KIND + MAX_SPACES  # guard kind + 1 standing on the space, 0 none
 S_DEGREE = S_GUARD + MAX_SPACES
 S_NEIGHBOURS = S_DEGREE + MAX_SPACES  # MAX_DEGREE space ids per space
 S_GREY = S_NEIGHBOURS + MAX_SPACES * MAX_DEGREE  # the grey space ending each line
-S_EVENTS = S_GREY + MAX_LINES  # S_EVENT_CAP events of EVENT_SIZE
+S_BALL = S_GREY + MAX_LINES  # per space and radius 1-6, the spaces that near (an int64 as
+# two int32, low half first): what a walk's rest from there can reach at most
+S_EVENTS = S_BALL + MAX_SPACES * FORCE_RANGE * 2  # S_EVENT_CAP events of EVENT_SIZE
 
 
 def card_name(kind: int) -> str:
