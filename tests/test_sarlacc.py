@@ -542,6 +542,11 @@ def test_s12_information_states_hide_the_others_cards():
     assert "p0 shown 6; p0 wins" in state.information_state_string(1)
     obs = state.observation_string(1)
     assert "p0:left1" in obs and "points:1,0" in obs and "The Force" in obs
+    size = state.get_game().config.max_events
+    rows = np.array(state.information_state_tensor(1))[-size * 3:].reshape(size, 3)
+    assert rows[0].tolist() == [L.E_DEAL + 1, 1, 1]  # p0's first card, hidden from p1
+    assert rows[1].tolist() == [L.E_DEAL + 1, 2, FORCE + 3]  # p1's own
+    assert not rows[len(state.events()):].any()
 
 
 # S13 points and utilities ---------------------------------------------------------------
@@ -560,6 +565,22 @@ def test_s13_margin_is_points_minus_the_others_mean():
     same = load(players=3, utility="points").deserialize_state(state.serialize())
     assert same.returns() == [float(p) for p in points]
     assert (game.min_utility(), game.max_utility()) == (-9.0, 18.0)
+    assert state.winners() == tuple(p for p in range(3) if points[p] == max(points))
+
+
+def test_s13_a_tie_for_the_most_points_is_a_shared_win():
+    state = deal(scripted(max_turns=4), [N(3), N(2), N(4), N(1)], [N(3), N(1), N(5), N(6)])
+    assert state.winners() == ()
+    move(state, 0, N(3), "a1")  # left1
+    chance(state, N(5))
+    move(state, 1, N(3), "e1")  # entry, d1, e1: right1
+    chance(state, N(5))
+    move(state, 0, N(1), "a1")
+    chance(state, N(1))
+    move(state, 1, N(1), "e1")
+    chance(state, N(1))
+    assert state.is_terminal() and state.view().points == (1, 1)
+    assert state.winners() == (0, 1) and state.returns() == [0.0, 0.0]
 
 
 # Invariants over random games -----------------------------------------------------------

@@ -244,6 +244,14 @@ class SarlaccState(ArrayState):
         at = L.S_HAND + player * L.NUM_KINDS
         return tuple(self._s[at:at + L.NUM_KINDS].tolist())
 
+    def winners(self) -> tuple[int, ...]:
+        """S13: once the game is over, every player with the most Jedi points (a tie is a
+        shared win); before, none."""
+        if not self.is_terminal():
+            return ()
+        points = self.view().points
+        return tuple(p for p, x in enumerate(points) if x == max(points))
+
     def events(self, viewer: int | None = None) -> list[tuple[int, int, int]]:
         """(kind, player, value) per event; a dealt or drawn card hidden (L.HIDDEN) from
         everyone but its receiver, unless it is a Jabba card (S12)."""
