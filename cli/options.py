@@ -87,8 +87,8 @@ def _game_option_kind(allowed: tuple[str, ...]) -> dict:
                 help=f"The game: {', '.join(titles[:-1])} or {titles[-1]}.")
 
 
-# --game of a command that takes every game it has (solver/games/, capability
-# `commands`) and of one taking only the Love Letter engine's (GAMES).
+# --game of the commands that take the Love Letter engine's games only (GAMES); a command
+# that takes more says so to game_option (solver/games/, capability `commands`).
 GAME = _game_option_kind(GAMES)
 AGENDA_HELP = f"Agenda ({', '.join(AGENDA_GAMES)})."
 AGENDA_LIST = f"{', '.join(AGENDAS[:-1])} or {AGENDAS[-1]}"  # for help texts
