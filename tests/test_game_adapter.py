@@ -143,42 +143,46 @@ def test_a_refused_deck_names_the_option():
 
 # What the command line offers ----------------------------------------------------------
 
-def _commands():
+def _commands() -> dict:
+    """The jabba commands by name; a group's (jabba model) under the group's name too."""
+    import click
     import typer.main
 
     from cli.main import app
 
-    return typer.main.get_command(app).commands
+    out = {}
+    for name, command in typer.main.get_command(app).commands.items():
+        out[name] = command
+        if isinstance(command, click.Group):
+            out.update({f"{name} {sub}": c for sub, c in command.commands.items()})
+    return out
 
 
-def _game_choices(command) -> tuple[str, ...] | None:
-    """The games a command's --game takes (None: it has no --game)."""
-    import click
-
+def _game_choices(name: str, command) -> tuple[str, ...] | None:
+    """The games a command's --game takes (None: it has no --game), parsed as typer
+    would, leniently (no other option needed)."""
     param = next((p for p in command.params if "--game" in getattr(p, "opts", ())), None)
     if param is None:
         return None
-    taken = []
-    for name in ("jabbas_palace", "love_letter", "han_solo"):
-        try:
-            param.type.convert(name, param, None)
-            taken.append(name)
-        except click.BadParameter:
-            pass
-    return tuple(taken)
+    return tuple(game for game in ("jabbas_palace", "love_letter", "han_solo")
+                 if command.make_context(name, ["--game", game], resilient_parsing=True
+                                         ).params.get(param.name) == game)
 
 
 def test_each_command_takes_the_games_whose_adapters_name_it():
     from solver import games
 
     commands = _commands()
+    checked = 0
     for name, command in commands.items():
-        choices = _game_choices(command)
+        choices = _game_choices(name, command)
         if choices is not None:
-            assert choices == games.taking(name), name
+            assert choices == games.taking(name.split()[0]), name
+            checked += 1
+    assert checked >= 10
     for adapter in games.ADAPTERS.values():
         for name in adapter.capabilities.commands or ():
-            assert _game_choices(commands[name]) is not None, (adapter.name, name)
+            assert _game_choices(name, commands[name]) is not None, (adapter.name, name)
 
 
 def test_own_commands_have_what_the_command_line_calls():
@@ -222,7 +226,8 @@ CAPABILITY_OPTIONS = [
     ("exact_lp", ["solve", "--lp", "--deck", "tiny"]),
     ("ray", ["solve", "--algorithm", "mccfr", "--ray", "--deck", "tiny"]),
     ("match", ["tournament", "--matches", "5", "--deals", "1"]),
-    ("policy_bank", ["lbr", "--continuation", "uniform", "--deals", "1"]),
+    ("policy_bank", ["lbr", "--policy", "uniform", "--continuation", "uniform", "--deals",
+                     "1"]),
     ("match", ["play", "--seat", "0", "--match"]),
     ("coach", ["play", "--seat", "0", "--coach"]),
     ("search", ["play", "--seat", "0", "--against", "search",
