@@ -58,7 +58,6 @@ class GameAdapter:
 
     name: str  # the OpenSpiel short name
     title: str  # how --game's help describes it
-    doc: str  # its manual
     capabilities: Capabilities
     no_agendas: str | None  # without agendas: why an agenda is refused, after the name
     hint_options: tuple[str, ...]  # jabba hint's game-specific options it takes
@@ -127,7 +126,6 @@ def _love_letter_engine_game(rules) -> GameAdapter:
         name=rules.game,
         title=(f"{rules.game} ({rules.description}"
                f"{'' if agendas else '; it has no agenda'})"),
-        doc="docs/game.md",
         capabilities=Capabilities(agendas=agendas, match=True, opponent_models=True,
                                   search=True, coach=True, policy_bank=True, exact_lp=True,
                                   ray=True, compiled_tree=True, play_page=agendas),
@@ -147,7 +145,6 @@ def _love_letter_engine_game(rules) -> GameAdapter:
 HAN_SOLO = GameAdapter(
     name="han_solo",
     title="han_solo (Star Wars: Han Solo card game; docs/han-solo.md)",
-    doc="docs/han-solo.md",
     capabilities=Capabilities(agendas=False, match=False, opponent_models=False,
                               search=False, coach=False, policy_bank=False, exact_lp=False,
                               ray=False, compiled_tree=False, play_page=False,
