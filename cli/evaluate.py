@@ -35,7 +35,7 @@ def _bank(policies: list[str], game, deck: str, agenda: str, players: int):
 
 def tournament(
     ctx: typer.Context,
-    game_name: str = options.game_option(han_solo=True),
+    game_name: str = options.game_option(command="tournament"),
     players: int = options.players_option("Number of players, 2 to 6."),
     agenda: str = options.agenda_option(),
     deck: str = options.deck_option(),
@@ -57,7 +57,7 @@ def tournament(
 ) -> None:
     """Play policies against each other: duplicate deals, margins and match-win rates
     with 95% intervals."""
-    from solver import provenance
+    from solver import games, provenance
     from solver.evaluation import report as evaluation
     from solver.evaluation.tournament import play_cross_table
     from solver.reports import csv as report_csv
@@ -68,17 +68,16 @@ def tournament(
         raise typer.BadParameter("--deals and --matches are both 0; give at least one "
                                  "of them above 0", param_hint="--deals")
     game = options.load_game(game_name, players, deck, "margin", agenda, ctx)
-    if game_name == options.HAN_SOLO:
-        from cli import han_solo
-
-        options.refuse_han_solo_options(ctx, game_name, "matches")
-        han_solo.tournament(game, None if policies == DEFAULT_POLICIES else policies,
-                            deals, seed, diagonal, out)
+    own = options.own_commands(game_name)
+    if own is not None:  # the game's own players and tournament (e.g. cli/han_solo.py)
+        options.refuse_lacking(ctx, game_name, ("matches", "match"))
+        own.tournament(game, None if policies == DEFAULT_POLICIES else policies,
+                       deals, seed, diagonal, out)
         return
     agenda = variant(game)  # what names its shipped table and its rows
     names = [p.strip() for p in policies.split(",") if p.strip()]
     if policies == DEFAULT_POLICIES:
-        names = [evaluation.TABLE, *evaluation.GAME_HEURISTICS[game_name]]
+        names = [evaluation.TABLE, *games.adapter(game_name).heuristics()]
         if evaluation.shipped_table(deck, agenda, players) is None:
             names.remove(evaluation.TABLE)
     if len(names) < 1:
@@ -140,7 +139,7 @@ def lbr(
     ctx: typer.Context,
     policy: str = typer.Option(..., help="'table' (the shipped table policy of this game), "
                                "a heuristic, or a policy file (.npz)."),
-    game_name: str = options.game_option(han_solo=True),
+    game_name: str = options.game_option(command="lbr"),
     players: int = options.players_option(),
     agenda: str = options.agenda_option(),
     deck: str = options.deck_option(),
@@ -169,11 +168,11 @@ def lbr(
         raise typer.BadParameter("--exact needs a reduced deck: the full game's tree is far "
                                  "too large")
     game = options.load_game(game_name, players, deck, "margin", agenda, ctx)
-    if game_name == options.HAN_SOLO:
-        from cli import han_solo
-
-        options.refuse_han_solo_options(ctx, game_name, "continuation", "exact")
-        han_solo.lbr(game, policy, deals, rollouts, max_particles, seed, out, print_bound)
+    own = options.own_commands(game_name)
+    if own is not None:  # the game's own players and LBR (e.g. cli/han_solo.py)
+        options.refuse_lacking(ctx, game_name, ("continuation", "policy_bank"),
+                               ("exact", "policy_bank"))
+        own.lbr(game, policy, deals, rollouts, max_particles, seed, out, print_bound)
         return
     agenda = variant(game)
     names = [policy] + ([continuation] if continuation and continuation != policy else [])

@@ -13,7 +13,7 @@ import typer
 
 from cli import options
 
-HAN_SOLO = options.HAN_SOLO
+HAN_SOLO = "han_solo"  # this module's game: its files' names
 
 
 def _players(names: list[str], game) -> list:
@@ -267,3 +267,107 @@ def lbr(game, policy: str, deals: int, rollouts: int, particles: int, seed: int,
                   "belief": result.belief_stats, "interrupted": result.interrupted}
         provenance.write_json(out, record)
         typer.echo(f"wrote {out}")
+
+
+# What `jabba hint` and `jabba play` show ----------------------------------------------
+
+def render_hint(answer: dict, console) -> None:
+    """`jabba hint`'s answer as text (cli/hint.py _render): each option's EV, the discard
+    after a take, each opponent's hand total."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from cli.hint import _first_items, _fits, _joined, _print_pieces, _room
+
+    sit, rec = answer["situation"], answer["recommendation"]
+    pot = ", ".join(sit["pot"]) if sit["pot"] else "unknown"
+    _print_pieces(console, [
+        Text.from_markup(f"[bold]{sit['players']} players, han_solo, you are seat "
+                         f"{sit['seat']}[/bold]: "),
+        *_joined([f"hand {', '.join(sit['hand'])} (total {sit['hand_total']:+d})",
+                  f"turn {sit['turn']} of {sit['turns']}, {sit['decision']}",
+                  f"discard top {sit['discard_top'] or '-'}", f"pot {pot}",
+                  f"draw pile {sit['deck']}"], "; ")])
+    console.print(f"[bold green]Recommended: {rec['action']}[/bold green]"
+                  + ("" if rec["chosen_by"] == "value" else f" ({rec['chosen_by']})"))
+    for merged in (False, True):  # narrower: the option and its discard in one column
+        table = Table(title="Your options (EV: token margin, thousands of credits)")
+        table.add_column("option")
+        if not merged:
+            table.add_column("then")
+        for name in ("table", "EV", "vs best"):
+            table.add_column(name, justify="right", no_wrap=True)
+        for p in answer["plays"]:
+            prob = "-" if p["probability"] is None else f"{p['probability']:.0%}"
+            names = ([p["full_action"]] if merged else
+                     [p["action"], p["full_action"].partition(", ")[2]])
+            table.add_row(*names, prob, f"{p['ev']:+.3f} ± {p['ev_ci95']:.3f}",
+                          f"{p['vs_best']:+.3f} ± {p['vs_best_ci95']:.3f}")
+        if _fits(table, console):
+            break
+    console.print(table)
+    for play in answer["plays"]:
+        for step in play["steps"]:
+            shown = [f"{o['action']} {o['ev']:+.2f}" for o in sorted(
+                step["options"], key=lambda o: -o["ev"])]
+            _print_pieces(console, [f"  after '{play['action']}': ", *_joined(shown, ", ")])
+    beliefs = Table(title="What the others hold (posterior)")
+    beliefs.add_column("seat", no_wrap=True)
+    beliefs.add_column("cards", no_wrap=True)
+    beliefs.add_column("hand total (likeliest)", no_wrap=True)
+    beliefs.add_column("P(zero)", justify="right", no_wrap=True)
+    rows = []
+    for o in answer["opponents"]:
+        zero = sum(x["probability"] for x in o["total"] if x["total"] == 0)
+        cards = ", ".join(f"{c['cards']}" + ("" if c["probability"] > 0.999 else
+                                              f" {c['probability']:.0%}") for c in o["cards"])
+        totals = [f"{x['total']:+d} {x['probability']:.0%}"
+                  for x in sorted(o["total"], key=lambda x: -x["probability"])]
+        rows.append((f"p{o['seat']}", cards, totals, f"{zero:.1%}"))
+    widths = [max(len(r[0]) for r in rows + [("seat",)]),
+              max(len(r[1]) for r in rows + [("", "cards")]), len("P(zero)")]
+    room = max(len("hand total (likeliest)"), _room(console.width, widths))
+    for seat, cards, totals, zero in rows:
+        beliefs.add_row(seat, cards, _first_items(totals, room, most=5), zero)
+    console.print(beliefs)
+    post, roll = answer["posterior"], answer["rollouts"]
+    console.print(f"policy: {answer['policy']['detail']}; posterior: {post['basis']}, "
+                  f"{post['worlds']:,} worlds (effective "
+                  f"{post['effective_sample_size']:,.0f}); values from "
+                  f"{roll['count']:,} rollouts ({roll['from_table']:.1%} of their decisions "
+                  f"from the table); {answer['seconds']:.2f} s")
+
+
+def play_table(v: dict) -> list[str]:
+    """What the seat knows at a decision of `jabba play` (cli/play.py _table)."""
+    from cli.play import _cards
+
+    top = v["discard"][-1] if v["discard"] else "-"
+    lines = [f"turn {v['turn']} of {v['turns']}; discard top {top} ({len(v['discard'])} "
+             f"cards); draw pile {v['pile']}; pot {_cards(v['pot'])}"]
+    for s in v["seats"]:
+        if s["you"]:
+            continue
+        if s["hand"] is None:
+            lines.append(f"  p{s['seat']:<8} holds {s['cards']} cards")
+        else:  # shown at the round's end, before the tokens are taken (H6)
+            lines.append(f"  p{s['seat']:<8} shows {_cards(s['hand'])} (total "
+                         f"{s['total']:+d})")
+    lines.append(f"your hand: {_cards(v['hand'])} (total {v['hand_total']:+d})")
+    return lines
+
+
+def round_end(v: dict) -> list[str]:
+    """The round's end in `jabba play` (cli/play.py _round_end)."""
+    from cli.play import _cards
+
+    r = v["result"]
+    lines = ["--- round over ---"]
+    for s in v["seats"]:
+        who = f"p{s['seat']}" + (" (you)" if s["you"] else "")
+        lines.append(f"  {who:<9} hand: {_cards(s['hand'])} (total {s['total']:+d}); "
+                     f"token {r['tokens_taken'][s['seat']] or '-'} "
+                     f"(+{r['tokens'][s['seat']]} thousand credits)")
+    best = ", ".join("you" if p == v["seat"] else f"p{p}" for p in r["winners"])
+    lines.append(f"best hand: {best}")
+    return lines

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from cli import options
-from cli.options import HAN_SOLO
+from solver import games
 
 
 def _read_situation_file(path: Path) -> dict:
@@ -51,7 +51,7 @@ def register(app: typer.Typer) -> None:
             None, "--situation", "-s", **options.INPUT_FILE, help="A TOML or JSON "
             "situation file (docs/hint.md); the flags below override its fields."),
         # No defaults here: a flag given overrides the situation file's field.
-        game: str | None = options.game_option(None, han_solo=True),
+        game: str | None = options.game_option(None, command="hint"),
         players: int | None = options.players_option("Players in the round, 2 to 6 "
                                                      "(default: 2).", None),
         agenda: str | None = options.agenda_option(
@@ -155,15 +155,9 @@ def register(app: typer.Typer) -> None:
             options.applies_only(ctx, ("exploit", "confidence"), "with --opponent")
         data = _read_situation_file(situation) if situation else {}
         chosen = game or data.get("game") or options.GAMES[0]
-        if chosen == options.HAN_SOLO:  # docs/han-solo.md "Hints": a log, a hand, a pot
-            options.refuse_han_solo_options(
-                ctx, chosen, "agenda", "face_up", "area", "out", "protected", "saw",
-                "seen_by", "set_aside", "bottom", "deck", "score", "match_goal",
-                "match_values", "rounds_played", "opponent", "exploit", "confidence",
-                "resolve_seconds", "search_seconds", "search_iterations", "seconds")
-        else:
-            options.applies_only(ctx, ("pot", "turn"), "with --game han_solo")
-        if agenda is not None and chosen in options.GAMES:  # another game: refused below
+        reader = games.hint_reader(chosen)  # an unknown game: refused with the request
+        _refuse_other_games_options(ctx, reader)
+        if agenda is not None and games.find(chosen) is not None:
             options.refuse_agendas(ctx, chosen, "agenda")
         flags = {"game": game, "players": players, "agenda": agenda, "seat": seat, "hand": hand,
                  "face_up": face_up, "out": out, "protected": protected,
@@ -180,11 +174,9 @@ def register(app: typer.Typer) -> None:
         if log_file is not None:
             data["log"] = [x for x in options.read_text(log_file, "--log-file").splitlines()
                            if x.strip()]
-        if chosen != HAN_SOLO:
-            from solver.hint.advice import FIRST_RUN_NOTE, rollouts_compiled
-
-            if not rollouts_compiled():
-                print(FIRST_RUN_NOTE, file=sys.stderr)
+        note = reader.first_run_note()
+        if note is not None:
+            print(note, file=sys.stderr)
         try:
             request = HintRequest.from_inputs(
                 data, policy_files=policy, score=score, match_goal=match_goal,
@@ -211,7 +203,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def export(
         ctx: typer.Context,
-        game_name: str = options.game_option(han_solo=True),
+        game_name: str = options.game_option(command="export"),
         players: int = options.players_option("Players, for the shipped policy."),
         agenda: str = options.agenda_option("Agenda, for the shipped policy (--game "
                                             f"{' or '.join(options.AGENDA_GAMES)} only)."),
@@ -239,10 +231,9 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"--format {fmt!r}: allowed are {', '.join(FORMATS)}")
         game = options.load_game(game_name, players, "full", agenda=agenda, ctx=ctx)
         try:
-            if game_name == HAN_SOLO:  # its table, its keys and its rows
-                from cli import han_solo
-
-                player, table, source, rows_of = han_solo.export_policy(game, policy)
+            own = options.own_commands(game_name)
+            if own is not None:  # its table, its keys and its rows (e.g. cli/han_solo.py)
+                player, table, source, rows_of = own.export_policy(game, policy)
             else:
                 from spiel_game.game import variant
 
@@ -269,6 +260,17 @@ def register(app: typer.Typer) -> None:
                    + "".join(f"; header in {p}" for p in written[1:]))
 
 
+def _refuse_other_games_options(ctx: typer.Context, reader) -> None:
+    """Refuse hint options of other games (solver/games/, `hint_options`): those of
+    several games apply "to --game A or B, not C", one game's "with --game A"."""
+    for name in dict.fromkeys(o for a in games.ADAPTERS.values() for o in a.hint_options):
+        if name in reader.hint_options:
+            continue
+        takers = [a.name for a in games.ADAPTERS.values() if name in a.hint_options]
+        options.applies_only(ctx, (name,), f"with --game {takers[0]}" if len(takers) == 1
+                             else f"to --game {' or '.join(takers)}, not {reader.name}")
+
+
 def _render(answer: dict, console=None) -> None:
     """The answer as text, laid out for the console's width (80 columns and up)."""
     from rich.console import Console
@@ -277,8 +279,9 @@ def _render(answer: dict, console=None) -> None:
 
     console = console or Console()
     sit = answer["situation"]
-    if sit["game"] == HAN_SOLO:
-        _render_han_solo(answer, console)
+    own = options.own_commands(sit["game"])
+    if own is not None:  # the game's own answer (e.g. cli/han_solo.py)
+        own.render_hint(answer, console)
         return
     variant = sit["agenda"] or sit["game"]  # love_letter has no agenda
     deck = [] if sit["deck"] is None else [f"deck {sit['deck']}"]
@@ -321,10 +324,10 @@ def _render(answer: dict, console=None) -> None:
         console.print(f"  ({' and '.join(left_out)} left out at this width; --json has "
                       "all)")
     for step in ([] if searched else rec["steps"]):
-        options = sorted(step["options"], key=lambda o: -o["ev"])[:5]
+        best_options = sorted(step["options"], key=lambda o: -o["ev"])[:5]
         shown = [f"{o['action']} {o['ev']:+.2f} ± {o['ev_ci95']:.2f}"
                  + ("" if o["probability"] is None else f" ({o['probability']:.0%})")
-                 for o in options] + ([] if len(step["options"]) <= 5 else ["..."])
+                 for o in best_options] + ([] if len(step["options"]) <= 5 else ["..."])
         by = "" if step["chosen_by"] == "value" else f" [{step['chosen_by']}]"
         _print_pieces(console, [f"  then {step['decision']}: {step['chosen']}{by}   (EV: ",
                                 *_joined(shown, ", ", ")")])
@@ -453,68 +456,3 @@ def _print_pieces(console, pieces: list, indent: str = "      ") -> None:
     lines.append(line)
     for text in lines:
         console.print(console.highlighter(text))
-
-
-def _render_han_solo(answer: dict, console) -> None:
-    """A han_solo answer: each option's EV, the discard after a take, each opponent's
-    hand total."""
-    from rich.table import Table
-    from rich.text import Text
-
-    sit, rec = answer["situation"], answer["recommendation"]
-    pot = ", ".join(sit["pot"]) if sit["pot"] else "unknown"
-    _print_pieces(console, [
-        Text.from_markup(f"[bold]{sit['players']} players, han_solo, you are seat "
-                         f"{sit['seat']}[/bold]: "),
-        *_joined([f"hand {', '.join(sit['hand'])} (total {sit['hand_total']:+d})",
-                  f"turn {sit['turn']} of {sit['turns']}, {sit['decision']}",
-                  f"discard top {sit['discard_top'] or '-'}", f"pot {pot}",
-                  f"draw pile {sit['deck']}"], "; ")])
-    console.print(f"[bold green]Recommended: {rec['action']}[/bold green]"
-                  + ("" if rec["chosen_by"] == "value" else f" ({rec['chosen_by']})"))
-    for merged in (False, True):  # narrower: the option and its discard in one column
-        table = Table(title="Your options (EV: token margin, thousands of credits)")
-        table.add_column("option")
-        if not merged:
-            table.add_column("then")
-        for name in ("table", "EV", "vs best"):
-            table.add_column(name, justify="right", no_wrap=True)
-        for p in answer["plays"]:
-            prob = "-" if p["probability"] is None else f"{p['probability']:.0%}"
-            names = ([p["full_action"]] if merged else
-                     [p["action"], p["full_action"].partition(", ")[2]])
-            table.add_row(*names, prob, f"{p['ev']:+.3f} ± {p['ev_ci95']:.3f}",
-                          f"{p['vs_best']:+.3f} ± {p['vs_best_ci95']:.3f}")
-        if _fits(table, console):
-            break
-    console.print(table)
-    for play in answer["plays"]:
-        for step in play["steps"]:
-            shown = [f"{o['action']} {o['ev']:+.2f}" for o in sorted(
-                step["options"], key=lambda o: -o["ev"])]
-            _print_pieces(console, [f"  after '{play['action']}': ", *_joined(shown, ", ")])
-    beliefs = Table(title="What the others hold (posterior)")
-    beliefs.add_column("seat", no_wrap=True)
-    beliefs.add_column("cards", no_wrap=True)
-    beliefs.add_column("hand total (likeliest)", no_wrap=True)
-    beliefs.add_column("P(zero)", justify="right", no_wrap=True)
-    rows = []
-    for o in answer["opponents"]:
-        zero = sum(x["probability"] for x in o["total"] if x["total"] == 0)
-        cards = ", ".join(f"{c['cards']}" + ("" if c["probability"] > 0.999 else
-                                              f" {c['probability']:.0%}") for c in o["cards"])
-        totals = [f"{x['total']:+d} {x['probability']:.0%}"
-                  for x in sorted(o["total"], key=lambda x: -x["probability"])]
-        rows.append((f"p{o['seat']}", cards, totals, f"{zero:.1%}"))
-    widths = [max(len(r[0]) for r in rows + [("seat",)]),
-              max(len(r[1]) for r in rows + [("", "cards")]), len("P(zero)")]
-    room = max(len("hand total (likeliest)"), _room(console.width, widths))
-    for seat, cards, totals, zero in rows:
-        beliefs.add_row(seat, cards, _first_items(totals, room, most=5), zero)
-    console.print(beliefs)
-    post, roll = answer["posterior"], answer["rollouts"]
-    console.print(f"policy: {answer['policy']['detail']}; posterior: {post['basis']}, "
-                  f"{post['worlds']:,} worlds (effective "
-                  f"{post['effective_sample_size']:,.0f}); values from "
-                  f"{roll['count']:,} rollouts ({roll['from_table']:.1%} of their decisions "
-                  f"from the table); {answer['seconds']:.2f} s")

@@ -17,8 +17,8 @@ from pathlib import Path
 import typer
 from typer.core import TyperGroup
 
-from spiel_game import REGISTERED
-from spiel_game.cards import AGENDA_GAMES, AGENDAS, GAMES, RULESET_OF_GAME, RULESETS
+from solver import games
+from spiel_game.cards import AGENDA_GAMES, AGENDAS, GAMES
 
 HELP_OPTION_NAMES = ["-h", "--help"]
 MAX_SECONDS = 1e9  # about 31 years: finite, and every deadline computed from it stays finite
@@ -67,37 +67,29 @@ PORT = dict(parser=_integer(0, 65536, "an integer from 0 (any free port) to 6553
             metavar="PORT")
 
 
-def _games_parser(games: tuple[str, ...]):
-    """A --game parser allowing `games`; han_solo refused by a command that lacks it."""
+def _games_parser(allowed: tuple[str, ...]):
+    """A --game parser allowing `allowed`; a game the command does not take is refused
+    saying which commands take it."""
     def parse(value) -> str:
-        if value not in games:
-            why = (f"; han_solo's commands are {', '.join(HAN_SOLO_COMMANDS)}"
-                   if value == HAN_SOLO else "")
-            raise typer.BadParameter(f"{value!r}: allowed are {', '.join(games)}{why}")
+        if value not in allowed:
+            game = games.find(value)
+            commands = game.capabilities.commands if game is not None else None
+            why = f"; {value}'s commands are {', '.join(commands)}" if commands else ""
+            raise typer.BadParameter(f"{value!r}: allowed are {', '.join(allowed)}{why}")
         return value
     return parse
 
 
-_game = _games_parser(GAMES)
+def _game_option_kind(allowed: tuple[str, ...]) -> dict:
+    """typer.Option keyword arguments of a --game taking `allowed`."""
+    titles = [games.adapter(name).title for name in allowed]
+    return dict(parser=_games_parser(allowed), metavar="GAME",
+                help=f"The game: {', '.join(titles[:-1])} or {titles[-1]}.")
 
 
-def _described(rules) -> str:
-    return (f"{rules.game} ({rules.description}"
-            f"{'' if rules.has_agendas else '; it has no agenda'})")
-
-
-# The games of the commands: the Love Letter rule sets (spiel_game.cards.GAMES) and, for
-# the commands of HAN_SOLO_COMMANDS, han_solo (its own engine: spiel_game/han_solo/).
-HAN_SOLO = "han_solo"
-HAN_SOLO_COMMANDS = ("hint", "play", "serve", "export", "tournament", "lbr", "solve",
-                     "exploit")
-ALL_GAMES = REGISTERED
-_GAMES_TEXT = [_described(r) for r in RULESETS]
-_HAN_SOLO_TEXT = "han_solo (Star Wars: Han Solo card game; docs/han-solo.md)"
-GAME = dict(parser=_game, metavar="GAME",
-            help=f"The game: {', '.join(_GAMES_TEXT[:-1])} or {_GAMES_TEXT[-1]}.")
-GAME_OR_HAN_SOLO = dict(parser=_games_parser(ALL_GAMES), metavar="GAME",
-                        help=f"The game: {', '.join(_GAMES_TEXT)} or {_HAN_SOLO_TEXT}.")
+# --game of the commands that take the Love Letter engine's games only (GAMES); a command
+# that takes more says so to game_option (solver/games/, capability `commands`).
+GAME = _game_option_kind(GAMES)
 AGENDA_HELP = f"Agenda ({', '.join(AGENDA_GAMES)})."
 AGENDA_LIST = f"{', '.join(AGENDAS[:-1])} or {AGENDAS[-1]}"  # for help texts
 DECK_HELP = "full, a reduced preset or a spec."
@@ -105,9 +97,11 @@ DECK_HELP = "full, a reduced preset or a spec."
 
 # The game's options, the same for every command (a command's help may say more; `jabba
 # hint` defaults them to None, so that its situation file's fields stand).
-def game_option(default: str | None = GAMES[0], han_solo: bool = False):
-    """--game; `han_solo`: the command takes han_solo too (HAN_SOLO_COMMANDS)."""
-    return typer.Option(default, "--game", **(GAME_OR_HAN_SOLO if han_solo else GAME))
+def game_option(default: str | None = GAMES[0], command: str | None = None):
+    """--game; `command`: the games whose adapters take that command (solver/games/),
+    else the Love Letter engine's."""
+    kind = GAME if command is None else _game_option_kind(games.taking(command))
+    return typer.Option(default, "--game", **kind)
 
 
 def players_option(help: str = "Number of players.", default: int | None = 2):
@@ -222,64 +216,49 @@ def exclusive(ctx: typer.Context, *names: str) -> None:
 def load_game(game: str, players: int, deck: str, utility: str = "margin",
               agenda: str | None = None, ctx: typer.Context | None = None,
               agenda_option: str = "agenda"):
-    """The game the options describe (spiel_game.load); a refusal names what was wrong.
-    `agenda` (None: the default) is for a game with agendas; for one without, an agenda
-    the user gave (ctx: option `agenda_option`) is refused, and the default ignored."""
+    """The game the options describe (its adapter's `load`); a refusal names what was
+    wrong. `agenda` (None: the default) is for a game with agendas; for one without, an
+    agenda the user gave (ctx: option `agenda_option`) is refused, and the default
+    ignored."""
     import pyspiel
 
-    import spiel_game
-
-    if game == HAN_SOLO:
-        if ctx is not None:
-            applies_only(ctx, (agenda_option,), f"to --game {' or '.join(AGENDA_GAMES)}: "
-                         "han_solo has no agendas")
-        return load_han_solo(players, deck, utility)
-    if not RULESET_OF_GAME[_game(game)].has_agendas:
+    adapter = games.adapter(_games_parser(games.NAMES)(game))
+    if not adapter.capabilities.agendas:
         if ctx is not None:
             refuse_agendas(ctx, game, agenda_option)
         agenda = None
     try:
-        return spiel_game.load(game, players=players, agenda=agenda, deck=deck,
-                               utility=utility)
+        return adapter.load(players, deck, utility, agenda)
+    except games.OptionError as err:
+        raise typer.BadParameter(str(err), param_hint=f"--{err.option}") from None
     except (ValueError, pyspiel.SpielError) as err:
         raise typer.BadParameter(str(err)) from None
 
 
-def load_han_solo(players: int, deck: str = "full", utility: str = "margin"):
-    """han_solo with `players`; deck 'full' or a reduced deck of solver/han_solo/exact.py
-    (DECKS: the exact tools' one-turn decks)."""
-    import pyspiel
+def own_commands(game: str):
+    """The command line's module of the game's own commands (its adapter's `cli_module`,
+    e.g. cli/han_solo.py), or None: its commands are the Love Letter engine's."""
+    import importlib
 
-    from solver.han_solo.exact import DECKS
-
-    if deck != "full" and deck not in DECKS:
-        raise typer.BadParameter(f"{deck!r}: han_solo's decks are full, "
-                                 f"{', '.join(DECKS)} (docs/han-solo.md)",
-                                 param_hint="--deck")
-    params = {} if deck == "full" else dict(DECKS[deck])
-    try:
-        return pyspiel.load_game(HAN_SOLO, {**params, "players": players,
-                                            "utility": utility})
-    except (ValueError, pyspiel.SpielError) as err:
-        raise typer.BadParameter(str(err)) from None
+    module = games.adapter(game).cli_module
+    return None if module is None else importlib.import_module(module)
 
 
-def refuse_han_solo_options(ctx: typer.Context, game: str, *names: str) -> None:
-    """Refuse options of the Love Letter games given with --game han_solo."""
-    if game == HAN_SOLO:
-        applies_only(ctx, names, f"to --game {' or '.join(GAMES)}, not han_solo")
+def refuse_lacking(ctx: typer.Context, game: str, *needs: tuple[str, str]) -> None:
+    """Refuse each option of `needs` ((option, capability) pairs, in order) given for a
+    game without that capability, naming the games with it."""
+    for name, capability in needs:
+        if not getattr(games.adapter(game).capabilities, capability):
+            applies_only(ctx, (name,), f"to --game {' or '.join(games.having(capability))}"
+                         f", not {game}")
 
 
 def refuse_agendas(ctx: typer.Context, game: str, *names: str) -> None:
     """Refuse these options (an agenda, agendas) given for a game without agendas."""
-    if game == HAN_SOLO:
-        applies_only(ctx, names, f"to --game {' or '.join(AGENDA_GAMES)}: han_solo has no "
-                     "agendas")
-        return
-    rules = RULESET_OF_GAME[game]
-    if not rules.has_agendas:
-        applies_only(ctx, names, f"to --game {' or '.join(AGENDA_GAMES)}: {game} has no "
-                     f"agendas ({rules.deck_end_ruling})")
+    adapter = games.adapter(game)
+    if not adapter.capabilities.agendas:
+        applies_only(ctx, names, f"to --game {' or '.join(games.having('agendas'))}: "
+                     f"{game} {adapter.no_agendas}")
 
 
 def ship_folder(out: Path | None, option: str) -> Path:

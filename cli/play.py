@@ -42,7 +42,7 @@ def register(app: typer.Typer) -> None:
         opponent_search_iterations: int = typer.Option(
             OPPONENT_SEARCH_ITERATIONS, "--opponent-search-iterations", **options.POSITIVE,
             help="--against search: its iterations per decision (repeatable games)."),
-        game_name: str = options.game_option(han_solo=True),
+        game_name: str = options.game_option(command="play"),
         players: int = options.players_option("Number of players, 2 to 6."),
         agenda: str = options.agenda_option(f"{options.AGENDA_LIST}."),
         deck: str = options.deck_option("full", "full, tiny, small, medium or a spec such "
@@ -92,9 +92,9 @@ def register(app: typer.Typer) -> None:
             _replay(replay, log, judge)
             return
         options.applies_only(ctx, ("viewer",), "to the random round (without --seat)")
-        if game_name == options.HAN_SOLO:
-            options.refuse_han_solo_options(ctx, game_name, "match", "coach",
-                                            "opponent_search_iterations", *COACH_OPTIONS)
+        options.refuse_lacking(ctx, game_name, ("match", "match"), ("coach", "coach"),
+                               ("opponent_search_iterations", "search"),
+                               *((name, "coach") for name in COACH_OPTIONS))
         if against != "search":
             options.applies_only(ctx, ("opponent_search_iterations",), "with --against search")
         game = options.load_game(game_name, players, deck, utility, agenda, ctx)
@@ -172,21 +172,16 @@ def _open_log(path: Path | None, seed: int):
 
 def _interactive(game, seat, against, search_iterations, seed, match,
                  coach: CoachSettings | None, log_path) -> None:
+    from solver import games
     from solver.play.log import LogWriter, opponent_fields
-    from solver.play.han_solo import session_class
-    from solver.play.opponents import resolve
 
     n = game.num_players()
     if not 0 <= seat < n:
         raise typer.BadParameter(f"{seat}: allowed is a seat from 0 to {n - 1}",
                                  param_hint="--seat")
+    adapter = games.of(game)
     try:
-        if game.get_type().short_name == options.HAN_SOLO:
-            from solver.play.han_solo import resolve as resolve_han_solo
-
-            opponent = resolve_han_solo(against, game, seed)
-        else:
-            opponent = resolve(against, game, seed, search_iterations=search_iterations)
+        opponent = adapter.opponent(against, game, seed, search_iterations)
     except ValueError as err:
         raise typer.BadParameter(str(err), param_hint="--against") from None
     judge = _make_coach(game, coach, seed) if coach else None
@@ -206,8 +201,8 @@ def _interactive(game, seat, against, search_iterations, seed, match,
             typer.echo(f"coach: the hint judges each of your plays ({how}; the first may "
                        "compile the kernels, about 30 s once)")
         try:
-            session = session_class(game)(game, seat, opponent, seed=seed, match=match,
-                                          record=writer.write, coach=judge)
+            session = adapter.session_class()(game, seat, opponent, seed=seed, match=match,
+                                              record=writer.write, coach=judge)
             session.advance()
             finished = _play_loop(session)
         except KeyboardInterrupt:
@@ -287,8 +282,9 @@ def _cards(cards) -> str:
 
 def _table(v: dict) -> list[str]:
     """What the seat knows, at a decision."""
-    if v["game"] == options.HAN_SOLO:
-        return _han_solo_table(v)
+    own = options.own_commands(v["game"])
+    if own is not None:  # the game's own view (e.g. cli/han_solo.py)
+        return own.play_table(v)
     lines = [f"deck {v['deck']}" + (f"; face-up: {_cards(v['face_up'])}" if v["face_up"]
                                     else "")]
     for s in v["seats"]:
@@ -300,38 +296,10 @@ def _table(v: dict) -> list[str]:
     return lines
 
 
-def _han_solo_table(v: dict) -> list[str]:
-    top = v["discard"][-1] if v["discard"] else "-"
-    lines = [f"turn {v['turn']} of {v['turns']}; discard top {top} ({len(v['discard'])} "
-             f"cards); draw pile {v['pile']}; pot {_cards(v['pot'])}"]
-    for s in v["seats"]:
-        if s["you"]:
-            continue
-        if s["hand"] is None:
-            lines.append(f"  p{s['seat']:<8} holds {s['cards']} cards")
-        else:  # shown at the round's end, before the tokens are taken (H6)
-            lines.append(f"  p{s['seat']:<8} shows {_cards(s['hand'])} (total "
-                         f"{s['total']:+d})")
-    lines.append(f"your hand: {_cards(v['hand'])} (total {v['hand_total']:+d})")
-    return lines
-
-
-def _han_solo_end(v: dict) -> list[str]:
-    r = v["result"]
-    lines = ["--- round over ---"]
-    for s in v["seats"]:
-        who = f"p{s['seat']}" + (" (you)" if s["you"] else "")
-        lines.append(f"  {who:<9} hand: {_cards(s['hand'])} (total {s['total']:+d}); "
-                     f"token {r['tokens_taken'][s['seat']] or '-'} "
-                     f"(+{r['tokens'][s['seat']]} thousand credits)")
-    best = ", ".join("you" if p == v["seat"] else f"p{p}" for p in r["winners"])
-    lines.append(f"best hand: {best}")
-    return lines
-
-
 def _round_end(v: dict, coach) -> list[str]:
-    if v["game"] == options.HAN_SOLO:
-        return _han_solo_end(v)
+    own = options.own_commands(v["game"])
+    if own is not None:
+        return own.round_end(v)
     r = v["result"]
     you = v["table_seat"]
     lines = [f"--- round {v['round']} over ({r['end']}) ---"]

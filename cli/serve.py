@@ -20,14 +20,17 @@ def serve(
                              "this machine only; another address lets the network in."),
     workers: int | None = typer.Option(None, **options.THREADS, help="Hints computed at "
                                        "once (default: the machine's cores)."),
-    game: str = options.game_option(han_solo=True),
+    game: str = options.game_option(command="serve"),
 ) -> None:
     """The local web app: advice and play pages and their JSON API (docs/play.md)."""
     from cli.web import app as web
+    from solver import games
 
-    if game not in (options.GAMES[0], options.HAN_SOLO):
-        raise typer.BadParameter(f"{game!r}: the pages are for {options.GAMES[0]} or "
-                                 f"{options.HAN_SOLO}; {game}'s hints: POST /api/hint with "
+    adapter = games.adapter(game)
+    if adapter.advice_page is None:
+        with_pages = [a.name for a in games.ADAPTERS.values() if a.advice_page is not None]
+        raise typer.BadParameter(f"{game!r}: the pages are for {' or '.join(with_pages)}; "
+                                 f"{game}'s hints: POST /api/hint with "
                                  f"\"game\": \"{game}\" (docs/play.md)", param_hint="--game")
     try:
         sock = web.bind(host, port)
@@ -40,11 +43,13 @@ def serve(
     if not web.is_loopback(sock):
         typer.echo(f"warning: listening on {address}, not this machine only: anyone who can "
                    "reach it can use the app", err=True)
-    if game == options.HAN_SOLO:
-        typer.echo(f"serving {url} (Han Solo advice), {url}docs (the API); Ctrl-C stops")
-    else:
-        typer.echo(f"serving {url} (advice), {url}play (play), {url}han-solo (Han Solo "
-                   f"advice), {url}docs (the API); Ctrl-C stops")
+    # `/` is the game's advice page; /play its play page; other games' pages at their
+    # own routes.
+    pages = ([f"{url} ({adapter.advice_label})"]
+             + ([f"{url}play (play)"] if adapter.capabilities.play_page else [])
+             + [f"{url}{a.advice_route} ({a.advice_label})" for a in games.ADAPTERS.values()
+                if a.advice_route is not None and a is not adapter])
+    typer.echo(f"serving {', '.join(pages)}, {url}docs (the API); Ctrl-C stops")
     typer.echo("warming up: compiling the kernels (about 30 s the first time; the pages "
                "say when ready)")
     try:

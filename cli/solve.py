@@ -63,7 +63,7 @@ def _shipped_result_path(deck: str, agenda: str, players: int, algorithm: str,
 
 def solve(
     ctx: typer.Context,
-    game_name: str = options.game_option(han_solo=True),
+    game_name: str = options.game_option(command="solve"),
     deck: str = options.deck_option("tiny", "full, a reduced preset or a spec (see "
                                     "docs/game.md)."),
     players: int = options.players_option(),
@@ -125,11 +125,10 @@ def solve(
     if algorithm not in (*ALGORITHMS, "mccfr"):
         raise typer.BadParameter(f"algorithm {algorithm!r}: allowed are "
                                  f"{', '.join(ALGORITHMS)}, mccfr")
-    if game_name == options.HAN_SOLO:
-        from cli import han_solo
-
-        options.refuse_han_solo_options(ctx, game_name, "lp", "ray", "ray_workers",
-                                        "ray_round")
+    own = options.own_commands(game_name)
+    if own is not None:  # the game's own solvers (e.g. cli/han_solo.py)
+        options.refuse_lacking(ctx, game_name, ("lp", "exact_lp"), ("ray", "ray"),
+                               ("ray_workers", "ray"), ("ray_round", "ray"))
         if algorithm == "mccfr":
             options.applies_only(ctx, ("target",), "to the exact algorithms (cfr, cfr+, "
                                  "dcfr)")
@@ -144,10 +143,10 @@ def solve(
             raise typer.BadParameter("needs --checkpoint, the file to continue from",
                                      param_hint="--resume")
         game = options.load_game(game_name, players, deck, utility, agenda, ctx)
-        han_solo.solve(game, deck, algorithm, iterations, seconds, target, abstraction,
-                       max_keys, seed, out, ship,
-                       mccfr_run=han_solo.MCCFRRun(threads, max_memory, checkpoint,
-                                                   checkpoint_every, resume))
+        own.solve(game, deck, algorithm, iterations, seconds, target, abstraction,
+                  max_keys, seed, out, ship,
+                  mccfr_run=own.MCCFRRun(threads, max_memory, checkpoint,
+                                         checkpoint_every, resume))
         return
     if algorithm == "mccfr":
         options.applies_only(ctx, ("target", "lp"), "to the exact algorithms (cfr, cfr+, "
@@ -360,7 +359,7 @@ def _progress(description: str, total: int | None):
 
 def exploit(
     ctx: typer.Context,
-    game_name: str = options.game_option(han_solo=True),
+    game_name: str = options.game_option(command="exploit"),
     deck: str = options.deck_option("small", "A reduced deck: preset or spec."),
     players: int = options.players_option("Number of players (2: exploitability, 3+: "
                                           "NashConv)."),
@@ -385,11 +384,10 @@ def exploit(
         raise typer.BadParameter(f"unknown agenda(s) {unknown}; allowed: "
                                  f"{', '.join(AGENDA_NAMES)} or 'all'")
     out_dir = options.ship_folder(out_dir, "--out-dir") if ship else out_dir or Path(".")
-    if game_name == options.HAN_SOLO:
-        from cli import han_solo
-
+    own = options.own_commands(game_name)
+    if own is not None:  # the game's own study (e.g. cli/han_solo.py)
         options.refuse_agendas(ctx, game_name, "agendas")
-        han_solo.exploit(deck, players, iterations, out_dir)
+        own.exploit(deck, players, iterations, out_dir)
         return
     # Validates game, deck and players (and refuses --agendas for a game without agendas).
     loaded = options.load_game(game_name, players, deck, "margin", chosen[0], ctx, "agendas")

@@ -75,7 +75,8 @@ def game_flags(game: str, agenda: str | None = None) -> list[str]:
     from spiel_game.cards import GAMES, ruleset
 
     rules = ruleset(game)
-    # The default game is the --game option's default: a recorded command omits it.
+    # The default game is the --game option's default: a recorded command omits it (a name
+    # branch kept, tests/test_game_adapter.py: the command's text, not a capability).
     flags = [] if game == GAMES[0] else ["--game", game]
     return flags + (["--agenda", rules.variant(agenda)] if rules.has_agendas else [])
 

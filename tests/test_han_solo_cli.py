@@ -303,10 +303,10 @@ def test_solve_by_mccfr_writes_a_table(tmp_path):
                                  "--algorithm", "mccfr", "--iterations", "500", "--out",
                                  str(out)])
     assert result.exit_code == 0, result.output
-    from cli.options import load_han_solo
+    from cli.options import load_game
     from solver.han_solo.table_policy import load_table
 
-    assert len(load_table(out, load_han_solo(2, "tiny"))) > 0
+    assert len(load_table(out, load_game("han_solo", 2, "tiny"))) > 0
 
 
 def test_exploit_study_of_a_reduced_deck(tmp_path):
@@ -418,7 +418,7 @@ def test_the_play_log_records_the_hands_shown_and_the_replay_checks_them(tmp_pat
 
 
 def test_play_shows_the_other_hands_at_your_token_choice():
-    from cli.play import _han_solo_table
+    from cli.han_solo import play_table as _han_solo_table
     from solver.play.han_solo import HanSoloSession
 
     game, *_ = _finished_round()

@@ -49,6 +49,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from solver.play import COACH_SEARCH_ITERATIONS, OPPONENT_SEARCH_ITERATIONS
+from solver import games
 from spiel_game.cards import GAMES
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -58,17 +59,13 @@ MAX_HINT_SECONDS = 10.0  # a request's rollout and re-solve budgets, each
 MAX_SESSIONS = 64  # games kept; the least recently used goes first
 MAX_PLAY_ITERATIONS = 2000  # a game's search budgets per decision (the search's own cap)
 _OPPONENT_QUERY = Query(None, description="SEAT=MODEL, repeatable (jabba hint --opponent)")
-WARM_SITUATION = {"players": 2, "seat": 1, "hand": ["jabba", "guard"],
-                  "face_up": ["crumb", "bib", "merc"], "areas": {"0": ["han"]}}
-HAN_SOLO = "han_solo"  # `jabba serve --game han_solo`: its advice form at /
-WARM_HAN_SOLO = {"game": HAN_SOLO, "seat": 1, "hand": ["green +4", "red -2"],
-                 "pot": ["green", "gold"], "log": "flip green +9; p0 draw; p0 discard red -2"}
+WARM_SITUATION = games.adapter(GAMES[0]).example_situation  # the schema's example
 
 SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the fields
     "type": "object", "description": "A situation: the fields of a situation file "
     "(docs/hint.md, 'The situation'), e.g. the README's worked hint.",
     "properties": {
-        "game": {"type": "string", "enum": [*GAMES, "han_solo"], "default": GAMES[0],
+        "game": {"type": "string", "enum": list(games.NAMES), "default": GAMES[0],
                  "description": "love_letter: classic cards, no agenda; han_solo: the "
                  "fields of docs/han-solo.md 'Hints' (players, seat, hand, log, pot, turn, "
                  "params)"},
@@ -121,12 +118,13 @@ class Warmup:
 
     def run(self, hint_fn, make_game, game: str = GAMES[0]) -> None:
         try:
-            if game == HAN_SOLO:  # its hint's belief and rollouts (no play page)
-                hint_fn(dict(WARM_HAN_SOLO), seconds=0.01, resolve_seconds=0.01, seed=0,
-                        rollouts=8)
-            else:
-                hint_fn(dict(WARM_SITUATION), seconds=0.01, resolve_seconds=0.01, seed=0,
-                        search_iterations=1)
+            adapter = games.adapter(game)
+            # The hint's kernels: the search's in one iteration, else a few rollouts.
+            budget = dict(search_iterations=1) if adapter.capabilities.search else \
+                dict(rollouts=8)
+            hint_fn(dict(adapter.example_situation), seconds=0.01, resolve_seconds=0.01,
+                    seed=0, **budget)
+            if adapter.capabilities.play_page:
                 played = make_game(NewGame(coach=True, coach_seconds=0.01,
                                            coach_search_iterations=1)).session
                 played.act(played.legal()[0][0])  # the opponents' tables and the coach
@@ -165,7 +163,8 @@ class NewGame(BaseModel):
         """A field given where it does not apply (refused, as the command line refuses
         the flag), or None."""
         given = self.model_fields_set
-        if self.game != "jabbas_palace":  # the pages read Jabba's Palace's cards
+        adapter = games.find(self.game)
+        if adapter is None or not adapter.capabilities.play_page:
             return (f"game {self.game!r}: the web app plays jabbas_palace only; play "
                     f"{self.game} with jabba play --game {self.game} (its hints: "
                     f"/api/hint with \"game\": \"{self.game}\")")
@@ -342,7 +341,7 @@ router = APIRouter(route_class=_DepthCheckedRoute)  # bodies of bounded depth
 
 @router.get("/", include_in_schema=False)
 def advice_page(state: State):
-    return FileResponse(STATIC / ("han_solo.html" if state.page_game == HAN_SOLO else "index.html"))
+    return FileResponse(STATIC / games.adapter(state.page_game).advice_page)
 
 
 @router.get("/play", include_in_schema=False)

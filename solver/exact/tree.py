@@ -26,8 +26,8 @@ from numba import njit
 from spiel_game import engine
 from spiel_game import events as ev
 from spiel_game import layout as L
-from spiel_game.cards import GAMES as ENGINE_GAMES
 
+from solver import games
 from solver.abstraction.hashing import FNV_OFFSET, mix
 from solver.abstraction.keys import redacted_event
 
@@ -140,8 +140,11 @@ def build_tree(game: pyspiel.Game, max_nodes: int = 20_000_000,
     `through_pyspiel`, or `python_walk`: the engine walked from Python, the compiled
     walk's reference), else through the pyspiel API. ValueError past `max_nodes` nodes."""
     start = time.perf_counter()
-    # Every game of the engine (GAMES) walks compiled; another pyspiel game through its API.
-    on_engine = game.get_type().short_name in ENGINE_GAMES and not through_pyspiel
+    # A game whose adapter walks compiled (the engine's games) does; another through the
+    # pyspiel API (han_solo, OpenSpiel's games).
+    adapter = games.find(game.get_type().short_name)
+    on_engine = adapter is not None and adapter.capabilities.compiled_tree \
+        and not through_pyspiel
     if on_engine and not python_walk:
         return _build_compiled(game, max_nodes, start)
     walk = _EngineWalk(game) if on_engine else _SpielWalk(game)

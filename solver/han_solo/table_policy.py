@@ -71,9 +71,10 @@ def load_table(path: str | Path, game) -> HanSoloTablePolicy:
         raise ValueError(f"{path}: abstraction version {header['abstraction']['version']}, "
                          f"this code has {abstraction.VERSION}")
     params = provenance.game_parameters(header)
-    if provenance.game_name(header) != "han_solo" or params != dict(game.get_parameters()):
+    name = game.get_type().short_name
+    if provenance.game_name(header) != name or params != dict(game.get_parameters()):
         raise ValueError(f"{path}: made for {provenance.game_name(header)} {params}, not "
-                         f"han_solo {dict(game.get_parameters())}")
+                         f"{name} {dict(game.get_parameters())}")
     num_actions = arrays["num_actions"]
     probs = arrays["probs"].astype(np.float64)
     totals = np.add.reduceat(probs, row_offsets(num_actions)) if len(probs) else probs

@@ -400,20 +400,23 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, **options) -> 
 
 
 def answer(request: HintRequest) -> HintAnswer:
-    """The answer to `request`: the worlds and beliefs, the table's probabilities, the
-    search where a table (the blueprint) exists (the table answers where it cannot, and
-    says why), every full action's rollout values, and the choice. With a match context
-    the search and the rollouts maximise the match utility of the standings the round
-    leaves, and every play shows its match-win probability beside its round EV
-    (docs/match.md); with an opponent model that seat is locked to the model in a second
-    search beside the unexploiting one, and the answer says what exploiting expects to
-    gain and what it risks (docs/opponents.md)."""
+    """The answer to `request`, by its game's hint (solver/games/, hook `hint_answer`)."""
+    from solver import games
+
+    return games.of(request.game).hint_answer(request)
+
+
+def engine_answer(request: HintRequest) -> HintAnswer:
+    """The answer to `request` in a game of the Love Letter engine: the worlds and
+    beliefs, the table's probabilities, the search where a table (the blueprint) exists
+    (the table answers where it cannot, and says why), every full action's rollout
+    values, and the choice. With a match context the search and the rollouts maximise the
+    match utility of the standings the round leaves, and every play shows its match-win
+    probability beside its round EV (docs/match.md); with an opponent model that seat is
+    locked to the model in a second search beside the unexploiting one, and the answer
+    says what exploiting expects to gain and what it risks (docs/opponents.md)."""
     from solver.search.resolve import SearchLimits
 
-    if request.game.get_type().short_name == "han_solo":
-        from solver.han_solo.hint import answer as han_solo_answer
-
-        return han_solo_answer(request)
     prepare(request)
     start = time.perf_counter()  # the budgets count from here, the kernels ready
     r = request

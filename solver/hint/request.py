@@ -17,11 +17,9 @@ from pathlib import Path
 import numpy as np
 
 from solver.hint.parse import SituationError, pasted_seat
-from solver.hint.situation import Situation, from_mapping
-from solver.policies.chain import PolicySet, display_path, load_policies
-from spiel_game.cards import GAMES
-
-HAN_SOLO = "han_solo"  # answered by solver/han_solo/hint.py
+from solver.hint.situation import Situation
+from solver import games
+from solver.policies.chain import PolicySet, display_path
 
 
 class HintInputError(ValueError):
@@ -248,14 +246,17 @@ class HintRequest:
                 raise HintInputError("exploit", "applies only with opponent")
             if confidence != 0.5:
                 raise HintInputError("confidence", "applies only with opponent")
-        if data.get("game") == HAN_SOLO:  # its own situation, policy and answer
-            return cls._han_solo(data, policy_files, score, opponent, options)
-        sit = from_mapping(situation_fields(data))
-        game = check_game(sit)
-        policies = (policies_of(game) if policies_of is not None
-                    else load_policies(game, policy_files))
+        reader = games.hint_reader(data.get("game", games.DEFAULT))
+        for option, value, capability in (("score", score, "match"),
+                                          ("opponent", opponent, "opponent_models")):
+            if value and not getattr(reader.capabilities, capability):
+                raise HintInputError(option, f"applies only to "
+                                     f"{' or '.join(games.having(capability))}: "
+                                     f"{reader.name} has no match values or opponent "
+                                     "models")
+        sit, game, policies = reader.hint_situation(data, policy_files, policies_of)
         match = None
-        if score is not None:
+        if score is not None and reader.capabilities.match:
             try:
                 match = match_context(game, _scores(score), match_goal, match_values,
                                       rounds_played)
@@ -266,17 +267,3 @@ class HintRequest:
         return cls(sit, game, policies, match=match,
                    opponent=_opponent(opponent, game, sit.seat, exploit, confidence),
                    **options)
-
-    @classmethod
-    def _han_solo(cls, data: dict, policy_files, score, opponent, options) -> HintRequest:
-        """A han_solo request (solver/han_solo/hint.py): its situation, the game and
-        the policy (a HanSoloPlayer); a match or an opponent model is refused (han_solo
-        has neither match values nor opponent models)."""
-        from solver.han_solo.hint import load
-
-        for option, value in (("score", score), ("opponent", opponent)):
-            if value:
-                raise HintInputError(option, f"applies only to {' or '.join(GAMES)}: "
-                                     "han_solo has no match values or opponent models")
-        sit, game, player = load(data, policy_files)
-        return cls(sit, game, player, **options)

@@ -203,9 +203,9 @@ def from_mapping(data: dict) -> Situation:
         raise SituationError(f"players={players!r}: must be a whole number from 2 to "
                              f"{L.MAX_PLAYERS}")
     game = data.get("game", GAMES[0])
-    if game not in GAMES:
+    rules = RULESET_OF_GAME.get(game) if isinstance(game, str) else None
+    if rules is None:  # the engine's rule sets read this situation
         raise SituationError(f"game={game!r}: allowed are {', '.join(GAMES)}")
-    rules = RULESET_OF_GAME[game]
     if rules.has_agendas:
         agenda = data.get("agenda", rules.default_agenda)
         if agenda not in rules.agendas:

@@ -2,7 +2,8 @@
 paired with its MCCFR hooks (solver/mccfr/hooks.py), and what the Python side needs of it.
 
 A third engine plugs in here (docs/design.md "The engine interface"): its `ENGINE`, its
-hooks module, and an `MCCFRGame` under each of its game names.
+hooks module, and an `MCCFRGame` that its games' adapters return (solver/games/, hook
+`mccfr`).
 """
 
 from __future__ import annotations
@@ -55,20 +56,23 @@ def _logged_root(game) -> np.ndarray:
     return root
 
 
-_LOVE_LETTER = MCCFRGame(love_letter_engine.ENGINE, LOVE_LETTER_HOOKS,
-                         tuple(sorted(love_letter_keys.LEVELS, key=love_letter_keys.LEVELS.get)),
-                         ("returns",), STREAM_MCCFR,
-                         _logged_root)
-_HAN_SOLO = MCCFRGame(han_solo_engine.ENGINE, han_solo_hooks.HAN_SOLO_HOOKS,
-                      han_solo_keys.LEVELS, han_solo_hooks.UTILITIES, STREAM_HAN_SOLO_MCCFR,
-                      lambda game: game.initial_array.copy(), han_solo_hooks.check_options)
-GAMES = {"jabbas_palace": _LOVE_LETTER, "love_letter": _LOVE_LETTER, "han_solo": _HAN_SOLO}
+# jabbas_palace and love_letter: one engine, one set of hooks.
+LOVE_LETTER_ENGINE = MCCFRGame(love_letter_engine.ENGINE, LOVE_LETTER_HOOKS,
+                               tuple(sorted(love_letter_keys.LEVELS,
+                                            key=love_letter_keys.LEVELS.get)),
+                               ("returns",), STREAM_MCCFR, _logged_root)
+HAN_SOLO = MCCFRGame(han_solo_engine.ENGINE, han_solo_hooks.HAN_SOLO_HOOKS,
+                     han_solo_keys.LEVELS, han_solo_hooks.UTILITIES, STREAM_HAN_SOLO_MCCFR,
+                     lambda game: game.initial_array.copy(), han_solo_hooks.check_options)
 
 
 def mccfr_game(game) -> MCCFRGame:
-    """The `MCCFRGame` of a loaded game; ValueError for a game MCCFR does not know."""
-    name = game.get_type().short_name
-    if name not in GAMES:
-        raise ValueError(f"MCCFR does not know the game {name!r}; it knows "
-                         f"{', '.join(GAMES)}")
-    return GAMES[name]
+    """The `MCCFRGame` of a loaded game (its adapter's, solver/games/); ValueError for a
+    game MCCFR does not know."""
+    from solver import games
+
+    found = games.find(game.get_type().short_name)
+    if found is None:
+        raise ValueError(f"MCCFR does not know the game {game.get_type().short_name!r}; "
+                         f"it knows {', '.join(games.NAMES)}")
+    return found.mccfr()

@@ -19,7 +19,7 @@ import numpy as np
 from solver import provenance
 from solver.abstraction.keys import abstract_key
 from solver.mccfr.checkpoint import read_checkpoint, write_checkpoint
-from solver.mccfr.games import GAMES, mccfr_game
+from solver.mccfr.games import LOVE_LETTER_ENGINE, mccfr_game
 from solver.mccfr.kernel import run_iterations
 from solver.mccfr.table import MAX_LOAD, META_FULL, META_KEYS, Tables, find_slot
 from solver.sim.rng import check_seed, stream_seed
@@ -167,7 +167,7 @@ class MCCFRSolver:
     def average_strategy(self, s, player: int, n: int) -> np.ndarray | None:
         """The normalised average strategy at engine state s, or None if never visited
         (the Love Letter engine's games)."""
-        if self.spec is not GAMES["jabbas_palace"]:
+        if self.spec is not LOVE_LETTER_ENGINE:
             raise ValueError("average_strategy reads the Love Letter engine's keys; "
                              f"{self.game.get_type().short_name} has its own "
                              "(e.g. solver/han_solo/exact.py table_strategy)")

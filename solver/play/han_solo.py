@@ -140,5 +140,7 @@ class HanSoloSession(Session):
 
 
 def session_class(game) -> type[Session]:
-    """The Session of `game`: HanSoloSession for han_solo, else Session."""
-    return HanSoloSession if game.get_type().short_name == "han_solo" else Session
+    """The Session class of `game` (its adapter's, solver/games/)."""
+    from solver import games
+
+    return games.of(game).session_class()

@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from solver import provenance
+from solver import games, provenance
 from solver.play.session import CHANCE, Session, SessionError
 
 FORMAT = "jabbas-palace-play-log"
@@ -121,13 +121,12 @@ def load_game(header: dict):
 
     params = provenance.game_parameters(header)
     name = provenance.game_name(header)  # jabbas_palace in a log from before love_letter
-    if name not in spiel_game.REGISTERED:
+    game = games.find(name)
+    if game is None:
         raise LogError(f"the header's game {name!r}: allowed are "
                        f"{', '.join(spiel_game.REGISTERED)}")
     try:
-        if name not in spiel_game.GAMES:  # han_solo: its own parameters
-            return pyspiel.load_game(name, params)
-        return spiel_game.load_parameters(name, params)
+        return game.load_parameters(params)
     except (ValueError, pyspiel.SpielError) as err:
         raise LogError(f"the header's game parameters {params}: {err}") from None
 

@@ -17,6 +17,7 @@ EVALUATION = "evaluation"  # results/evaluation_<part>.{json,csv,md}, figures, t
 def game_infix(game: str) -> str:
     """What a game adds to its result files' names: nothing for the first game, whose
     files were named before there were others (provenance.GAME_NAME), '_<game>' else."""
+    # A name branch kept (tests/test_game_adapter.py): file names, not a capability.
     return "" if game == provenance.GAME_NAME else f"_{game}"
 
 

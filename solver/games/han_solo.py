@@ -1,0 +1,78 @@
+"""The hooks of the Han Solo card game, han_solo (its own engine, spiel_game/han_solo/;
+solver/games/__init__.py says what each hook is)."""
+
+from __future__ import annotations
+
+from solver.games import OptionError
+
+
+def load(name: str, players: int, deck: str, utility: str, agenda: str | None):
+    """`deck`: full, or a reduced deck of solver/han_solo/exact.py (DECKS: the exact
+    tools' one-turn decks); it has no agenda."""
+    import pyspiel
+
+    import spiel_game  # noqa: F401 (registers the games with pyspiel)
+    from solver.han_solo.exact import DECKS
+
+    if deck != "full" and deck not in DECKS:
+        raise OptionError("deck", f"{deck!r}: {name}'s decks are full, {', '.join(DECKS)} "
+                                  "(docs/han-solo.md)")
+    params = {} if deck == "full" else dict(DECKS[deck])
+    return pyspiel.load_game(name, {**params, "players": players, "utility": utility})
+
+
+def load_parameters(name: str, params: dict):
+    import pyspiel
+
+    import spiel_game  # noqa: F401 (registers the games with pyspiel)
+
+    return pyspiel.load_game(name, params)
+
+
+def levels(name: str) -> tuple[str, ...]:
+    from solver.han_solo.abstraction import LEVELS
+
+    return tuple(LEVELS)
+
+
+def heuristics(name: str) -> tuple[str, ...]:
+    from solver.han_solo.features import HEURISTIC_NAMES
+
+    return tuple(HEURISTIC_NAMES)
+
+
+def mccfr(name: str):
+    from solver.mccfr.games import HAN_SOLO
+
+    return HAN_SOLO
+
+
+def hint_situation(name: str, data: dict, policy_files, policies_of):
+    """(situation, game, player): its policy is a HanSoloPlayer; the web app's shared
+    tables (`policies_of`) are the Love Letter engine's, not its."""
+    from solver.han_solo.hint import load as load_hint
+
+    return load_hint(data, policy_files)
+
+
+def hint_answer(request):
+    from solver.han_solo.hint import answer
+
+    return answer(request)
+
+
+def first_run_note(name: str) -> str | None:
+    return None  # the note names the Love Letter engine's kernels
+
+
+def session(name: str):
+    from solver.play.han_solo import HanSoloSession
+
+    return HanSoloSession
+
+
+def opponent(name: str, against: str, game, seed: int, search_iterations: int):
+    """Its named players; it has no search, so `search_iterations` is not used."""
+    from solver.play.han_solo import resolve
+
+    return resolve(against, game, seed)
