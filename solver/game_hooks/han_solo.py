@@ -1,5 +1,5 @@
 """The hooks of the Han Solo card game, han_solo (its own engine, spiel_game/han_solo/;
-solver/games/__init__.py says what each hook is)."""
+solver/games/__init__.py names them and says what each hook is)."""
 
 from __future__ import annotations
 
