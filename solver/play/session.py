@@ -17,7 +17,7 @@ player at or past it wins. The random draws use the tournament's match streams
 match would.
 
 Every applied action goes to `record` (solver/play/log.py writes the lines), and the
-`Coach` (solver/play/coach.py), when given, judges the human's plays.
+`Coach` (solver/hint/coach.py), when given, judges the human's plays.
 """
 
 from __future__ import annotations
