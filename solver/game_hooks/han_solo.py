@@ -66,13 +66,13 @@ def first_run_note(name: str) -> str | None:
 
 
 def session(name: str):
-    from solver.play.han_solo import HanSoloSession
+    from solver.han_solo.session import HanSoloSession
 
     return HanSoloSession
 
 
 def opponent(name: str, against: str, game, seed: int, search_iterations: int):
     """Its named players; it has no search, so `search_iterations` is not used."""
-    from solver.play.han_solo import resolve
+    from solver.han_solo.session import resolve
 
     return resolve(against, game, seed)
