@@ -39,11 +39,16 @@ import numpy as np
 from spiel_game import layout as L
 
 from solver import provenance
+from solver.evaluation.report import resolve_policies
 from solver.evaluation.tournament import MAX_MATCH_ROUNDS, Estimate, estimate, round_winners
 from solver.match.standings import default_goal
+from solver.match.value import round_utility_table
+from solver.policies.compiled import TABLE_MISS, build_bank, probabilities
+from solver.search.policy import SearchPolicy
 from solver.sim.playout import dealt_card, deck_cards, shuffled
 from solver.sim.rng import (STREAM_MATCH_DEAL, STREAM_MATCH_DECISIONS, STREAM_MATCH_START,
                             STREAM_MATCH_TIES, check_seed, next_below, stream_seed)
+from solver.sim.sampler import sample
 
 Policy = Callable[[object, int, tuple, np.ndarray], int]
 KIND = "match duel"
@@ -56,9 +61,6 @@ def bank_policy(game, name: str) -> Callable[[], Policy]:
     """make_policy for a policy of the compiled bank: 'table' (the game's shipped table),
     a heuristic or a policy file, its action drawn from the stream with the one sampler.
     It ignores the standings (it maximises the round)."""
-    from solver.evaluation.report import resolve_policies
-    from solver.policies.compiled import TABLE_MISS, build_bank, probabilities
-    from solver.sim.sampler import sample
     from spiel_game.game import variant
 
     params = game.get_parameters()
@@ -268,10 +270,6 @@ def search_policy(game, policies, limits, seed: int = 0, values=None
     each round scored by round_utility_table(values, standings, 0), the standings being by
     the round's engine seats, one search per standings (its answers are kept per
     information state, so a table of its own); without, it maximises the margin."""
-    from solver.match.value import round_utility_table
-    from solver.search.policy import SearchPolicy
-    from solver.sim.sampler import sample
-
     def make() -> Policy:
         searches: dict[tuple, SearchPolicy] = {}
 
