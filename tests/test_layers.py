@@ -205,6 +205,23 @@ def state_reads(root: Path = ROOT) -> list[tuple[str, int]]:
     return reads
 
 
+def layout_reads(root: Path = ROOT) -> list[tuple[str, int]]:
+    """Reads of a state's field by the engine's layout offsets (`state.array[L.S_...]`,
+    `state._s[L.S_...]`) in solver/ and cli/: what a public state method could say."""
+    reads = []
+    for folder in ("solver", "cli"):
+        for path in sorted((root / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(), str(path))
+            reads += [(path.relative_to(root).as_posix(), node.lineno)
+                      for node in ast.walk(tree)
+                      if isinstance(node, ast.Subscript)
+                      and isinstance(node.value, ast.Attribute)
+                      and node.value.attr in ("_s", "array")
+                      and any(isinstance(n, ast.Name) and n.id == "L"
+                              for n in ast.walk(node.slice))]
+    return reads
+
+
 def _outside(root: Path, folder: str, prefixes: tuple[str, ...]) -> list[str]:
     """Imports of `prefixes` by the modules of `folder`, as file:line."""
     found = []
@@ -243,6 +260,11 @@ def report(root: Path = ROOT) -> None:
     reads = state_reads(root)
     print(f"reads of a state's _s outside spiel_game/ (solver/, cli/): {len(reads)}")
     for rel, line in sorted(reads):
+        print(f"  {rel}:{line}")
+    fields = layout_reads(root)
+    print(f"of a state's fields by layout offset (state.array[L....] or state._s[L....]) "
+          f"in solver/, cli/: {len(fields)}")
+    for rel, line in sorted(fields):
         print(f"  {rel}:{line}")
 
 

@@ -684,7 +684,7 @@ def prepare(request: HintRequest) -> None:
                                search_iterations=1, search_samples=32, search_limits=None)
     try:
         if helper is not None:  # the beliefs and the search first: the longer part
-            post = resolve.my_posterior(request.game, state._s, 1, request.policies)
+            post = resolve.my_posterior(request.game, state.array, 1, request.policies)
             if (request.search and request.policies.paths
                     and 2 == sit.players <= request.search_max_players):
                 resolve.search(request.game, post.states, post.weights, 1,
@@ -707,7 +707,7 @@ def _warm_up_state(game):
     for _ in range(1000):
         for state in play_decisions(game, rng):
             if state.current_player() == 1:
-                hand = state._s[L.S_HAND + L.MAX_HAND:L.S_HAND + L.MAX_HAND + 2]
+                hand = state.array[L.S_HAND + L.MAX_HAND:L.S_HAND + L.MAX_HAND + 2]
                 if engine.forced_card(game.config.rules.id, hand, 0, 2) < 0:
                     return state.clone()
                 break
@@ -741,7 +741,7 @@ def compile_rollouts() -> None:
 
     game = spiel_game.load("jabbas_palace", players=2)
     policies = load_policies(game)
-    s = _warm_up_state(game)._s
+    s = _warm_up_state(game).array
     policies.lookup(s, 1, len(_legal(s)))
     _rollouts(([s], [1.0]), full_actions(s, 1), 1, policies, 0.01, 0, rollouts=32)
 

@@ -68,7 +68,7 @@ class ChainOpponent:
 
     def decide(self, state, player: int) -> int:
         # The chain ends in a heuristic, which has every key: never a miss.
-        legal, probs, _ = chain_probabilities(self.bank, self.chain, state._s, player)
+        legal, probs, _ = chain_probabilities(self.bank, self.chain, state.array, player)
         return int(legal[sample(probs, len(legal), self.rng)])
 
 
@@ -82,7 +82,7 @@ class SearchOpponent:
         self.rng = _decisions_stream(seed)
 
     def decide(self, state, player: int) -> int:
-        legal, probs = self.policy.probabilities(state._s, player)
+        legal, probs = self.policy.probabilities(state.array, player)
         return int(legal[sample(probs, len(legal), self.rng)])
 
 

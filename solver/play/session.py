@@ -200,7 +200,7 @@ class Session:
         no opponent, a replay: nothing; its actions come through `apply`)."""
         while self.opponent is not None and not self.round_over and not self.waiting:
             if self.to_act == CHANCE:
-                self.apply(int(dealt_card(self.state._s, self._order)))
+                self.apply(int(dealt_card(self.state.array, self._order)))
             else:
                 self.apply(self.opponent.decide(self.state, self.to_act))
 
@@ -216,7 +216,7 @@ class Session:
         return verdict
 
     def _finish_round(self) -> None:
-        s = self.state._s
+        s = self.state.array
         winners = np.zeros(self.n, dtype=np.int32)
         round_winners(s, winners)
         tokens = [0] * self.n

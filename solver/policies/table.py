@@ -228,8 +228,8 @@ class TablePolicy(policy_lib.Policy):
             raise ValueError(f"asked for player {player_id} where player {player} is to "
                              "act; the table holds decisions of the player to act only")
         buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-        n = engine.legal_actions(state._s, buf)  # the order of the table's rows
-        probs = self.lookup(state._s, player, n)
+        n = engine.legal_actions(state.array, buf)  # the order of the table's rows
+        probs = self.lookup(state.array, player, n)
         if probs is None:
             probs = np.full(n, 1.0 / n)
         return dict(zip(buf[:n].tolist(), probs.tolist()))
