@@ -43,12 +43,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     # chain_probs). The loop is being folded with Han Solo's by another branch (issue 38)
     # and was not edited here; the fix: the loop above policies, the streams below.
     ("sim", "policies"): "solver/sim/playout.py",
-    # solver/mccfr/games.py pairs each engine with its MCCFR hooks, Han Solo's among them
-    # (solver/han_solo/mccfr.py, abstraction.py): the kernel's module must import every
-    # set it is compiled for, so that spiel_game/jit_cache.py clears its cache when one
-    # changes. The fix: Han Solo's compiled core (features, keys, hooks) below mccfr, out
-    # of the vertical han_solo package.
-    ("mccfr", "han_solo"): "solver/mccfr/games.py",
 }
 
 

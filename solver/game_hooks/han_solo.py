@@ -42,7 +42,7 @@ def heuristics(name: str) -> tuple[str, ...]:
 
 
 def mccfr(name: str):
-    from solver.mccfr.games import HAN_SOLO
+    from solver.han_solo.mccfr import HAN_SOLO
 
     return HAN_SOLO
 
