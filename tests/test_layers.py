@@ -17,10 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # The layers of solver/'s packages (solver.<first level>; a top-level module such as
-# provenance.py is one of its own), lowest first, as docs/design.md "Layers" gives them. A
-# package imports packages of its own layer or lower ones only; within a layer, one way
-# only (no cycle). Below them all spiel_game/ (which imports nothing of solver/ or cli/),
-# above them cli/ (which nothing imports).
+# provenance.py is one of its own), lowest first, as docs/design.md "Layers of solver/"
+# gives them. A package imports packages of its own layer or lower ones only; within a
+# layer, one way only (no cycle). Below them all spiel_game/ (which imports nothing of
+# solver/ or cli/), above them cli/ (which nothing imports).
 LAYERS: list[set[str]] = [
     {"abstraction", "games", "provenance", "reports"},  # keys, the game registry, files
     {"sim"},  # random streams, the sampler, deals and play-outs, round utilities
@@ -36,8 +36,8 @@ LAYERS: list[set[str]] = [
     {"game_hooks", "studies"},  # each game's adapter hooks; the studies behind tables
 ]
 
-# Edges against LAYERS left for now, each with its reason; the test fails when one is no
-# longer there, so the list only shrinks. (importer, imported): why.
+# Edges against LAYERS left for now, each with its reason: (importer, imported): the file
+# that imports upward. The test fails when one is no longer there, so the list shrinks.
 ALLOWED: dict[tuple[str, str], str] = {
     # solver/sim/playout.py's loop runs the policy chain (solver.policies.chain
     # chain_probs). The loop is being folded with Han Solo's by another branch (issue 38)
