@@ -6,7 +6,8 @@ name); `of(game)` that of a loaded pyspiel game. Everything else asks an adapter
 the comparisons left). The hooks live in solver/game_hooks/ (`love_letter_engine.py`:
 jabbas_palace and love_letter, one engine; `han_solo.py`), named here and imported on
 first use: the registry sits at the bottom of solver/'s layers, its hooks at the top
-(docs/design.md "Layers"), and reading it (the command line's help) loads no engine.
+(docs/design.md "Layers of solver/"), and reading it (the command line's help) loads no
+engine.
 
 A new game plugs in as docs/design.md "How a new game plugs in" says.
 """
