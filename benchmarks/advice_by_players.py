@@ -3,7 +3,7 @@
 For each player count (--players) and agenda (--agendas), the advice (--advice) plays
 against n - 1 seats of each opponent (--opponents: `agenda_expert`, `table` = the
 shipped table of the game, misses played uniformly as in `jabba tournament`), with
-duplicate deals and seat rotation (solver/evaluation/advice_seat.py):
+duplicate deals and seat rotation (solver/studies/advice_seat.py):
 
 - `hint`: `HintSeat`, the hint's own pipeline (`advice.answer`) at every play decision
   of the advised seat, with the user's defaults (0.25 s of rollouts; the search with 2
@@ -39,7 +39,7 @@ from pathlib import Path
 from _common import AGENDAS, add_allow_dirty, guard_outputs, load_jabba, policy_bank
 
 from solver import provenance
-from solver.evaluation.advice_seat import HintSeat, play_advice
+from solver.studies.advice_seat import HintSeat, play_advice
 from solver.evaluation.tournament import play_lineup
 from solver.policies.chain import load_policies
 from solver.reports.records import write_merged
@@ -107,7 +107,7 @@ def _write(args, rows: list[dict], started: str, seconds: float) -> None:
     record = provenance.header(
         {}, game_name="jabbas_palace", seconds=seconds,
         what="the advice by table size: the hint seated with duplicate deals "
-        "and seat rotation (solver/evaluation/advice_seat.py)",
+        "and seat rotation (solver/studies/advice_seat.py)",
         margin="u_i = t_i - mean of the others' tokens per round; mean over "
         "deals (each over its rotations), 95% normal interval",
         match_win_rate="share of matches to the token goal (R14) the advice "

@@ -1,6 +1,6 @@
 """The hint with and without its search, deal by deal: what the search adds at a table size.
 
-Both seats (solver/evaluation/advice_seat.py `HintSeat`: the hint answering from the table
+Both seats (solver/studies/advice_seat.py `HintSeat`: the hint answering from the table
 and the same hint searching, its `search_max_players` below and at this size) play the
 same duplicate deals and seatings against n - 1 seats of --opponent (`agenda_expert`, or
 `table`: the shipped table of this size and agenda); printed: each one's margin (tokens
@@ -25,7 +25,7 @@ import time
 import numpy as np
 from _common import AGENDAS, load_jabba, policy_bank
 
-from solver.evaluation.advice_seat import HintSeat, play_advice
+from solver.studies.advice_seat import HintSeat, play_advice
 from solver.evaluation.tournament import estimate
 from solver.policies.chain import load_policies
 

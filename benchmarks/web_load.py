@@ -164,7 +164,7 @@ def play_costs(rounds: int, seed: int) -> dict:
     """Seconds of each decision of the `search` opponent that searched (the rest of its
     turn is answered from the same solve, at no cost) and of each coached play, over
     seeded rounds (default budgets; the first round, which loads the kernels, dropped)."""
-    from solver.play.coach import Coach
+    from solver.hint.coach import Coach
     from solver.play.opponents import resolve
     from solver.play.session import Session
 

@@ -151,7 +151,7 @@ def _coach_settings(ctx, coach, threshold, seconds, search, iterations) -> Coach
 
 
 def _make_coach(game, settings: CoachSettings, seed: int):
-    from solver.play.coach import Coach
+    from solver.hint.coach import Coach
 
     try:
         return Coach(game, threshold=settings.threshold, seconds=settings.seconds, seed=seed,

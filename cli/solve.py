@@ -238,7 +238,7 @@ def _solve_exact(game, deck, agenda, players, utility, algorithm, iterations, se
                        f"exploitability x 2 = {2 * outcome.value:.1e})")
     path = out or _default_result_path(game, deck, algorithm, outcome.iterations,
                                        ".json.gz")
-    results.write_json(path, results.policy_record(
+    results.write_json(path, exact.policy_record(
         tree, outcome, deck_spec=game.config.deck.to_spec(), lp_value=lp_value))
     typer.echo(f"wrote {path}")
 

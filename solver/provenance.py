@@ -22,16 +22,8 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-
-if TYPE_CHECKING:
-    from solver.exact.solve import SolveOutcome
-    from solver.exact.tree import GameTree
 
 GAME_NAME = "jabbas_palace"  # the game of a record that names none (older files)
-FORMAT = "jabbas-palace-policy"
-FORMAT_VERSION = 1
 HEADER_FIELDS = ("game", "code_version", "command", "seconds", "cores", "created")
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -275,34 +267,3 @@ def read_json(path: str | os.PathLike) -> dict:
     except (OSError, EOFError, ValueError) as err:
         raise ValueError(f"{path}: not a readable result file ({err}); it may be "
                          "truncated or corrupt") from None
-
-
-def policy_record(tree: GameTree, outcome: SolveOutcome, *, deck_spec: str,
-                  lp_value: float | None = None, command: str | None = None) -> dict:
-    """The result of an exact solve, with its whole policy table."""
-    offsets = tree.action_offsets()
-    params = dict(tree.game.get_parameters())
-    return {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        **header(params, seconds=outcome.seconds, command=command,
-                 game_name=tree.game.get_type().short_name),
-        "deck_spec": deck_spec,
-        "algorithm": outcome.algorithm,
-        "abstraction": "none (exact game tree, perfect recall)",
-        "iterations": outcome.iterations,
-        "stopped_by": outcome.stopped_by,
-        outcome.metric: outcome.value,
-        "metric_units": "tokens per round (margin utility)" if params.get(
-            "utility") == "margin" else "tokens per round",
-        "lp_game_value_player0": lp_value,
-        "tree": {"histories": tree.num_nodes, "information_states": tree.num_infosets},
-        "curve": [{"iteration": m.iteration, "seconds": round(m.seconds, 4),
-                   outcome.metric: m.value} for m in outcome.curve],
-        "policy": {
-            "columns": ["information_state", "actions", "probabilities"],
-            "rows": [[tree.infoset_strings[i], tree.infoset_actions[i].tolist(),
-                      outcome.strategy[offsets[i]:offsets[i + 1]].round(6).tolist()]
-                     for i in range(tree.num_infosets)],
-        },
-    }

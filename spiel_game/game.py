@@ -280,6 +280,13 @@ class ArrayState(pyspiel.State):
         super().__init__(game)
         self._s = game.initial_array.copy()
 
+    @property
+    def array(self):
+        """The engine state: the int32 array that the engine interface's functions and
+        the compiled kernels take (the state's own, not a copy: change it through
+        apply_action)."""
+        return self._s
+
     def __deepcopy__(self, memo):
         # copy.deepcopy would otherwise take pyspiel's pickling path (__getstate__ and
         # __setstate__): serialize the game and the history, pickle `__dict__`, load a new

@@ -60,15 +60,31 @@ def module_imports(path: Path, package_of: str) -> set[str]:
     return names
 
 
+def compiled_into(path: Path) -> set[str]:
+    """The modules a module says its compiled code is compiled into, by a top-level
+    `COMPILED_INTO = ("solver.mccfr.kernel", ...)`: a function set built here and taken
+    as an argument by a kernel there (spiel_game/interface.py) puts this module's code in
+    the kernel's cache, though the kernel's module does not import it (a lower layer
+    imports no higher one: docs/design.md "Layers of solver/")."""
+    for node in ast.parse(path.read_bytes()).body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "COMPILED_INTO"):
+            return {e.value for e in getattr(node.value, "elts", ())
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return set()
+
+
 def stale_modules(changed: set[str], modules: dict[str, Path]) -> set[str]:
     """`changed` and every module of `modules` that imports one of them, directly or
-    not."""
+    not, or that one of them is compiled into (`compiled_into`)."""
     importers: dict[str, set[str]] = {m: set() for m in modules}
     for m, path in modules.items():
         package = m if path.name == "__init__.py" else m.rpartition(".")[0]
         for name in module_imports(path, package):
             if name in importers and name != m:
                 importers[name].add(m)
+        importers[m].update(compiled_into(path) - {m})
     stale, todo = set(), list(changed)
     while todo:
         m = todo.pop()

@@ -1,4 +1,4 @@
-"""The advice harness (solver/evaluation/advice_seat.py): duplicate deals, seat rotation
+"""The advice harness (solver/studies/advice_seat.py): duplicate deals, seat rotation
 and matches, cross-checked game for game against the compiled tournament; the hint seat
 plays the hint's answer."""
 
@@ -10,7 +10,7 @@ from conftest import load
 
 from spiel_game import engine
 
-from solver.evaluation.advice_seat import HintSeat, PolicySeat, play_advice
+from solver.studies.advice_seat import HintSeat, PolicySeat, play_advice
 from solver.evaluation.tournament import margins, play_lineup
 from solver.policies.compiled import build_bank
 

@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parents[1]
 GAME_NAMES = {"jabbas_palace", "love_letter", "han_solo"}
 # Names of game lists: a membership test in one reads a game's name too.
 GAME_LISTS = {"GAMES", "AGENDA_GAMES", "ENGINE_GAMES", "ALL_GAMES", "REGISTERED"}
-# The name branches allowed outside spiel_game/ and solver/games/, each for a reason said
-# where it is: (file, the comparison as ast.unparse writes it).
+# The name branches allowed outside spiel_game/, solver/games/ and solver/game_hooks/,
+# each for a reason said where it is: (file, the comparison as ast.unparse writes it).
 ALLOWED_BRANCHES = {
     # A recorded command omits --game for the default game (--game's default).
     ("solver/provenance.py", "game == GAMES[0]"),
@@ -33,7 +33,8 @@ ALLOWED_BRANCHES = {
 
 def _sources(root: Path) -> list[Path]:
     return [p for folder in ("solver", "cli") for p in sorted((root / folder).rglob("*.py"))
-            if not p.relative_to(root).as_posix().startswith("solver/games/")]
+            if not p.relative_to(root).as_posix().startswith(
+                ("solver/games/", "solver/game_hooks/"))]
 
 
 def _name_constants(trees) -> set[str]:
@@ -59,8 +60,8 @@ def _names_a_game(node, constants: set[str]) -> bool:
 
 def name_branches(root: Path = ROOT) -> list[tuple[str, int, str]]:
     """Every comparison (==, !=, in, is...) of something with a game's name, a constant
-    holding one or a list of games, in solver/ and cli/ outside solver/games/:
-    (file, line, the comparison)."""
+    holding one or a list of games, in solver/ and cli/ outside solver/games/ and
+    solver/game_hooks/: (file, line, the comparison)."""
     files = _sources(root)
     trees = [ast.parse(p.read_text(encoding="utf-8")) for p in files]
     constants = _name_constants(trees)
@@ -258,4 +259,5 @@ if __name__ == "__main__":
     branches = name_branches(where)
     for path, line, text in sorted(branches):
         print(f"{path}:{line}: {text}")
-    print(f"{len(branches)} name branches in solver/ and cli/ outside solver/games/")
+    print(f"{len(branches)} name branches in solver/ and cli/ outside solver/games/ and "
+          "solver/game_hooks/")

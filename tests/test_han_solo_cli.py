@@ -419,7 +419,7 @@ def test_the_play_log_records_the_hands_shown_and_the_replay_checks_them(tmp_pat
 
 def test_play_shows_the_other_hands_at_your_token_choice():
     from cli.han_solo import play_table as _han_solo_table
-    from solver.play.han_solo import HanSoloSession
+    from solver.han_solo.session import HanSoloSession
 
     game, *_ = _finished_round()
     green, red = (lambda n: L.GREEN - 1 + n), (lambda n: L.RED - 1 + n)

@@ -17,8 +17,9 @@ def test_an_engine_edit_makes_every_compiled_importer_stale():
     # The hint's rollouts are called from no other compiled module: only their own caches.
     assert jit_cache.stale_modules({"solver.hint.advice"}, modules) == {"solver.hint.advice"}
     # The MCCFR kernel takes the engines as arguments (spiel_game/interface.py), so it holds
-    # every engine's code and every game's hooks: its module imports them all (through
-    # solver/mccfr/games.py, which compiles nothing: the check follows every module).
+    # every engine's code and every game's hooks: its module imports the Love Letter
+    # engine's (through solver/mccfr/games.py, which compiles nothing: the check follows
+    # every module); Han Solo's hooks, a layer above, name the kernel in COMPILED_INTO.
     everything = jit_cache.package_modules()
     for engine_or_hooks in ("spiel_game.han_solo.engine", "solver.han_solo.abstraction",
                             "solver.han_solo.mccfr", "solver.mccfr.hooks",
@@ -76,3 +77,16 @@ def test_the_check_can_be_switched_off(tmp_path, monkeypatch):
     pkg = _tree(tmp_path, monkeypatch)
     monkeypatch.setenv("JABBA_JIT_CACHE_CHECK", "0")
     assert jit_cache.check() == [] and _caches(pkg) == {"base", "top"}
+
+
+def test_a_module_compiled_into_a_kernel_it_does_not_import(tmp_path, monkeypatch):
+    """`COMPILED_INTO`: a hooks module whose function set a kernel takes as an argument
+    makes the kernel stale, though the kernel does not import it."""
+    pkg = _tree(tmp_path, monkeypatch)
+    (pkg / "hooks.py").write_text('from numba import njit\nCOMPILED_INTO = ("solver.top",)\n')
+    assert jit_cache.compiled_into(pkg / "hooks.py") == {"solver.top"}
+    jit_cache.check()
+    (pkg / "__pycache__" / "top.f-1.py311.nbi").write_bytes(b"x")
+    (pkg / "hooks.py").write_text('from numba import njit  # edited\n'
+                                  'COMPILED_INTO = ("solver.top",)\n')
+    assert jit_cache.check() == ["solver.hooks", "solver.top"] and "top" not in _caches(pkg)

@@ -19,7 +19,7 @@ from solver.evaluation.tournament import TOKEN_GOAL
 from solver.hint import advice
 from solver.hint.answer import without_wall_times
 from solver.hint.situation import from_mapping
-from solver.play.coach import Coach
+from solver.hint.coach import Coach
 from solver.play.log import LogError, LogWriter, replay
 from solver.play.opponents import resolve
 from solver.play.session import Session, SessionError

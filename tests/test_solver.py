@@ -14,7 +14,7 @@ from conftest import load
 from solver import provenance as results
 from solver.exact.best_response import exploitability, nash_conv, profile_values
 from solver.exact.cfr import normalise
-from solver.exact.solve import solve
+from solver.exact.solve import FORMAT, policy_record, solve
 from solver.exact.tree_policy import strategy_from_policy, tabular_policy
 from solver.exact.tree import build_tree
 
@@ -95,7 +95,7 @@ def test_solve_stops_at_target_and_time(tiny_tree):
 
 def test_result_file_is_self_describing_and_atomic(tiny_tree, tmp_path):
     outcome = solve(tiny_tree, "cfr+", iterations=50)
-    record = results.policy_record(tiny_tree, outcome, deck_spec="tiny")
+    record = policy_record(tiny_tree, outcome, deck_spec="tiny")
     for path in (tmp_path / "r.json", tmp_path / "r.json.gz"):
         results.write_json(path, record)
         loaded = results.read_json(path)
@@ -110,7 +110,7 @@ def test_result_file_is_self_describing_and_atomic(tiny_tree, tmp_path):
     with pytest.raises(ValueError, match="truncated or corrupt"):
         results.read_json(truncated)
     assert json.loads(gzip.decompress((tmp_path / "r.json.gz").read_bytes()))["format"] == \
-        results.FORMAT
+        FORMAT
 
 
 def test_solved_policy_beats_every_heuristic_on_tiny(tiny_tree):

@@ -459,7 +459,7 @@ def make_game(spec: NewGame) -> _Game:
     import pyspiel
 
     import spiel_game
-    from solver.play.coach import Coach
+    from solver.hint.coach import Coach
     from solver.play.log import LogWriter, game_command, opponent_fields
     from solver.play.opponents import resolve
     from solver.play.session import Session, SessionError

@@ -15,9 +15,14 @@ from collections.abc import Callable
 
 import numpy as np
 
+from solver import provenance
 from solver.exact.best_response import exploitability, nash_conv
 from solver.exact.cfr import CFRSolver, TreeArrays
 from solver.exact.tree import GameTree
+
+# The result file of an exact solve (written with provenance.write_json).
+FORMAT = "jabbas-palace-policy"
+FORMAT_VERSION = 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,3 +115,34 @@ def solve(tree: GameTree, algorithm: str = "cfr+", iterations: int | None = 1000
         metric=metric_name(tree.num_players),
         value=curve[-1].value if curve else measure(tree, strategy, solver.arrays),
         curve=curve, stopped_by=stopped_by)
+
+
+def policy_record(tree: GameTree, outcome: SolveOutcome, *, deck_spec: str,
+                  lp_value: float | None = None, command: str | None = None) -> dict:
+    """The result of an exact solve, with its whole policy table."""
+    offsets = tree.action_offsets()
+    params = dict(tree.game.get_parameters())
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        **provenance.header(params, seconds=outcome.seconds, command=command,
+                 game_name=tree.game.get_type().short_name),
+        "deck_spec": deck_spec,
+        "algorithm": outcome.algorithm,
+        "abstraction": "none (exact game tree, perfect recall)",
+        "iterations": outcome.iterations,
+        "stopped_by": outcome.stopped_by,
+        outcome.metric: outcome.value,
+        "metric_units": "tokens per round (margin utility)" if params.get(
+            "utility") == "margin" else "tokens per round",
+        "lp_game_value_player0": lp_value,
+        "tree": {"histories": tree.num_nodes, "information_states": tree.num_infosets},
+        "curve": [{"iteration": m.iteration, "seconds": round(m.seconds, 4),
+                   outcome.metric: m.value} for m in outcome.curve],
+        "policy": {
+            "columns": ["information_state", "actions", "probabilities"],
+            "rows": [[tree.infoset_strings[i], tree.infoset_actions[i].tolist(),
+                      outcome.strategy[offsets[i]:offsets[i + 1]].round(6).tolist()]
+                     for i in range(tree.num_infosets)],
+        },
+    }

@@ -3,9 +3,11 @@
 `adapter(name)` gives a game's `GameAdapter` (ValueError listing the games for an unknown
 name); `of(game)` that of a loaded pyspiel game. Everything else asks an adapter's
 `capabilities` or calls its hooks, never compares names (tests/test_game_adapter.py counts
-the comparisons left). The hooks live in `love_letter_engine.py` (jabbas_palace and
-love_letter, one engine) and `han_solo.py`, and import what they need when called, so
-that reading the registry (the command line's help) loads no engine.
+the comparisons left). The hooks live in solver/game_hooks/ (`love_letter_engine.py`:
+jabbas_palace and love_letter, one engine; `han_solo.py`), named here and imported on
+first use: the registry sits at the bottom of solver/'s layers, its hooks at the top
+(docs/design.md "Layers of solver/"), and reading it (the command line's help) loads no
+engine.
 
 A new game plugs in as docs/design.md "How a new game plugs in" says.
 """
@@ -134,7 +136,7 @@ def _love_letter_engine_game(rules) -> GameAdapter:
                       "set_aside", "bottom", "deck", "score", "match_goal", "match_values",
                       "rounds_played", "opponent", "exploit", "confidence",
                       "resolve_seconds", "search_seconds", "search_iterations", "seconds"),
-        hooks="solver.games.love_letter_engine",
+        hooks="solver.game_hooks.love_letter_engine",
         # The pages read Jabba's Palace's cards: classic Love Letter has none of its own.
         advice_page="index.html" if agendas else None,
         example_situation={"players": 2, "seat": 1, "hand": ["jabba", "guard"],
@@ -152,7 +154,7 @@ HAN_SOLO = GameAdapter(
                                         "lbr", "solve", "exploit")),
     no_agendas="has no agendas",
     hint_options=("pot", "turn"),
-    hooks="solver.games.han_solo",
+    hooks="solver.game_hooks.han_solo",
     advice_page="han_solo.html", advice_route="han-solo", advice_label="Han Solo advice",
     example_situation={"game": "han_solo", "seat": 1, "hand": ["green +4", "red -2"],
                        "pot": ["green", "gold"],

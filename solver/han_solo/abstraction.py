@@ -289,7 +289,7 @@ def _compact_key(s, h, p, ph):
 
 def state_key(state, level: str) -> int:
     """The abstract key of a pyspiel han_solo state's decision (for tests and policies)."""
-    s = state._s
+    s = state.array
     acts = np.empty(NUM_ACTIONS, dtype=np.int32)
     n = engine.legal_actions(s, acts)
     return int(info_key(s, acts, n, level_id(level)))

@@ -85,8 +85,10 @@ def _canonical(s: np.ndarray) -> bytes:
 
 
 def _probability(policy, s: np.ndarray, action: int) -> float:
-    """The policy's probability of `action` in world s (a policy reads `state._s`)."""
-    return float(policy.action_probabilities(types.SimpleNamespace(_s=s)).get(action, 0.0))
+    """The policy's probability of `action` in world s, given as a state that holds it (a
+    policy reads `state.array`, ArrayState's; some still `state._s`)."""
+    world = types.SimpleNamespace(array=s, _s=s)
+    return float(policy.action_probabilities(world).get(action, 0.0))
 
 
 def _chance_probability(s: np.ndarray, outcome: int) -> float:
@@ -153,7 +155,7 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
     """The posterior of seat `player` after `events` (engine events (kind, player,
     value), another player's private cards L.HIDDEN), the others playing `policy` (an
     OpenSpiel-style policy of han_solo: `action_probabilities(state)` reading
-    `state._s`; None: no inference from their choices, the chance odds alone).
+    `state.array`; None: no inference from their choices, the chance odds alone).
     `dealt`: the player's dealt cards where the log leaves its deal out."""
     if particles < 1:
         raise ValueError(f"particles={particles}: at least 1")

@@ -52,8 +52,8 @@ def infoset_keys(tree: GameTree, level: str) -> np.ndarray:
     acts = np.empty(NUM_ACTIONS, dtype=np.int32)
     keys = np.zeros(tree.num_infosets, dtype=np.int64)
     for index, state in infoset_states(tree):
-        n = engine.legal_actions(state._s, acts)
-        keys[index] = info_key(state._s, acts, n, lid)
+        n = engine.legal_actions(state.array, acts)
+        keys[index] = info_key(state.array, acts, n, lid)
     return keys
 
 
@@ -71,11 +71,11 @@ def table_strategy(tree: GameTree, solver) -> np.ndarray:
     choices = np.empty(MAX_CHOICES, dtype=np.int32)
     out = np.empty(NUM_ACTIONS)
     for i, state in infoset_states(tree):
-        n = engine.legal_actions(state._s, acts)
+        n = engine.legal_actions(state.array, acts)
         if n != offsets[i + 1] - offsets[i]:
             raise ValueError(f"infoset {i}: the engine has {n} legal actions, the tree "
                              f"{offsets[i + 1] - offsets[i]}")
-        table_probs(state._s, acts, n, lid, table_keys, starts, num_actions, rows, choices,
+        table_probs(state.array, acts, n, lid, table_keys, starts, num_actions, rows, choices,
                     out)
         strategy[offsets[i]:offsets[i + 1]] = out[:n]
     return strategy

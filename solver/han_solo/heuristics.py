@@ -38,7 +38,7 @@ class HanSoloHeuristic(policy_lib.Policy):
         self.kind = HEURISTIC_NAMES.index(name)
 
     def action_probabilities(self, state, player_id=None) -> dict[int, float]:
-        s = state._s
+        s = state.array
         acts = np.empty(NUM_ACTIONS, dtype=np.int32)
         n = engine.legal_actions(s, acts)
         out = np.zeros(NUM_ACTIONS)

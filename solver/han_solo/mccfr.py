@@ -1,6 +1,7 @@
 """Han Solo's MCCFR hooks (solver/mccfr/hooks.py): its keys and the table's choices at a
-decision (abstraction.info_key, table_actions), its chance, and its rank utility. The
-shared MCCFR solver (solver/mccfr/) trains it: `MCCFRSolver(game, level=level_id(...))`.
+decision (abstraction.info_key, table_actions), its chance, and its rank utility; and its
+`MCCFRGame`, which its adapter's hook `mccfr` returns. The shared MCCFR solver
+(solver/mccfr/) trains it: `MCCFRSolver(game, level=level_id(...))`.
 
 A decision with one choice at the level (a pick at `compact`) is played without a key.
 """
@@ -12,11 +13,17 @@ from numba import njit
 from spiel_game.han_solo import engine
 from spiel_game.han_solo.layout import NUM_ACTIONS, S_KEY
 
-from solver.han_solo.abstraction import info_key, table_actions
+from solver.han_solo.abstraction import LEVELS, info_key, table_actions
+from solver.mccfr.games import MCCFRGame
 from solver.mccfr.hooks import mccfr_hooks
+from solver.sim.rng import STREAM_HAN_SOLO_MCCFR
 from solver.sim.sampler import sample
 
 _JIT = {"cache": True, "nogil": True}
+# The MCCFR kernel takes HAN_SOLO_HOOKS as an argument, so its cache holds this module's
+# code: spiel_game/jit_cache.py clears that cache when this module (or one it imports)
+# changes. (The kernel's module, a layer below, does not import this one.)
+COMPILED_INTO = ("solver.mccfr.kernel",)
 # Utilities (the kernel's `utility`): the engine's returns (credits or margin), or `rank`.
 UTILITIES = ("returns", "rank")
 RANK = UTILITIES.index("rank")
@@ -109,3 +116,6 @@ HAN_SOLO_HOOKS = mccfr_hooks(
     key=_key, choices=_choices, lookup_after_children=_lookup_after_children,
     chance_action=_chance_action, terminal_value=_terminal_value, max_actions=_max_actions,
     max_choices=_max_actions, work_size=_work_size)
+
+HAN_SOLO = MCCFRGame(engine.ENGINE, HAN_SOLO_HOOKS, LEVELS, UTILITIES, STREAM_HAN_SOLO_MCCFR,
+                     lambda game: game.initial_array.copy(), check_options)

@@ -42,6 +42,12 @@ from spiel_game.actions import decision_to_string
 
 from solver.belief import hand_probabilities
 from solver.policies.chain import PolicySet, load_policies
+from solver import games
+# The search by its module: tests replace resolve.search (tests/test_timed_search.py).
+from solver.search import resolve
+from solver.search.resolve import ModelCannotExplain, SearchLimits, SearchUnfinished
+from solver.search.single_agent import SearchTooShort, single_agent_search
+from solver.search.subgame import SubgameTooLarge
 from solver.hint.answer import SCHEMA, SCHEMA_VERSION, HintAnswer  # noqa: F401  (re-exported)
 from solver.hint.choice import Z95, _choose, _standard_error
 from solver.hint.log import log_worlds, prior_worlds, summary_log_worlds
@@ -333,13 +339,10 @@ def _posterior_answer(sit: Situation, policies: PolicySet, prior_only: bool, rep
 def _run_search(sit, game, policies, states, weights, limits, seed, top, tables=None,
                 exploit=None, leaves="single"):
     """(SearchResult, None) or (None, why the search could not answer)."""
-    from solver.search.resolve import ModelCannotExplain, SearchUnfinished, search
-    from solver.search.subgame import SubgameTooLarge
-
     match = {} if tables is None else dict(round_table=tables[0], report_table=tables[1])
     try:
-        return search(game, states, weights, sit.seat, policies, limits, seed, top,
-                      exploit=exploit, leaves=leaves, **match), None
+        return resolve.search(game, states, weights, sit.seat, policies, limits, seed,
+                              top, exploit=exploit, leaves=leaves, **match), None
     except SubgameTooLarge as err:
         return None, f"the subgame is too large ({err})"
     except SearchUnfinished as err:
@@ -357,8 +360,6 @@ GUARD_MARGIN = 0.10
 def _run_single_agent(worlds, paths, me, policies, seconds, seed, samples):
     """(SingleAgentResult, None), or (None, why the search could not answer), with no
     unexploiting twin (the single-agent search takes no opponent model)."""
-    from solver.search.single_agent import SearchTooShort, single_agent_search
-
     if len(paths) < 2:
         return None, "one full action: nothing to search", None
     try:
@@ -401,8 +402,6 @@ def hint(sit: Situation, game, policies: PolicySet | None = None, **options) -> 
 
 def answer(request: HintRequest) -> HintAnswer:
     """The answer to `request`, by its game's hint (solver/games/, hook `hint_answer`)."""
-    from solver import games
-
     return games.of(request.game).hint_answer(request)
 
 
@@ -415,8 +414,6 @@ def engine_answer(request: HintRequest) -> HintAnswer:
     probability beside its round EV (docs/match.md); with an opponent model that seat is
     locked to the model in a second search beside the unexploiting one, and the answer
     says what exploiting expects to gain and what it risks (docs/opponents.md)."""
-    from solver.search.resolve import SearchLimits
-
     prepare(request)
     start = time.perf_counter()  # the budgets count from here, the kernels ready
     r = request
@@ -687,13 +684,11 @@ def prepare(request: HintRequest) -> None:
                                search_iterations=1, search_samples=32, search_limits=None)
     try:
         if helper is not None:  # the beliefs and the search first: the longer part
-            from solver.search.resolve import SearchLimits, my_posterior, search
-
-            post = my_posterior(request.game, state._s, 1, request.policies)
+            post = resolve.my_posterior(request.game, state.array, 1, request.policies)
             if (request.search and request.policies.paths
                     and 2 == sit.players <= request.search_max_players):
-                search(request.game, post.states, post.weights, 1, request.policies,
-                       SearchLimits(iterations=1))
+                resolve.search(request.game, post.states, post.weights, 1,
+                               request.policies, SearchLimits(iterations=1))
             helper.wait()
         answer(warm)
     finally:
@@ -712,7 +707,7 @@ def _warm_up_state(game):
     for _ in range(1000):
         for state in play_decisions(game, rng):
             if state.current_player() == 1:
-                hand = state._s[L.S_HAND + L.MAX_HAND:L.S_HAND + L.MAX_HAND + 2]
+                hand = state.array[L.S_HAND + L.MAX_HAND:L.S_HAND + L.MAX_HAND + 2]
                 if engine.forced_card(game.config.rules.id, hand, 0, 2) < 0:
                     return state.clone()
                 break
@@ -746,7 +741,7 @@ def compile_rollouts() -> None:
 
     game = spiel_game.load("jabbas_palace", players=2)
     policies = load_policies(game)
-    s = _warm_up_state(game)._s
+    s = _warm_up_state(game).array
     policies.lookup(s, 1, len(_legal(s)))
     _rollouts(([s], [1.0]), full_actions(s, 1), 1, policies, 0.01, 0, rollouts=32)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from spiel_game import engine
 from spiel_game import layout as L
 from spiel_game.cards import Effect
-from spiel_game.events import events
 
 from solver.policies.knowledge import knowledge
 
@@ -15,11 +14,11 @@ from solver.policies.knowledge import knowledge
 def annotated_summary(state, me: int) -> dict:
     """What the table saw of a round, as a summary: each play with its target, number,
     hit, trade and my looks' cards (from the full log; only what `me` saw is used)."""
-    n = int(state._s[L.S_NUM_PLAYERS])
+    n = state.num_players()
     rules = state.get_game().config.rules
     name = lambda c: rules.characters[c].aliases[0]  # noqa: E731
     card_of = lambda text: rules.character_id(text.partition("@")[0])  # noqa: E731
-    log = events(state._s)
+    log = state.events()  # every detail; only what `me` saw is used
     areas = [[] for _ in range(n)]
     face_up, bottom, set_aside = [], [], None
     out = set()
@@ -59,15 +58,15 @@ def annotated_summary(state, me: int) -> dict:
                 areas[e.actor].append([f"took:{name(e.card)}@{e.other}"])
             elif e.kind == L.E_RETURN and e.actor == me:  # in draw order, every Leia's
                 bottom += [name(e.card)] + ([name(e.extra)] if e.other == 2 else [])
-    hand = sorted(int(x) for x in state._s[L.S_HAND + me * L.MAX_HAND:
+    hand = sorted(int(x) for x in state.array[L.S_HAND + me * L.MAX_HAND:
                                            L.S_HAND + me * L.MAX_HAND + 2])
     data = {"game": state.get_game().get_type().short_name, "players": n, "seat": me,
             "hand": [name(c) for c in hand], "face_up": face_up,
             "areas": {p: [":".join(x) for x in a] for p, a in enumerate(areas)},
-            "out": sorted(out), "deck": int(engine.deck_size(state._s))}
+            "out": sorted(out), "deck": int(engine.deck_size(state.array))}
     if bottom:  # every card I returned, drawn since or not
         data["bottom"] = bottom
-    if set_aside is not None and state._s[L.S_SET_ASIDE] >= 0:
+    if set_aside is not None and state.view().set_aside is not None:
         data["set_aside"] = set_aside
     return data
 
@@ -81,8 +80,9 @@ def person_summary(state, me: int) -> dict:
     name = lambda c: state.get_game().config.rules.characters[c].aliases[0]  # noqa: E731
     data["saw"] = {q: name(c) for q, c in knowledge(state, me).known_hands.items()}
     data["seen_by"] = {}
+    in_round = state.view().in_round
     for q in range(data["players"]):
-        if q != me and state._s[L.S_IN_ROUND + q]:
+        if q != me and in_round[q]:
             known = knowledge(state, q).known_cards[me]
             if known:
                 data["seen_by"][q] = name(known[0])

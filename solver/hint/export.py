@@ -60,7 +60,7 @@ def describe_information(state, player: int) -> str:
         parts.append(text)
     parts.append(f"my area {_names(k.play_areas[player])}")
     parts.append(f"deck {k.deck_size}")
-    s = state._s
+    s = state.array
     if s[L.S_PHASE] in (L.PH_TARGET, L.PH_NAME, L.PH_COUNTER):
         parts.append(f"resolving {chars[int(s[L.S_PENDING_CARD])].name}")
     return "; ".join(parts)
@@ -77,7 +77,7 @@ def export_rows(game, policy, rounds: int = 2000, seed: int = 0, all_keys: bool 
     buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     for r in range(rounds):
         state = game.new_initial_state()
-        s = state._s
+        s = state.array
         while not engine.is_terminal(s):
             if engine.is_chance(s):
                 outcomes, probs = zip(*state.chance_outcomes())

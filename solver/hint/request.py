@@ -18,8 +18,14 @@ import numpy as np
 
 from solver.hint.parse import SituationError, pasted_seat
 from solver.hint.situation import Situation
-from solver import games
+from solver import games, provenance
+from solver.match.outcomes import RoundOutcomes
+from solver.match.standings import check_standings, default_goal
+from solver.match.value import (read_match_values, round_utility_table, round_win_table,
+                                shipped_match_values, solve_match_values)
+from solver.opponent_model.model import parse_opponents
 from solver.policies.chain import PolicySet, display_path
+from solver.search.resolve import Exploit
 
 
 class HintInputError(ValueError):
@@ -43,8 +49,6 @@ class MatchContext:
     def tables(self) -> np.ndarray:
         """(2, codes, players): the match utility (solved for) and each player's chance
         to win the match, after each round outcome (solver/sim/utility.py codes)."""
-        from solver.match.value import round_utility_table, round_win_table
-
         return np.stack([round_utility_table(self.values, self.standings, 0),
                          round_win_table(self.values, self.standings, 0)])
 
@@ -76,8 +80,6 @@ class OpponentModelUse:
 
     def exploit(self, game, policies: PolicySet):
         """(the tables with the model's policies in the bank, the search's Exploit)."""
-        from solver.search.resolve import Exploit
-
         both, chains = policies.with_model(game, self.model)
         weight = 1.0 if self.mode == "best-response" else self.confidence
         return both, Exploit(self.seat, chains, tuple(self.model.weights), weight)
@@ -117,11 +119,6 @@ def match_context(game, scores, goal: int | None = None, values_path: Path | Non
     `values_path` (a `jabba match-table` record) or the game's shipped record,
     re-solved from its round outcomes when `goal` is not the record's. ValueError with
     what was wrong: standings that cannot be, no values for this game."""
-    from solver import provenance
-    from solver.match.outcomes import RoundOutcomes
-    from solver.match.standings import check_standings, default_goal
-    from solver.match.value import read_match_values, shipped_match_values, solve_match_values
-
     players = game.num_players()
     goal = default_goal(players) if goal is None else goal
     standings = tuple(check_standings(scores, players, goal, rounds_played=rounds_played))
@@ -166,8 +163,6 @@ def _opponent(specs, game, me: int, mode: str, confidence: float) -> OpponentMod
     """The model of the one opponent to exploit (2 players), or None without specs."""
     if not specs:
         return None
-    from solver.opponent_model.model import parse_opponents
-
     if game.num_players() != 2:
         raise HintInputError("opponent", f"opponent models take 2 players, not "
                              f"{game.num_players()}: the belief engine weighs every other "

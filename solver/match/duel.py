@@ -36,14 +36,17 @@ from pathlib import Path
 
 import numpy as np
 
-from spiel_game import layout as L
-
 from solver import provenance
+from solver.evaluation.report import resolve_policies
 from solver.evaluation.tournament import MAX_MATCH_ROUNDS, Estimate, estimate, round_winners
 from solver.match.standings import default_goal
+from solver.match.value import round_utility_table
+from solver.policies.compiled import TABLE_MISS, build_bank, probabilities
+from solver.search.policy import SearchPolicy
 from solver.sim.playout import dealt_card, deck_cards, shuffled
 from solver.sim.rng import (STREAM_MATCH_DEAL, STREAM_MATCH_DECISIONS, STREAM_MATCH_START,
                             STREAM_MATCH_TIES, check_seed, next_below, stream_seed)
+from solver.sim.sampler import sample
 
 Policy = Callable[[object, int, tuple, np.ndarray], int]
 KIND = "match duel"
@@ -56,9 +59,6 @@ def bank_policy(game, name: str) -> Callable[[], Policy]:
     """make_policy for a policy of the compiled bank: 'table' (the game's shipped table),
     a heuristic or a policy file, its action drawn from the stream with the one sampler.
     It ignores the standings (it maximises the round)."""
-    from solver.evaluation.report import resolve_policies
-    from solver.policies.compiled import TABLE_MISS, build_bank, probabilities
-    from solver.sim.sampler import sample
     from spiel_game.game import variant
 
     params = game.get_parameters()
@@ -66,7 +66,7 @@ def bank_policy(game, name: str) -> Callable[[], Policy]:
     bank = build_bank(specs, game, labels)
 
     def policy(state, player, standings, rng):
-        legal, probs, source = probabilities(bank, 0, state._s, player)
+        legal, probs, source = probabilities(bank, 0, state.array, player)
         if source == TABLE_MISS:  # a table without the key: uniform, as in a tournament
             probs = np.full(len(legal), 1.0 / len(legal))
         return int(legal[sample(probs, len(legal), rng)])
@@ -134,13 +134,14 @@ def _play_match(game, policies, cards, seed, goal, match, rotation, ties, first_
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
-                state.apply_action(int(dealt_card(state._s, order)))
+                state.apply_action(int(dealt_card(state.array, order)))
             else:
                 p = state.current_player()
                 state.apply_action(policies[(starter + p) % n](state, p, standings, rng))
+        tokens = state.view().tokens
         for p in range(n):
-            totals[(starter + p) % n] += int(state._s[L.S_TOKENS + p])
-        count = round_winners(state._s, winners)
+            totals[(starter + p) % n] += tokens[p]
+        count = round_winners(state.array, winners)
         if on_round is not None:
             on_round(match, rotation, played, state, starter)
         if count == 0:
@@ -268,10 +269,6 @@ def search_policy(game, policies, limits, seed: int = 0, values=None
     each round scored by round_utility_table(values, standings, 0), the standings being by
     the round's engine seats, one search per standings (its answers are kept per
     information state, so a table of its own); without, it maximises the margin."""
-    from solver.match.value import round_utility_table
-    from solver.search.policy import SearchPolicy
-    from solver.sim.sampler import sample
-
     def make() -> Policy:
         searches: dict[tuple, SearchPolicy] = {}
 
@@ -282,7 +279,7 @@ def search_policy(game, policies, limits, seed: int = 0, values=None
                 table = None if values is None else round_utility_table(values, key, 0)
                 search = searches[key] = SearchPolicy(game, policies, limits, seed,
                                                       round_table=table)
-            legal, probs = search.probabilities(state._s, player)
+            legal, probs = search.probabilities(state.array, player)
             return int(legal[sample(np.asarray(probs, np.float64), len(legal), rng)])
 
         return policy

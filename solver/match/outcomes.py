@@ -31,6 +31,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from solver.evaluation.report import resolve_policies
+from solver.evaluation.tournament import C_TABLE_HITS, C_TABLE_MISSES, play_lineup
+from solver.policies.compiled import build_bank
 from solver.sim.rng import check_seed
 from solver.sim.utility import num_codes  # the code layout's one definition
 
@@ -150,9 +153,6 @@ def round_outcomes(game, policies: list[str] | None = None, rounds: int = 20_000
     seat, or one name for every seat; names as `jabba tournament` takes them: 'table',
     the game's shipped table, a heuristic, a policy file; default: 'table'), seeded.
     Ctrl-C stops after the current chunk; the counts so far are marked interrupted."""
-    from solver.evaluation.report import resolve_policies
-    from solver.evaluation.tournament import C_TABLE_HITS, C_TABLE_MISSES, play_lineup
-    from solver.policies.compiled import build_bank
     from spiel_game.game import variant
 
     n = game.num_players()

@@ -1,9 +1,10 @@
-"""The games the MCCFR solver trains: each game's engine interface (spiel_game/interface.py)
-paired with its MCCFR hooks (solver/mccfr/hooks.py), and what the Python side needs of it.
+"""The games the MCCFR solver trains: `MCCFRGame`, a game's engine interface
+(spiel_game/interface.py) paired with its MCCFR hooks (solver/mccfr/hooks.py) and what the
+Python side needs of it; the Love Letter engine's (`LOVE_LETTER_ENGINE`).
 
-A third engine plugs in here (docs/design.md "The engine interface"): its `ENGINE`, its
-hooks module, and an `MCCFRGame` that its games' adapters return (solver/games/, hook
-`mccfr`).
+Another engine plugs in beside its own hooks (docs/design.md "The engine interface"): an
+`MCCFRGame` that its games' adapters return (solver/games/, hook `mccfr`), in a module
+that names the kernel in `COMPILED_INTO` (as solver/han_solo/mccfr.py does).
 """
 
 from __future__ import annotations
@@ -15,14 +16,12 @@ import numpy as np
 
 from spiel_game import engine as love_letter_engine
 from spiel_game import layout as L
-from spiel_game.han_solo import engine as han_solo_engine
 from spiel_game.interface import FunctionSet
 
+from solver import games
 from solver.abstraction import keys as love_letter_keys
-from solver.han_solo import abstraction as han_solo_keys
-from solver.han_solo import mccfr as han_solo_hooks
 from solver.mccfr.hooks import LOVE_LETTER_HOOKS
-from solver.sim.rng import STREAM_HAN_SOLO_MCCFR, STREAM_MCCFR
+from solver.sim.rng import STREAM_MCCFR
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,16 +60,11 @@ LOVE_LETTER_ENGINE = MCCFRGame(love_letter_engine.ENGINE, LOVE_LETTER_HOOKS,
                                tuple(sorted(love_letter_keys.LEVELS,
                                             key=love_letter_keys.LEVELS.get)),
                                ("returns",), STREAM_MCCFR, _logged_root)
-HAN_SOLO = MCCFRGame(han_solo_engine.ENGINE, han_solo_hooks.HAN_SOLO_HOOKS,
-                     han_solo_keys.LEVELS, han_solo_hooks.UTILITIES, STREAM_HAN_SOLO_MCCFR,
-                     lambda game: game.initial_array.copy(), han_solo_hooks.check_options)
 
 
 def mccfr_game(game) -> MCCFRGame:
     """The `MCCFRGame` of a loaded game (its adapter's, solver/games/); ValueError for a
     game MCCFR does not know."""
-    from solver import games
-
     found = games.find(game.get_type().short_name)
     if found is None:
         raise ValueError(f"MCCFR does not know the game {game.get_type().short_name!r}; "

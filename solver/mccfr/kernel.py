@@ -39,9 +39,10 @@ import collections
 import numpy as np
 from numba import njit
 
-# The function sets the kernel is compiled for: imported so that spiel_game/jit_cache.py
-# clears the kernel's cache when an engine or hooks module changes (the cache holds their
-# code, but numba checks it against this file only).
+# The function sets the kernel is compiled for: the Love Letter engine's, imported so that
+# spiel_game/jit_cache.py clears the kernel's cache when an engine or hooks module changes
+# (the cache holds their code, but numba checks it against this file only); another
+# game's hooks module, a layer above, names this one in its COMPILED_INTO instead.
 from solver.mccfr import games  # noqa: F401
 from solver.mccfr.intrinsics import unmanaged
 from solver.mccfr.table import (META_FULL, META_KEYS, META_SLOTS_USED, claim_block,

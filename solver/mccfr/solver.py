@@ -233,7 +233,7 @@ def strategy_on_tree(solver: MCCFRSolver, tree) -> tuple[np.ndarray, int]:
     missing = 0
     for index, state in infoset_states(tree):
         n = len(tree.infoset_actions[index])
-        probs = solver.average_strategy(state._s, int(tree.infoset_player[index]), n)
+        probs = solver.average_strategy(state.array, int(tree.infoset_player[index]), n)
         if probs is None:
             missing += 1
             probs = np.full(n, 1.0 / n)

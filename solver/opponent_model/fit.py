@@ -142,7 +142,7 @@ def decisions(logs: Sequence, seat: int, game) -> tuple[list[Decision], int]:
                         session.table_of(line["player"]) == seat:
                     out.append(Decision(name, number, offset + session.round, before[0],
                                         int(line["player"]), int(line["action"])))
-                before[:] = [session.state._s.copy()]  # the state the next line acts on
+                before[:] = [session.state.array.copy()]  # the state the next line acts on
 
             try:
                 session = replay(path, on_step=step)

@@ -138,12 +138,11 @@ def replay(path: Path, record: Callable[[dict], None] | None = None, coach_facto
     `coach_factory(game)`, if
     given, coaches the human's plays again; `on_step(session, line, verdict)` is called
     after each line. Returns the session where the log ends (a prefix: where it stopped)."""
-    from solver.play.han_solo import session_class
-
     path = Path(path)
     lines = read_lines(path)
     header = read_header(path, lines)
     game = load_game(header)
+    session_class = games.of(game).session_class()  # its adapter's (solver/games/)
     if record is not None:
         record(header)
     coach = coach_factory(game) if coach_factory else None
@@ -154,7 +153,7 @@ def replay(path: Path, record: Callable[[dict], None] | None = None, coach_facto
             if "starter" in line:
                 starter = _int(line, "starter", where)
                 if session is None:
-                    session = session_class(game)(game, _int(header, "seat", where), None,
+                    session = session_class(game, _int(header, "seat", where), None,
                                       seed=_int(header, "seed", where),
                                       match=bool(header["match"]), record=record,
                                       coach=coach, first_starter=starter)

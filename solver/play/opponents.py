@@ -33,6 +33,8 @@ from solver.play import OPPONENT_SEARCH_ITERATIONS
 from solver.policies.chain import (chain_probabilities, default_heuristic, load_policies,
                                    shipped_files)
 from solver.policies.compiled import HEURISTIC_KINDS, build_bank, is_policy_file
+from solver.search.policy import SearchPolicy
+from solver.search.resolve import SearchLimits
 from solver.sim.rng import STREAM_MATCH_DECISIONS, check_seed, stream_seed
 from solver.sim.sampler import sample
 
@@ -66,7 +68,7 @@ class ChainOpponent:
 
     def decide(self, state, player: int) -> int:
         # The chain ends in a heuristic, which has every key: never a miss.
-        legal, probs, _ = chain_probabilities(self.bank, self.chain, state._s, player)
+        legal, probs, _ = chain_probabilities(self.bank, self.chain, state.array, player)
         return int(legal[sample(probs, len(legal), self.rng)])
 
 
@@ -80,7 +82,7 @@ class SearchOpponent:
         self.rng = _decisions_stream(seed)
 
     def decide(self, state, player: int) -> int:
-        legal, probs = self.policy.probabilities(state._s, player)
+        legal, probs = self.policy.probabilities(state.array, player)
         return int(legal[sample(probs, len(legal), self.rng)])
 
 
@@ -123,9 +125,6 @@ SEARCH_OPPONENT_MAX_PLAYERS = 3
 
 
 def _search(game, seed: int, search_iterations: int) -> Opponent:
-    from solver.search.policy import SearchPolicy
-    from solver.search.resolve import SearchLimits
-
     if game.num_players() > SEARCH_OPPONENT_MAX_PLAYERS:
         raise ValueError(f"the search plays up to {SEARCH_OPPONENT_MAX_PLAYERS} players, not "
                          f"{game.num_players()}; choose table")

@@ -17,7 +17,7 @@ player at or past it wins. The random draws use the tournament's match streams
 match would.
 
 Every applied action goes to `record` (solver/play/log.py writes the lines), and the
-`Coach` (solver/play/coach.py), when given, judges the human's plays.
+`Coach` (solver/hint/coach.py), when given, judges the human's plays.
 """
 
 from __future__ import annotations
@@ -200,7 +200,7 @@ class Session:
         no opponent, a replay: nothing; its actions come through `apply`)."""
         while self.opponent is not None and not self.round_over and not self.waiting:
             if self.to_act == CHANCE:
-                self.apply(int(dealt_card(self.state._s, self._order)))
+                self.apply(int(dealt_card(self.state.array, self._order)))
             else:
                 self.apply(self.opponent.decide(self.state, self.to_act))
 
@@ -216,7 +216,7 @@ class Session:
         return verdict
 
     def _finish_round(self) -> None:
-        s = self.state._s
+        s = self.state.array
         winners = np.zeros(self.n, dtype=np.int32)
         round_winners(s, winners)
         tokens = [0] * self.n

@@ -20,7 +20,6 @@ import io
 import json
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyspiel
@@ -34,9 +33,6 @@ from solver.abstraction import keys as abstraction
 from solver.policies import shipped
 from solver import provenance
 from solver.provenance import write_atomic
-
-if TYPE_CHECKING:  # reading a table needs no MCCFR: only export_policy takes a solver
-    from solver.mccfr.solver import MCCFRSolver
 
 FORMAT = "jabbas-palace-table-policy"
 FORMAT_VERSION = 2
@@ -73,17 +69,16 @@ def _checksum(arrays: dict[str, np.ndarray]) -> str:
     return digest.hexdigest()
 
 
-def average_strategy_rows(solver: MCCFRSolver, max_keys: int | None = None
+def average_strategy_rows(solver, max_keys: int | None = None
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
     """(sorted keys, action count per key, float64 rows back to back, the header's
-    `pruned` entry or {}) of the solver's average strategy; an unvisited row is uniform.
+    `pruned` entry or {}) of an MCCFR solver's average strategy (solver/mccfr/, a layer
+    above: only its `tables` are read); an unvisited row is uniform.
 
     With `max_keys`, only that many keys are kept: those visited most in training.
     Under external sampling a key's strategy sum grows by 1 per visit (its player not
     traversing), so its row total is its visit count; a dropped key is a table miss and
     plays uniformly, which self-play coverage then measures."""
-    from solver.mccfr.table import META_SLOTS_USED
-
     if max_keys is not None and max_keys < 1:
         raise ValueError(f"max_keys {max_keys}: must be at least 1")
     t = solver.tables
@@ -91,8 +86,8 @@ def average_strategy_rows(solver: MCCFRSolver, max_keys: int | None = None
     order = np.argsort(t.keys[used])
     keys = t.keys[used][order]
     num_actions = t.num_actions[used][order].astype(np.uint8)
-    sums = t.strategy_sum[:int(t.meta[META_SLOTS_USED])].astype(np.float64)
-    values = sums[_row_cells(t.offsets[used][order], num_actions)]
+    values = t.strategy_sum[_row_cells(t.offsets[used][order], num_actions)].astype(
+        np.float64)
     totals = _row_totals(values, num_actions)
     pruned = {}
     if max_keys is not None and max_keys < len(keys):
@@ -110,7 +105,7 @@ def average_strategy_rows(solver: MCCFRSolver, max_keys: int | None = None
     return keys, num_actions, np.where(reached, share, uniform), pruned
 
 
-def export_policy(solver: MCCFRSolver, path: str | Path, max_keys: int | None = None,
+def export_policy(solver, path: str | Path, max_keys: int | None = None,
                   **extra) -> dict:
     """Write the solver's average strategy (`average_strategy_rows`, at most `max_keys`
     keys), quantised to 8 bits; returns the header."""
@@ -233,8 +228,8 @@ class TablePolicy(policy_lib.Policy):
             raise ValueError(f"asked for player {player_id} where player {player} is to "
                              "act; the table holds decisions of the player to act only")
         buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-        n = engine.legal_actions(state._s, buf)  # the order of the table's rows
-        probs = self.lookup(state._s, player, n)
+        n = engine.legal_actions(state.array, buf)  # the order of the table's rows
+        probs = self.lookup(state.array, player, n)
         if probs is None:
             probs = np.full(n, 1.0 / n)
         return dict(zip(buf[:n].tolist(), probs.tolist()))

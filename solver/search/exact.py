@@ -37,7 +37,7 @@ def blueprint_strategy(tree: GameTree, policies) -> np.ndarray:
     for index, state in infoset_states(tree):
         legal = tree.infoset_actions[index].astype(np.int32)
         probs = np.empty(len(legal))
-        chain_probs(state._s, int(tree.infoset_player[index]), bank, chain, legal,
+        chain_probs(state.array, int(tree.infoset_player[index]), bank, chain, legal,
                     len(legal), probs)
         _place(tree, strategy, index, legal, probs)
     return strategy
@@ -54,7 +54,7 @@ def search_strategy(tree: GameTree, policies, limits: SearchLimits, seed: int = 
     start = time.perf_counter()
     for index, state in infoset_states(tree):
         before = policy.searches
-        legal, probs = policy.probabilities(state._s, int(tree.infoset_player[index]))
+        legal, probs = policy.probabilities(state.array, int(tree.infoset_player[index]))
         if policy.searches > before:
             nodes.append(policy.last.subgame.num_nodes)
         _place(tree, strategy, index, legal, probs)
@@ -80,7 +80,7 @@ class TreeBlueprint:
         offsets = tree.action_offsets()
         keys = np.empty(tree.num_infosets, dtype=np.int64)
         for index, state in infoset_states(tree):
-            keys[index] = identity_key(state._s, int(tree.infoset_player[index]))
+            keys[index] = identity_key(state.array, int(tree.infoset_player[index]))
         order = np.argsort(keys)
         sizes = np.diff(offsets)[order]
         rows = [np.round(strategy[offsets[i]:offsets[i + 1]] * 255) for i in order]

@@ -122,5 +122,5 @@ class SearchPolicy(policy_lib.Policy):
         player = state.current_player()
         if player < 0:
             raise ValueError(f"no player decides at this state (current player {player})")
-        legal, probs = self.probabilities(state._s, player)
+        legal, probs = self.probabilities(state.array, player)
         return dict(zip(legal.tolist(), probs.tolist()))

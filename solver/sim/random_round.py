@@ -13,7 +13,7 @@ def play_decisions(game, rng: random.Random):
     live state: clone what you keep)."""
     state = game.new_initial_state()
     while not state.is_terminal():
-        if state.current_player() >= 0 and state._s[L.S_PHASE] == L.PH_PLAY:
+        if state.current_player() >= 0 and state.array[L.S_PHASE] == L.PH_PLAY:
             yield state
         if state.is_chance_node():
             outcomes, probs = zip(*state.chance_outcomes())

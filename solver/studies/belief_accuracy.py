@@ -195,9 +195,9 @@ def policy_stop(game, policies, rng: random.Random):
             outcomes, probs = zip(*state.chance_outcomes())
             state.apply_action(rng.choices(outcomes, probs)[0])
             continue
-        if state._s[L.S_PHASE] == L.PH_PLAY:
+        if state.array[L.S_PHASE] == L.PH_PLAY:
             stops.append(state.clone())
-        legal, probs, _ = chain_probabilities(policies.bank, policies.chain, state._s, p)
+        legal, probs, _ = chain_probabilities(policies.bank, policies.chain, state.array, p)
         state.apply_action(int(rng.choices(legal, probs)[0]))
     return rng.choice(stops) if stops else None
 
@@ -250,7 +250,7 @@ def informativeness(game, count: int, seed: int, budget: int) -> dict:
         except SituationError:
             refused += 1
             continue
-        s = state._s
+        s = state.array
         seats = [q for q in range(game.num_players()) if q != me and s[L.S_IN_ROUND + q]]
         scores = []
         for found in (worlds, prior):

@@ -15,6 +15,7 @@ import numpy as np
 from spiel_game.han_solo import layout as L
 from spiel_game.han_solo.game import describe
 
+from solver.han_solo.players import resolve as resolve_player
 from solver.play.session import CHANCE, Session, SessionError
 from solver.sim.rng import check_seed, next_float, stream_seed
 
@@ -47,8 +48,6 @@ class HanSoloOpponent:
 
 def resolve(against: str, game, seed: int) -> HanSoloOpponent:
     """'table', a heuristic or a table file (players.resolve); ValueError if none."""
-    from solver.han_solo.players import resolve as resolve_player
-
     return HanSoloOpponent(resolve_player(against, game), seed)
 
 
@@ -137,10 +136,3 @@ class HanSoloSession(Session):
         if over:
             out["result"] = self.rounds[-1]
         return out
-
-
-def session_class(game) -> type[Session]:
-    """The Session class of `game` (its adapter's, solver/games/)."""
-    from solver import games
-
-    return games.of(game).session_class()

@@ -1,5 +1,5 @@
 """The hooks of the Love Letter engine's games, jabbas_palace and love_letter
-(solver/games/__init__.py says what each hook is)."""
+(solver/games/__init__.py names them and says what each hook is)."""
 
 from __future__ import annotations
 

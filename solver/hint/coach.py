@@ -83,7 +83,7 @@ class Coach:
         """The human (engine seat `me`) took `action` at the pyspiel state `before`. The
         verdict once a full action is complete (or for a decision not coached), else
         None."""
-        phase = int(before._s[L.S_PHASE])
+        phase = int(before.array[L.S_PHASE])
         if phase == L.PH_PLAY:
             self._start, self._path, self._answer = before, [action], None
         elif phase in (L.PH_TARGET, L.PH_NAME):  # the rest of one's own play

@@ -1,5 +1,5 @@
 """The hooks of the Han Solo card game, han_solo (its own engine, spiel_game/han_solo/;
-solver/games/__init__.py says what each hook is)."""
+solver/games/__init__.py names them and says what each hook is)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def heuristics(name: str) -> tuple[str, ...]:
 
 
 def mccfr(name: str):
-    from solver.mccfr.games import HAN_SOLO
+    from solver.han_solo.mccfr import HAN_SOLO
 
     return HAN_SOLO
 
@@ -66,13 +66,13 @@ def first_run_note(name: str) -> str | None:
 
 
 def session(name: str):
-    from solver.play.han_solo import HanSoloSession
+    from solver.han_solo.session import HanSoloSession
 
     return HanSoloSession
 
 
 def opponent(name: str, against: str, game, seed: int, search_iterations: int):
     """Its named players; it has no search, so `search_iterations` is not used."""
-    from solver.play.han_solo import resolve
+    from solver.han_solo.session import resolve
 
     return resolve(against, game, seed)

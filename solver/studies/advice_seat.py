@@ -2,7 +2,7 @@
 
 The advised seat asks the hint (solver/hint/advice.py `answer`, the one pipeline of
 `jabba hint` and the web app) at each of its play decisions, with its information state
-pasted as the event log (as the coach does, solver/play/coach.py), and plays the
+pasted as the event log (as the coach does, solver/hint/coach.py), and plays the
 recommended full action: the card, then its target and number. With 3-6 players the
 hint's table path answers (no search: `advice.SEARCH_MAX_PLAYERS`): every full action
 rolled out from the Bayes worlds with everybody then following the tables, the best
@@ -38,6 +38,10 @@ from spiel_game import layout as L
 
 from solver.evaluation.tournament import (MAX_MATCH_ROUNDS, TOKEN_GOAL, Estimate, estimate,
                                           next_starter)
+from solver.hint import advice
+from solver.hint.log import SearchLimitError
+from solver.hint.request import HintRequest
+from solver.hint.situation import SituationError, from_mapping
 from solver.policies.chain import chain_probabilities
 from solver.sim.playout import deck_cards, play_out, shuffled
 from solver.sim.rng import (STREAM_DEAL, STREAM_DECISIONS, STREAM_MATCH_DEAL,
@@ -68,11 +72,6 @@ class HintSeat:
         """The hint's full action (action ids) at `seat`'s play decision s; [] where the
         hint refuses (it says why, as to a user: its beliefs kept no history), counted in
         `refused`: the tables' chain then plays, as for the seat's other decisions."""
-        from solver.hint import advice
-        from solver.hint.log import SearchLimitError
-        from solver.hint.request import HintRequest
-        from solver.hint.situation import SituationError, from_mapping
-
         self.state._s = s.copy()
         sit = from_mapping({"game": self.game.get_type().short_name,
                             "players": self.params["players"],
