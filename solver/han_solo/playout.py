@@ -44,6 +44,7 @@ STREAM_HS_HINT = 40  # a han_solo hint's rollouts (index: the rollout)
 # A deal's state: its streams (the deck's shuffle, then reshuffled picks; the pot; the
 # dice; the ties) and the cards taken from its order.
 _DEAL, _POT, _DICE, _TIE, _TAKEN = range(5)
+_FOUND, _MISSED = 0, 1  # what a policy's probabilities say of its key
 
 
 def deck_cards(initial: np.ndarray) -> np.ndarray:
@@ -70,13 +71,20 @@ def _max_actions():
 
 
 @njit(**_JIT)
-def _decides(s, player, policy, bank, legal, n, out):
-    """TABLE: the table's row, False where it has no key; else the heuristic's."""
+def _policy_probs(s, player, policy, bank, legal, n, out):
+    """TABLE: the table's row, or _MISSED where it has no key; else the heuristic's."""
     if policy == TABLE:
-        return table_probs(s, legal, n, bank[0], bank[1], bank[2], bank[3], bank[4], bank[5],
-                           out)
+        if table_probs(s, legal, n, bank[0], bank[1], bank[2], bank[3], bank[4], bank[5],
+                       out):
+            return _FOUND
+        return _MISSED
     heuristic_probs(s, policy, legal, n, out)
-    return True
+    return _FOUND
+
+
+@njit(**_JIT)
+def _missed():
+    return _MISSED
 
 
 @njit(**_JIT)
@@ -95,10 +103,8 @@ def _start_deal(cards, seed, deal, order, state):
 
 
 @njit(**_JIT)
-def _chance_action(s, order, state, rng, outcomes, probs):
+def _deal_card(s, order, state, outcomes, probs):
     k = engine.chance_outcomes(s, outcomes, probs)
-    if len(order) == 0:
-        return outcomes[sample(probs, k, rng)]
     kind = s[S_CHANCE_KIND]
     if kind == CH_POT:
         return outcomes[sample(probs, k, state[_POT:_POT + 1])]
@@ -111,6 +117,11 @@ def _chance_action(s, order, state, rng, outcomes, probs):
         state[_TAKEN] = taken + 1
         return order[taken]
     return outcomes[sample(probs, k, state[_DEAL:_DEAL + 1])]  # after a reshuffle (H8)
+
+
+@njit(**_JIT)
+def _chance_action(s, rng, outcomes, probs):
+    return outcomes[sample(probs, engine.chance_outcomes(s, outcomes, probs), rng)]
 
 
 @njit(**_JIT)
@@ -151,7 +162,7 @@ def _winners(s):
 
 
 HAN_SOLO_PLAYOUT = playout_hooks(
-    "solver.han_solo.playout", max_actions=_max_actions, decides=_decides,
-    deal_size=_deal_size, start_deal=_start_deal, chance_action=_chance_action,
-    decision_stream=_decision_stream, num_scores=_num_scores, round_scores=_round_scores,
-    winners=_winners)
+    "solver.han_solo.playout", max_actions=_max_actions, policy_probs=_policy_probs,
+    missed=_missed, deal_size=_deal_size, start_deal=_start_deal, deal_card=_deal_card,
+    chance_action=_chance_action, decision_stream=_decision_stream, num_scores=_num_scores,
+    round_scores=_round_scores, winners=_winners)

@@ -22,20 +22,24 @@ from solver.sim.rng import STREAM_DEAL, STREAM_DECISIONS, stream_seed
 from solver.sim.sampler import chance_card
 
 # Each a numba function. `bank`: the game's policy arrays (a tuple), `policy` an index in
-# it; `order`: a deal's cards in order (empty: no deal); `state`: the deal's own uint64s
-# (its further streams and counters: `deal_size` of them), restarted for every play of it.
+# it; `order`: a deal's cards in order; `state`: the deal's own uint64s (its further
+# streams and counters: `deal_size` of them), restarted for every play of it. (The loop
+# calls policy_probs itself, not a wrapper, and the deal's chance apart from chance at
+# random: each call more with the policy arrays or the deal cost tournaments 2-5% of their
+# rounds/s.)
 PLAYOUT_HOOK_FUNCTIONS = {
     "max_actions": "() -> the most legal actions or chance outcomes at a node",
-    "decides": "(s, player, policy, bank, legal, n, out) -> whether `policy` has player's "
-               "key at s (a heuristic always has); if so its probabilities over legal[:n] "
-               "in out[:n]",
+    "policy_probs": "(s, player, policy, bank, legal, n, out) -> how `policy` decided for "
+                    "player at s: missed() when it lacks the key (a heuristic never "
+                    "does), else with its probabilities over legal[:n] in out[:n]",
+    "missed": "() -> what policy_probs returns for a policy without the key",
     "deal_size": "() -> how many uint64s a deal's state holds",
     "start_deal": "(cards, seed, deal, order, state) -> None: order = deal `deal`'s "
                   "permutation of cards, state = its state as a play of it starts",
-    "chance_action": "(s, order, state, rng, outcomes, probs) -> the pending chance "
-                     "outcome: from the deal (order, state), or with order empty drawn "
-                     "from the stream rng[0] with the engine's odds (outcomes, probs: "
-                     "scratch of max_actions)",
+    "deal_card": "(s, order, state, outcomes, probs) -> the pending chance outcome as "
+                 "the deal (order, state) has it (outcomes, probs: scratch of max_actions)",
+    "chance_action": "(s, rng, outcomes, probs) -> the pending chance outcome drawn from "
+                     "the stream rng[0] with the engine's odds (no deal)",
     "decision_stream": "(seed, deal, rotation, seat_chain) -> the start of the stream "
                        "of the decisions of deal `deal` played in rotation `rotation` "
                        "(seat_chain: each seat's policy chain there)",
@@ -60,8 +64,8 @@ def _max_actions():
 
 
 @njit(**_JIT)
-def _decides(s, player, policy, bank, legal, n, out):
-    return policy_probs(s, player, policy, bank, legal, n, out) != TABLE_MISS
+def _missed():
+    return TABLE_MISS
 
 
 @njit(**_JIT)
@@ -75,10 +79,13 @@ def _start_deal(cards, seed, deal, order, state):
 
 
 @njit(**_JIT)
-def _chance_action(s, order, state, rng, outcomes, probs):
+def _deal_card(s, order, state, outcomes, probs):
     """Every chance node takes the deal's next card (solver/sim/deal.py `dealt_card`)."""
-    if len(order) > 0:
-        return dealt_card(s, order)
+    return dealt_card(s, order)
+
+
+@njit(**_JIT)
+def _chance_action(s, rng, outcomes, probs):
     return chance_card(s, rng)
 
 
@@ -106,6 +113,7 @@ def _winners(s):
 
 
 LOVE_LETTER_PLAYOUT = playout_hooks(
-    "solver.sim.hooks", max_actions=_max_actions, decides=_decides, deal_size=_deal_size,
-    start_deal=_start_deal, chance_action=_chance_action, decision_stream=_decision_stream,
-    num_scores=_num_scores, round_scores=_round_scores, winners=_winners)
+    "solver.sim.hooks", max_actions=_max_actions, policy_probs=policy_probs, missed=_missed,
+    deal_size=_deal_size, start_deal=_start_deal, deal_card=_deal_card,
+    chance_action=_chance_action, decision_stream=_decision_stream, num_scores=_num_scores,
+    round_scores=_round_scores, winners=_winners)

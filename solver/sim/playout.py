@@ -7,12 +7,12 @@ seat_row, stop_seat)` plays engine state s on, compiled, over any engine's inter
 solver/sim/hooks.py; solver/sim/games.py pairs them, `playout_game`): numba compiles and
 caches it once per pair, as the MCCFR kernel.
 
-- chance: the game's `hooks.chance_action`: the next card of a deal `order` (below; the
-  deal's own streams and counters in `deal_state`), or, with `order` empty, an outcome
-  drawn from the stream `rng` with the engine's odds;
+- chance: the game's `hooks.deal_card`: the next card of a deal `order` (below; the
+  deal's own streams and counters in `deal_state`), or, with `order` empty,
+  `hooks.chance_action`: an outcome drawn from the stream `rng` with the engine's odds;
 - a decision of seat p: the first policy of p's chain, seat_chain[p] (indices of the
   game's `bank` of policy arrays; `chain_decides`), that has p's key decides
-  (`hooks.decides`), and its action is drawn from `rng` (solver/sim/sampler.py
+  (`hooks.policy_probs`), and its action is drawn from `rng` (solver/sim/sampler.py
   `sample`). A heuristic has every key, so a chain that ends in one never misses: that
   heuristic is the chain's fallback. When no policy of the chain has the key (a chain of
   tables only), p plays uniformly at random over the legal actions: a *miss*;
@@ -121,10 +121,11 @@ def replay_path(engine, s, world, path):
 @njit(**_JIT)
 def chain_decides(hooks, s, player, bank, chain, legal, n, out):
     """Fill out[:n] with the probabilities of legal[:n] at s, for `player`, from the
-    first policy of `chain` (indices into `bank`) that has the key (`hooks.decides`);
+    first policy of `chain` (indices into `bank`) that has the key
+    (`hooks.policy_probs`);
     returns its position in chain, or len(chain) on a miss (out then uniform)."""
     for k in range(len(chain)):
-        if hooks.decides(s, player, chain[k], bank, legal, n, out):
+        if hooks.policy_probs(s, player, chain[k], bank, legal, n, out) != hooks.missed():
             return k
     for i in range(n):
         out[i] = 1.0 / n
@@ -140,8 +141,10 @@ def play_out(engine, hooks, s, order, deal_state, seat_chain, bank, rng, legal, 
     counts[seat_row[p]]."""
     while not engine.is_terminal(s):
         if engine.is_chance(s):
-            engine.apply_action(s, hooks.chance_action(s, order, deal_state, rng, legal,
-                                                       probs))
+            if len(order) > 0:
+                engine.apply_action(s, hooks.deal_card(s, order, deal_state, legal, probs))
+            else:
+                engine.apply_action(s, hooks.chance_action(s, rng, legal, probs))
             continue
         p = engine.current_player(s)
         if p == stop_seat:
