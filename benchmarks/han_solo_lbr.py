@@ -25,7 +25,7 @@ from solver.han_solo import exact
 from solver.han_solo.features import HEURISTIC_NAMES
 from solver.han_solo.lbr import DEFAULT_PARTICLES, run_lbr
 from solver.han_solo.table_policy import load_table
-from solver.han_solo.tournament import TABLE
+from solver.han_solo.playout import TABLE
 from solver.reports.files import table_files
 
 COLUMNS = ["policy", "deck", "deals", "lower_bound", "low", "high", "seat0", "seat1",

@@ -1,5 +1,6 @@
 """Duplicate-deal tournament of a han_solo MCCFR table against each heuristic, and of the
-heuristics against each other (solver/han_solo/tournament.py), 2 players.
+heuristics against each other (the shared tournament, solver/evaluation/tournament.py,
+dealt and scored by solver/han_solo/playout.py), 2 players.
 
     python benchmarks/han_solo_tournament.py --deals 20000 --seed 1 \
         --table results/policy_full_han_solo_2p_coarse.npz --results results
@@ -23,7 +24,8 @@ from _common import add_output_args
 from solver import provenance
 from solver.han_solo.features import HEURISTIC_NAMES
 from solver.han_solo.table_policy import load_table
-from solver.han_solo.tournament import TABLE, duplicate_match
+from solver.han_solo.commands import duplicate_match
+from solver.han_solo.playout import TABLE
 from solver.reports.files import table_files
 
 COLUMNS = ["policy", "opponent", "deals", "margin", "margin_low", "margin_high", "credits",

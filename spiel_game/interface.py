@@ -13,6 +13,9 @@ address, so each process misses the cache and adds one more entry to it. This ty
 is the set's name, the same in every process, so a kernel's cache holds one entry per set
 and later processes load it.
 
+Compiled code may also name a set as a global (`ENGINE.apply_action(s, a)` in a function
+of one engine only): the set is then a constant of that function.
+
 A kernel's cache holds the code of every set it was compiled for, but numba checks it
 against the kernel's own file only: the module of a kernel must import the modules that
 define its sets (spiel_game/jit_cache.py then clears the kernel's cache when one of them
@@ -22,6 +25,7 @@ changes).
 from __future__ import annotations
 
 from numba import config, types
+from numba.core.imputils import lower_constant
 from numba.core.typing.templates import AttributeTemplate, infer_getattr
 from numba.extending import (NativeValue, lower_getattr_generic, models, register_model,
                              typeof_impl, unbox)
@@ -104,6 +108,11 @@ register_model(FunctionSetType)(models.OpaqueModel)
 @unbox(FunctionSetType)
 def _unbox_set(typ, obj, c):  # nothing to carry at run time: the type says it all
     return NativeValue(c.context.get_dummy_value())
+
+
+@lower_constant(FunctionSetType)
+def _constant_set(context, builder, typ, value):  # a set named as a global: nothing either
+    return context.get_dummy_value()
 
 
 @infer_getattr

@@ -90,3 +90,27 @@ def test_the_mccfr_kernel_loads_from_the_disk_cache_once_per_engine():
                              capture_output=True, text=True, timeout=1800)
         assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["2", "0"]  # the second process: 2 hits, no compile
+
+
+_PLAYED_TWICE = """
+import pyspiel, spiel_game
+from solver.evaluation.tournament import _run_lineup, play_lineup
+from solver.han_solo.commands import duplicate_match
+from solver.policies.compiled import build_bank
+game = pyspiel.load_game("jabbas_palace")
+play_lineup(game, build_bank(["uniform", "card_counter"], game), [0, 1], deals=2)
+duplicate_match(pyspiel.load_game("han_solo"), 1, 2, 2, seed=1)
+print(len(_run_lineup.stats.cache_hits), len(_run_lineup.stats.cache_misses))
+"""
+
+
+@pytest.mark.slow  # two processes loading (the first maybe compiling) the tournament
+def test_the_tournament_kernel_loads_from_the_disk_cache_once_per_engine():
+    """One tournament kernel (solver/evaluation/tournament.py, the play-out loop compiled
+    in) for both engines, each with its play-out hooks: a later process loads both."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for _ in range(2):
+        run = subprocess.run([sys.executable, "-c", _PLAYED_TWICE], env=env, cwd=ROOT,
+                             capture_output=True, text=True, timeout=1800)
+        assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["2", "0"]  # the second process: 2 hits, no compile

@@ -121,6 +121,9 @@ def test_every_game_loads_and_its_hooks_answer(name):
     assert adapter.levels() and adapter.heuristics()
     mccfr = adapter.mccfr()
     assert mccfr.levels == adapter.levels()
+    playing = adapter.playout()  # the play-out loop's and tournament's
+    assert playing.engine is mccfr.engine
+    assert playing.root(game).shape == game.initial_array.shape
     assert issubclass(adapter.session_class(), Session)
     note = adapter.first_run_note()
     assert note is None or isinstance(note, str)

@@ -31,7 +31,7 @@ from solver.han_solo.belief import LogError, replay
 from solver.han_solo.lbr import exact_lbr_value, run_lbr, viewer_log
 from solver.mccfr.solver import MCCFRSolver
 from solver.han_solo.table_policy import load_table, export_table
-from solver.han_solo.tournament import duplicate_match
+from solver.han_solo.commands import duplicate_match
 
 B0 = L.BLUE_ZERO
 
@@ -313,6 +313,53 @@ def test_duplicate_tournament():
     assert first["margin"]["mean"] == pytest.approx(
         first["credits"]["mean"] - first["opponent_credits"]["mean"])
     assert duplicate_match(game, DICE_AWARE, UNIFORM, 100, seed=4)["rounds"] == 200
+
+
+# Recorded with the former solver/han_solo/tournament.py (`duplicate_match`, main at
+# 8f44052, before the tournament was shared): the shipped 2-player compact table (320,200
+# iterations), whole and with two keys in three dropped (misses: the fallback plays).
+FORMER_RESULTS = [
+    ("uniform v stand_on_zero", dict(deals=300, seed=4),
+     (-2.9133333333333336, 2.7066666666666666, 5.62, 0.22, 0, 0)),
+    ("table v dice_aware", dict(deals=300, seed=6, fallback=CLOSEST_TO_ZERO),
+     (-0.013333333333333334, 3.82, 3.8333333333333335, 0.49166666666666664, 0, 3656)),
+    ("a third of the table v stand_on_zero", dict(deals=250, seed=8, fallback=DICE_AWARE),
+     (-0.12, 4.016, 4.136, 0.5, 1997, 3139)),
+    ("a third of the table v itself", dict(deals=100, seed=9),
+     (0.0, 4.36, 4.36, 0.5, 1422, 2254)),
+]
+
+
+@pytest.mark.parametrize("label, options, former", FORMER_RESULTS,
+                         ids=[r[0] for r in FORMER_RESULTS])
+def test_shared_tournament_gives_the_former_results(label, options, former):
+    """The shared tournament (solver/evaluation/tournament.py with han_solo's play-out
+    hooks) deals, plays and scores han_solo as the former compiled matches did: the same
+    seeded figures, misses and table decisions."""
+    from types import SimpleNamespace
+
+    from solver.han_solo.players import resolve
+    from solver.han_solo.playout import TABLE
+
+    game = pyspiel.load_game("han_solo", {"players": 2})
+    a, b = label.split(" v ")
+    table = None
+    if "table" in label:
+        table = resolve("table", game).table
+        if table.header["iterations"] != 320_200 or table.level != level_id("compact"):
+            pytest.skip("recorded with the shipped compact table of 320,200 iterations")
+        if "third" in label:
+            keep = np.arange(len(table.keys)) % 3 == 0
+            table = SimpleNamespace(level=table.level, keys=table.keys[keep],
+                                    starts=table.starts[keep],
+                                    num_actions=table.num_actions[keep], probs=table.probs)
+    first = TABLE if "table" in a else HEURISTIC_NAMES.index(a)
+    second = first if b == "itself" else HEURISTIC_NAMES.index(b)
+    got = duplicate_match(game, first, second, options["deals"], options["seed"], table,
+                          options.get("fallback", 0))
+    assert (got["margin"]["mean"], got["credits"]["mean"], got["opponent_credits"]["mean"],
+            got["win_rate"]["mean"]) == pytest.approx(former[:4], abs=1e-12)
+    assert (got["table_misses"], got["table_decisions"]) == former[4:]
 
 
 def test_compact_mccfr_with_rank_utility_and_threads():

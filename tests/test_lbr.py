@@ -179,7 +179,7 @@ def test_belief_carried_through_a_round_equals_the_one_built_from_scratch():
     for viewer in (0, 1) * 15:
         state = game.new_initial_state()
         s = state._s
-        reset(buffers[0, 0], game.initial_array)
+        reset(engine.ENGINE, buffers[0, 0], game.initial_array)
         weights[0, 0] = 1.0
         current, count = 0, 1
         while not engine.is_terminal(s):

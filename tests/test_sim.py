@@ -9,6 +9,7 @@ from conftest import load
 
 from solver.mccfr.solver import MCCFRSolver
 from solver.policies.compiled import TABLE_MISS, build_bank, probabilities
+from solver.sim.hooks import LOVE_LETTER_PLAYOUT
 from solver.sim.playout import dealt_card, deck_cards, play_out, run_playouts, shuffled
 from solver.sim.rng import (STREAM_DEAL, STREAM_DECISIONS, STREAM_HINT_ROLLOUT,
                             STREAM_LBR_ROLLOUT, STREAM_MCCFR, check_seed, next_below,
@@ -17,6 +18,7 @@ from solver.sim.sampler import chance_card, sample
 from spiel_game import engine
 from spiel_game import layout as L
 
+_NO_STATE = np.empty(0, np.uint64)  # a Love Letter deal has no state of its own
 # 99.9th percentiles of chi-square by degrees of freedom.
 CHI2_999 = {2: 13.82, 3: 16.27, 5: 20.52, 9: 27.88, 13: 34.53}
 
@@ -127,8 +129,9 @@ def _play(game, bank, chains, seed, deal, rows=None, stop_seat=-1, index=None):
     rows = np.arange(n, dtype=np.int32) if rows is None else np.array(rows, np.int32)
     counts = np.zeros((rows.max() + 1, chains.shape[1] + 1), dtype=np.int64)
     rng = _stream(seed, STREAM_DECISIONS, deal if index is None else index)
-    play_out(s, order, chains, bank.arrays(), rng, np.empty(L.NUM_ACTIONS, np.int32),
-             np.empty(L.NUM_ACTIONS), counts, rows, stop_seat)
+    play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, s, order, _NO_STATE, chains, bank.arrays(),
+             rng, np.empty(L.NUM_ACTIONS, np.int32), np.empty(L.NUM_ACTIONS), counts, rows,
+             stop_seat)
     return s, counts
 
 
@@ -257,8 +260,9 @@ def test_a_seeded_hint_rollout_is_a_direct_play_out():
         for r in range(4):
             t = s.copy()
             engine.apply_action(t, legal[a])
-            play_out(t, np.empty(0, np.int32), np.array([[0, 1]] * 3, np.int32),
-                     bank.arrays(), _stream(21, STREAM_HINT_ROLLOUT, 100 + r),
+            play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, t, np.empty(0, np.int32), _NO_STATE,
+                     np.array([[0, 1]] * 3, np.int32), bank.arrays(),
+                     _stream(21, STREAM_HINT_ROLLOUT, 100 + r),
                      np.empty(L.NUM_ACTIONS, np.int32), np.empty(L.NUM_ACTIONS), direct,
                      np.zeros(3, np.int32), -1)
             engine.returns(t, out)
@@ -291,7 +295,8 @@ def test_lbr_rollouts_are_direct_play_outs():
         for r in range(8):
             t = s.copy()
             engine.apply_action(t, legal[a])
-            play_out(t, np.empty(0, np.int32), chains, bank.arrays(),
+            play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, t, np.empty(0, np.int32), _NO_STATE,
+                     chains, bank.arrays(),
                      _stream(key, STREAM_LBR_ROLLOUT, r + 1),
                      np.empty(L.NUM_ACTIONS, np.int32), np.empty(L.NUM_ACTIONS),
                      np.zeros((2, 2), np.int64), np.arange(2, dtype=np.int32), -1)

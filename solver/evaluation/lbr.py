@@ -53,6 +53,7 @@ from solver.belief.filter import (ANY_PHASE, B_DECISIONS, B_LOST, B_MOST_PARTICL
 from solver.policies.compiled import PolicyBank, policy_probs
 from solver.evaluation.tournament import Estimate, estimate
 from solver.sim.playout import deck_cards, play_out, reset, shuffled
+from solver.sim.hooks import LOVE_LETTER_PLAYOUT
 from solver.sim.rng import (STREAM_DEAL, STREAM_DECISIONS, STREAM_LBR_ROLLOUT, next_float,
                             stream_seed)
 
@@ -126,6 +127,7 @@ def lbr_action(particles, particle_weights, count, viewer, bank, policy, continu
     seat_row = np.arange(num_players).astype(np.int32)
     counts = np.zeros((num_players, 2), dtype=np.int64)  # per seat: decided, missed
     no_order = np.empty(0, dtype=np.int32)
+    no_state = np.empty(0, dtype=np.uint64)
     state = np.empty(particles.shape[1], dtype=particles.dtype)
     roll_legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     roll_probs = np.empty(L.NUM_ACTIONS)
@@ -142,8 +144,8 @@ def lbr_action(particles, particle_weights, count, viewer, bank, policy, continu
             state[:used] = source[:used]
             engine.apply_action(state, legal[i])
             rng[0] = stream_seed(key, STREAM_LBR_ROLLOUT, r + 1)
-            play_out(state, no_order, seat_chain, bank, rng, roll_legal, roll_probs,
-                     counts, seat_row, -1)
+            play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, state, no_order, no_state, seat_chain,
+                     bank, rng, roll_legal, roll_probs, counts, seat_row, -1)
             engine.returns(state, returns)
             values[i] += returns[viewer]
     return mean_and_best(values, n, rollouts)
@@ -180,6 +182,7 @@ def _run_lbr(initial, bank, policy, continuation, cards, seed, first_deal, num_d
     n = initial[L.S_NUM_PLAYERS]
     s = np.empty_like(initial)
     order = np.empty_like(cards)
+    no_state = np.empty(0, dtype=np.uint64)
     legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     probs = np.empty(L.NUM_ACTIONS)
     values = np.empty(L.NUM_ACTIONS)
@@ -196,14 +199,14 @@ def _run_lbr(initial, bank, policy, continuation, cards, seed, first_deal, num_d
         shuffled(cards, seed, STREAM_DEAL, deal, order)
         for viewer in range(n):
             rng[0] = stream_seed(seed, STREAM_DECISIONS, deal * n + viewer)
-            reset(s, initial)
+            reset(engine.ENGINE, s, initial)
             current, count = 0, 1
-            reset(buffers[0, 0], initial)
+            reset(engine.ENGINE, buffers[0, 0], initial)
             weights[0, 0] = 1.0
             while True:
                 # The policy's seats and chance, up to LBR's next decision.
-                play_out(s, order, seat_chain, bank, rng, legal, probs, counts, seat_row,
-                         viewer)
+                play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, s, order, no_state, seat_chain, bank,
+                         rng, legal, probs, counts, seat_row, viewer)
                 if engine.is_terminal(s):
                     break
                 k = engine.legal_actions(s, legal)
@@ -317,7 +320,7 @@ def fresh_buffers(game, capacity: int):
     initial[L.S_LOGGING] = 1
     buffers = np.empty((2, capacity, len(initial)), dtype=initial.dtype)
     weights = np.empty((2, capacity))
-    reset(buffers[0, 0], initial)
+    reset(engine.ENGINE, buffers[0, 0], initial)
     weights[0, 0] = 1.0
     return buffers, weights
 

@@ -1,19 +1,25 @@
-"""Tournaments: policies against each other on the full game, compiled, with duplicate deals.
+"""Tournaments: policies against each other on the full game, compiled, with duplicate deals,
+for every engine.
 
-A *lineup* gives one policy (of a solver/policies/compiled.py bank) per role; role j
-plays seat j. Every deal is played once per cyclic rotation of the roles over the seats
-(role j at seat (j + r) % n in rotation r), with the same cards in the same order: with 2
-players, the duplicate pair, the same shuffle with the seats swapped. Seat advantage and
-card luck cancel within a deal, so a deal (all its rotations) is the independent unit of
-the statistics.
+A *lineup* gives one policy chain per role (a chain of one policy of a
+solver/policies/compiled.py bank for the Love Letter engine's games; a han_solo player's
+table and its heuristic, solver/han_solo/players.py); role j plays seat j. Every deal is
+played once per cyclic rotation of the roles over the seats (role j at seat (j + r) % n in
+rotation r), with the same cards in the same order: with 2 players, the duplicate pair,
+the same shuffle with the seats swapped. Seat advantage and card luck cancel within a
+deal, so a deal (all its rotations) is the independent unit of the statistics.
 
-Deals, the play-out loop and its counts of table misses are solver/sim/playout.py's.
+The kernels take the engine's interface and the game's play-out hooks (solver/sim/games.py
+`playout_game`): deals (`start_deal`: the order and the deal's own streams, restarted for
+each rotation), the decisions' stream of a rotation, a round's scores and winners are the
+game's; the play-out loop and its counts of table misses are solver/sim/playout.py's.
 
-Matches (docs/RULES.md R14) play rounds until a player reaches the token goal (2 players 6,
-3 players 5, 4 players 4, more 3); the round winner starts the next round, a tie for
-the round is broken at random among the tied winners, a round without winner is started
-by a random player; the first round's starter is random. A match is played once per
-rotation of the roles, with the same deals round by round.
+Matches (docs/RULES.md R14, for a game with a token goal: the Love Letter engine's) play
+rounds until a player reaches the token goal (2 players 6, 3 players 5, 4 players 4, more
+3); the round winner starts the next round, a tie for the round is broken at random among
+the tied winners, a round without winner is started by a random player; the first round's
+starter is random. A match is played once per rotation of the roles, with the same deals
+round by round.
 
 Statistics: mean over units ± 1.96 standard errors (normal approximation), units being
 deals or matches (averaged over their rotations).
@@ -35,54 +41,58 @@ from numba import njit
 from spiel_game import layout as L
 
 from solver.policies.compiled import TABLE, PolicyBank
-from solver.sim.playout import deck_cards, play_out, reset, shuffled
-from solver.sim.rng import (STREAM_DEAL, STREAM_DECISIONS, STREAM_MATCH_DEAL,
-                            STREAM_MATCH_DECISIONS, STREAM_MATCH_START, STREAM_MATCH_TIES,
-                            check_seed, next_below, stream_seed)
+from solver.sim.games import TOKEN_GOAL, playout_game  # noqa: F401  (TOKEN_GOAL: R14's)
+from solver.sim.playout import play_out, reset, shuffled
+from solver.sim.rng import (STREAM_MATCH_DECISIONS, STREAM_MATCH_DEAL, STREAM_MATCH_START,
+                            STREAM_MATCH_TIES, check_seed, next_below, stream_seed)
 
 _JIT = dict(cache=True, nogil=True)
-TOKEN_GOAL = {2: 6, 3: 5, 4: 4, 5: 3, 6: 3}  # R14
 Z_95 = 1.959963984540054
 MAX_MATCH_ROUNDS = 500  # a safety stop; matches take about 6-15 rounds
 
 # Per-role counters of a run (LineupResult.counts).
 C_DECISIONS, C_TABLE_HITS, C_TABLE_MISSES = range(3)
-# Per-role counts of the play-out loop: decided by the role's policy, missed (chain of one).
-_DECIDED, _MISSED = 0, 1
 _NO_STOP = -1  # play every seat
 
 
 # Playing --------------------------------------------------------------------------------------
 
 @njit(**_JIT)
-def _run_lineup(initial, bank, lineup, cards, seed, first_deal, num_deals, tokens, winners,
-                counts):
-    """tokens[d, r, j]: role j's tokens in deal first_deal + d, rotation r; winners[d, r]:
-    the round winners as a bitmask of roles (bit j: role j won the round, `round_winners`);
-    counts[j]: role j's decisions by its policy and its misses."""
-    n = initial[L.S_NUM_PLAYERS]
+def _run_lineup(engine, hooks, initial, bank, chains, cards, seed, first_deal, num_deals,
+                scores, winners, counts):
+    """scores[d, r, j, k]: role j's k-th round score (hooks.round_scores) in deal
+    first_deal + d, rotation r; winners[d, r]: the round winners as a bitmask of roles
+    (bit j: role j won the round, hooks.winners); counts[j, k]: role j's decisions taken
+    by position k of its chain chains[j] (k = its length: misses)."""
+    n = engine.num_players(initial)
     s = np.empty_like(initial)
     order = np.empty_like(cards)
-    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    probs = np.empty(L.NUM_ACTIONS)
+    deal_start = np.zeros(hooks.deal_size(), dtype=np.uint64)
+    deal_state = np.zeros(hooks.deal_size(), dtype=np.uint64)
+    legal = np.empty(hooks.max_actions(), dtype=np.int32)
+    probs = np.empty(hooks.max_actions())
     rng = np.empty(1, dtype=np.uint64)
-    seat_chain = np.empty((n, 1), dtype=np.int32)
+    seat_chain = np.empty((n, chains.shape[1]), dtype=np.int32)
     seat_role = np.empty(n, dtype=np.int32)
+    round_scores = np.zeros((n, hooks.num_scores()))
     for d in range(num_deals):
         deal = first_deal + d
-        shuffled(cards, seed, STREAM_DEAL, deal, order)
+        hooks.start_deal(cards, seed, deal, order, deal_start)
         for r in range(n):
             for j in range(n):
-                seat_chain[(j + r) % n, 0] = lineup[j]
+                seat_chain[(j + r) % n, :] = chains[j]
                 seat_role[(j + r) % n] = j
-            rng[0] = stream_seed(seed, STREAM_DECISIONS, deal * n + r)
-            reset(s, initial)
-            play_out(s, order, seat_chain, bank, rng, legal, probs, counts, seat_role,
-                     _NO_STOP)
+            rng[0] = hooks.decision_stream(seed, deal, r, seat_chain)
+            deal_state[:] = deal_start
+            reset(engine, s, initial)
+            play_out(engine, hooks, s, order, deal_state, seat_chain, bank, rng, legal,
+                     probs, counts, seat_role, _NO_STOP)
+            hooks.round_scores(s, round_scores)
+            won = hooks.winners(s)
             mask = 0
             for p in range(n):
-                tokens[d, r, seat_role[p]] = s[L.S_TOKENS + p]
-                mask |= ((s[L.S_WINNERS] >> p) & 1) << seat_role[p]
+                scores[d, r, seat_role[p], :] = round_scores[p, :]
+                mask |= ((won >> p) & 1) << seat_role[p]
             winners[d, r] = mask
 
 
@@ -99,17 +109,18 @@ def round_winners(s, out):
 
 
 @njit(**_JIT)
-def next_starter(s, starter, ties, winners):
-    """The table seat that starts the round after the finished round s, started by table
-    seat `starter` (R14): its winner, a tie among winners broken by the stream `ties`, or
-    a random player when nobody won. `winners`: int32 work space of n."""
-    n = s[L.S_NUM_PLAYERS]
-    count = round_winners(s, winners)
+def _starter_after(won, n, starter, ties):
+    """The table seat that starts the round after a round started by table seat
+    `starter` whose winners were `won` (a bitmask of engine seats; R14): its winner, a
+    tie among winners broken by the stream `ties`, or a random player when nobody won."""
+    count = 0
+    for i in range(n):
+        count += (won >> i) & 1
     if count == 0:
         return next_below(ties, n)
     pick = next_below(ties, count) if count > 1 else 0
     for i in range(n):
-        if winners[i] == 1:
+        if (won >> i) & 1 == 1:
             if pick == 0:
                 return (starter + i) % n
             pick -= 1
@@ -117,20 +128,37 @@ def next_starter(s, starter, ties, winners):
 
 
 @njit(**_JIT)
-def _run_matches(initial, bank, lineup, cards, seed, goal, first_match, num_matches,
-                 wins, rounds, counts):
-    """wins[m, r, j]: role j reached the goal in match first_match + m, rotation r."""
-    n = initial[L.S_NUM_PLAYERS]
+def next_starter(s, starter, ties, winners):
+    """The table seat that starts the round after the finished round s, started by table
+    seat `starter` (R14): its winner, a tie among winners broken by the stream `ties`, or
+    a random player when nobody won. `winners`: int32 work space of n."""
+    n = s[L.S_NUM_PLAYERS]
+    round_winners(s, winners)
+    won = 0
+    for i in range(n):
+        won |= winners[i] << i
+    return _starter_after(won, n, starter, ties)
+
+
+@njit(**_JIT)
+def _run_matches(engine, hooks, initial, bank, chains, cards, seed, goal, first_match,
+                 num_matches, wins, rounds, counts):
+    """wins[m, r, j]: role j reached the goal (score 0 of hooks.round_scores summed over
+    the rounds) in match first_match + m, rotation r. Each round's cards are a shuffle of
+    its own (the match's deal streams; a game whose deals have streams of their own has
+    no matches)."""
+    n = engine.num_players(initial)
     s = np.empty_like(initial)
     order = np.empty_like(cards)
-    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    probs = np.empty(L.NUM_ACTIONS)
+    no_state = np.zeros(0, dtype=np.uint64)
+    legal = np.empty(hooks.max_actions(), dtype=np.int32)
+    probs = np.empty(hooks.max_actions())
     rng = np.empty(1, dtype=np.uint64)
     ties = np.empty(1, dtype=np.uint64)
-    seat_chain = np.empty((n, 1), dtype=np.int32)
+    seat_chain = np.empty((n, chains.shape[1]), dtype=np.int32)
     seat_role = np.empty(n, dtype=np.int32)
     totals = np.zeros(n, dtype=np.int64)  # per table seat
-    winners = np.zeros(n, dtype=np.int32)
+    round_scores = np.zeros((n, hooks.num_scores()))
     for m in range(num_matches):
         match = first_match + m
         start = np.empty(1, dtype=np.uint64)
@@ -148,16 +176,17 @@ def _run_matches(initial, bank, lineup, cards, seed, goal, first_match, num_matc
                 # (table seat - r) % n.
                 for i in range(n):
                     role = ((starter + i) % n - r) % n
-                    seat_chain[i, 0] = lineup[role]
+                    seat_chain[i, :] = chains[role]
                     seat_role[i] = role
                 rng[0] = stream_seed(seed, STREAM_MATCH_DECISIONS,
                                      (match * n + r) * MAX_MATCH_ROUNDS + played)
-                reset(s, initial)
-                play_out(s, order, seat_chain, bank, rng, legal, probs, counts, seat_role,
-                         _NO_STOP)
+                reset(engine, s, initial)
+                play_out(engine, hooks, s, order, no_state, seat_chain, bank, rng, legal,
+                         probs, counts, seat_role, _NO_STOP)
+                hooks.round_scores(s, round_scores)
                 for i in range(n):
-                    totals[(starter + i) % n] += s[L.S_TOKENS + i]
-                starter = next_starter(s, starter, ties, winners)
+                    totals[(starter + i) % n] += np.int64(round_scores[i, 0])
+                starter = _starter_after(hooks.winners(s), n, starter, ties)
                 played += 1
             rounds[m, r] = played
             for table_seat in range(n):
@@ -218,7 +247,7 @@ class LineupResult:
     """Rounds (duplicate deals) and matches of one lineup."""
 
     lineup: list[str]  # policy name per role
-    tokens: np.ndarray  # (deals, rotations, roles) tokens per round
+    tokens: np.ndarray  # (deals, rotations, roles) points per round (tokens; han_solo: credits)
     wins: np.ndarray  # (matches, rotations, roles) 1 if the role reached the token goal
     match_rounds: np.ndarray  # (matches, rotations)
     counts: np.ndarray  # (roles, 3): decisions, table hits, table misses
@@ -226,6 +255,9 @@ class LineupResult:
     interrupted: bool = False
     # (deals, rotations) round winners as a bitmask of roles; None where not recorded
     winners: np.ndarray | None = None
+    # (deals, rotations, roles, k): every round score of the game (solver/sim/games.py
+    # PlayoutGame.scores; `tokens` is score 0); None where not recorded
+    scores: np.ndarray | None = None
 
     @property
     def deals(self) -> int:
@@ -272,26 +304,48 @@ def play_lineup(game, bank: PolicyBank, lineup: list[int], deals: int, matches: 
                 on_progress: Callable[[int, int], None] | None = None,
                 chunk_seconds: float = 0.5) -> LineupResult:
     """Play `deals` duplicate deals (numbered from `first_deal`, so that runs can be
-    split) and `matches` matches of `lineup` (bank indices per role). Runs in chunks;
-    `on_progress(done, total)` after each (units: deals + matches). Ctrl-C stops after the
-    current chunk and returns what was played, marked interrupted."""
+    split) and `matches` matches of `lineup` (bank indices per role, each a chain of one
+    policy). Runs in chunks; `on_progress(done, total)` after each (units: deals +
+    matches). Ctrl-C stops after the current chunk and returns what was played, marked
+    interrupted."""
     n = game.num_players()
     if len(lineup) != n:
         raise ValueError(f"a lineup needs one policy per seat ({n}), got {len(lineup)}")
+    roles = np.array(lineup, dtype=np.int32)
+    return play_chains(game, bank.arrays(), roles[:, None], [bank.names[i] for i in lineup],
+                       deals, matches, seed, first_deal, on_progress, chunk_seconds,
+                       tables=bank.kinds[roles] == TABLE)
+
+
+def play_chains(game, bank: tuple, chains: np.ndarray, names: list[str], deals: int,
+                matches: int = 0, seed: int = 1, first_deal: int = 0,
+                on_progress: Callable[[int, int], None] | None = None,
+                chunk_seconds: float = 0.5, tables=None) -> LineupResult:
+    """`play_lineup` for any game (solver/sim/games.py): role j plays the policy chain
+    chains[j] (int32 rows, indices of the game's policy arrays `bank`), named names[j].
+    tables[j]: whether the chain starts with a table (its first policy's decisions are
+    the table's hits, the others' decisions its misses). Matches only for a game with a
+    token goal."""
+    playing = playout_game(game)
+    n = game.num_players()
+    chains = np.ascontiguousarray(chains, dtype=np.int32)
+    if len(chains) != n:
+        raise ValueError(f"a lineup needs one policy per seat ({n}), got {len(chains)}")
     if deals < 0 or matches < 0:
         raise ValueError("deals and matches must not be negative")
+    if matches and playing.token_goal is None:
+        raise ValueError(f"{game.get_type().short_name} has no matches to a token goal: "
+                         "play deals")
     seed = check_seed(seed)
-    initial = game.initial_array.copy()
-    initial[L.S_LOGGING] = 1  # keys and card counting read the event log
-    cards = deck_cards(initial)
-    roles = np.array(lineup, dtype=np.int32)
-    arrays = bank.arrays()
-    tokens = np.zeros((deals, n, n), dtype=np.int32)
+    initial = playing.root(game)
+    cards = playing.deck(initial)
+    scores = np.zeros((deals, n, n, len(playing.scores)))
     round_winner_masks = np.zeros((deals, n), dtype=np.int32)
     wins = np.zeros((matches, n, n), dtype=np.int8)
     match_rounds = np.zeros((matches, n), dtype=np.int32)
-    played = np.zeros((n, 2), dtype=np.int64)  # per role: _DECIDED, _MISSED
-    goal = TOKEN_GOAL[n]
+    played = np.zeros((n, chains.shape[1] + 1), dtype=np.int64)  # by chain position
+    goal = playing.token_goal[n] if matches else 0
+    engine, hooks = playing.engine, playing.hooks
     done_deals = done_matches = 0
     interrupted = False
     start = time.perf_counter()
@@ -303,14 +357,14 @@ def play_lineup(game, bank: PolicyBank, lineup: list[int], deals: int, matches: 
                 size = min(size, total - done)
                 t0 = time.perf_counter()
                 if kind == "deals":
-                    _run_lineup(initial, arrays, roles, cards, seed, first_deal + done, size,
-                                tokens[done:done + size],
+                    _run_lineup(engine, hooks, initial, bank, chains, cards, seed,
+                                first_deal + done, size, scores[done:done + size],
                                 round_winner_masks[done:done + size], played)
                     done_deals = done + size
                 else:
-                    _run_matches(initial, arrays, roles, cards, seed, goal, done, size,
-                                 wins[done:done + size], match_rounds[done:done + size],
-                                 played)
+                    _run_matches(engine, hooks, initial, bank, chains, cards, seed, goal, done,
+                                 size, wins[done:done + size],
+                                 match_rounds[done:done + size], played)
                     done_matches = done + size
                 done += size
                 if on_progress:
@@ -319,13 +373,17 @@ def play_lineup(game, bank: PolicyBank, lineup: list[int], deals: int, matches: 
                     size *= 2
     except KeyboardInterrupt:
         interrupted = True
-    # A table's decisions are its hits; a heuristic looks nothing up.
-    table_hits = np.where(bank.kinds[roles] == TABLE, played[:, _DECIDED], 0)
-    counts = np.column_stack([played.sum(axis=1), table_hits, played[:, _MISSED]])
-    return LineupResult([bank.names[i] for i in lineup], tokens[:done_deals],
+    # A table's decisions are its hits (its chain's first policy decided) and its misses
+    # (a later one, or none); a heuristic looks nothing up (and never misses).
+    tables = np.zeros(n, bool) if tables is None else np.asarray(tables, bool)
+    hits = np.where(tables, played[:, 0], 0)
+    misses = np.where(tables, played[:, 1:].sum(axis=1), played[:, -1])
+    counts = np.column_stack([played.sum(axis=1), hits, misses])
+    scores = scores[:done_deals]
+    return LineupResult(list(names), scores[..., 0].astype(playing.points_dtype),
                         wins[:done_matches], match_rounds[:done_matches], counts,
                         time.perf_counter() - start, interrupted,
-                        round_winner_masks[:done_deals])
+                        round_winner_masks[:done_deals], scores)
 
 
 # Cross-tables -------------------------------------------------------------------------------

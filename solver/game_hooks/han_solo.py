@@ -47,6 +47,12 @@ def mccfr(name: str):
     return HAN_SOLO
 
 
+def playout(name: str):
+    from solver.han_solo.playout import HAN_SOLO_GAME
+
+    return HAN_SOLO_GAME
+
+
 def hint_situation(name: str, data: dict, policy_files, policies_of):
     """(situation, game, player): its policy is a HanSoloPlayer; the web app's shared
     tables (`policies_of`) are the Love Letter engine's, not its."""

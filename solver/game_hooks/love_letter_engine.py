@@ -35,6 +35,12 @@ def mccfr(name: str):
     return LOVE_LETTER_ENGINE
 
 
+def playout(name: str):
+    from solver.sim.games import LOVE_LETTER_ENGINE
+
+    return LOVE_LETTER_ENGINE
+
+
 def hint_situation(name: str, data: dict, policy_files, policies_of):
     """The situation (defaults filled), the game and its tables: `policies_of(game)` (e.g.
     the web app's shared ones), else `policy_files`, else the shipped ones."""

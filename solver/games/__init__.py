@@ -65,10 +65,11 @@ class GameAdapter:
     hint_options: tuple[str, ...]  # jabba hint's game-specific options it takes
     # Hooks: load(name, players, deck, utility, agenda); load_parameters(name, params);
     # levels(name) (abstraction levels, by id); heuristics(name); mccfr(name)
-    # (its solver.mccfr.games.MCCFRGame); hint_situation(name, data, policy_files,
-    # policies_of) -> (situation, game, policies); hint_answer(request);
-    # first_run_note(name) (a note before a hint compiles, or None); session(name) (the
-    # solver/play Session class); opponent(name, against, game, seed, search_iterations).
+    # (its solver.mccfr.games.MCCFRGame); playout(name) (its solver.sim.games.PlayoutGame);
+    # hint_situation(name, data, policy_files, policies_of) -> (situation, game, policies);
+    # hint_answer(request); first_run_note(name) (a note before a hint compiles, or
+    # None); session(name) (the solver/play Session class); opponent(name, against, game,
+    # seed, search_iterations).
     hooks: Hook  # the module holding them
     # The web app (cli/web/app.py): its advice page, served at / (None: no page), its own
     # route beside another game's pages, the page's label, the warm-up's situation.
@@ -104,6 +105,10 @@ class GameAdapter:
     def mccfr(self):
         """Its `solver.mccfr.games.MCCFRGame`."""
         return self.hook("mccfr")(self.name)
+
+    def playout(self):
+        """Its `solver.sim.games.PlayoutGame` (the play-out loop's and tournament's)."""
+        return self.hook("playout")(self.name)
 
     def hint_situation(self, data: dict, policy_files=None, policies_of=None):
         """(situation, game, policies) of a hint's situation mapping."""

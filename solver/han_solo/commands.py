@@ -1,11 +1,13 @@
 """What the `jabba` commands do with han_solo beyond the hint: a duplicate-deal cross
-table of named policies (tournament.duplicate_match on each pairing), a table's strategy
-as export rows (the columns of solver/hint/export.py, from seeded self-play), and the
-round as a player sees it (for `jabba play`)."""
+table of named policies (`duplicate_match` on each pairing: the shared tournament,
+solver/evaluation/tournament.py), a table's strategy as export rows (the columns of
+solver/hint/export.py, from seeded self-play), and the round as a player sees it (for
+`jabba play`)."""
 
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import time
 
@@ -16,11 +18,51 @@ from spiel_game.han_solo import layout as L
 
 from solver.han_solo.abstraction import info_key
 from solver.han_solo.players import HanSoloPlayer
-from solver.han_solo.tournament import duplicate_match
+from solver.han_solo.playout import TABLE, table_bank
 
 TOURNAMENT_COLUMNS = ("policy", "opponent", "deals", "margin", "margin_low", "margin_high",
                       "credits", "opponent_credits", "win_rate", "win_rate_low",
                       "win_rate_high", "table_miss_rate", "seconds")
+
+
+def _interval(x: np.ndarray) -> dict:
+    """Mean and its 95% normal interval."""
+    mean = float(x.mean())
+    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("nan")
+    return {"mean": mean, "low": mean - half, "high": mean + half}
+
+
+def duplicate_match(game, a: int, b: int, deals: int, seed: int, table=None,
+                    fallback: int = 0) -> dict:
+    """Policy ids a and b (HEURISTIC_NAMES index, or TABLE with `table` a loaded
+    HanSoloTablePolicy) on `deals` duplicate deals, 2 players (the shared tournament's
+    two rotations: solver/evaluation/tournament.py `play_chains`, dealt and scored by
+    solver/han_solo/playout.py): a's margin (its credits less b's, thousands a round)
+    per deal averaged over both seatings, a's credits a round, and a's game-win rate (its
+    token worth more than b's; a tie counts half). `fallback`: the heuristic a table
+    plays where it has no key (0: uniform)."""
+    from solver.evaluation.tournament import play_chains
+
+    if game.num_players() != 2:
+        raise ValueError("duplicate matches are for 2 players")
+    chains = [(TABLE, fallback) if p == TABLE else (p, p) for p in (a, b)]
+    result = play_chains(game, table_bank(table), np.array(chains, np.int32), ["a", "b"],
+                         deals, seed=seed, chunk_seconds=math.inf,
+                         tables=[p == TABLE for p in (a, b)])
+    if result.interrupted:
+        raise KeyboardInterrupt
+    credit = result.scores[..., 0]  # (deal, rotation, role)
+    a_credit, b_credit = credit[:, :, 0].T, credit[:, :, 1].T  # (rotation, deal)
+    per_deal = result.scores[:, :, 0, 1].mean(axis=1)  # a's return, both seatings
+    wins = (a_credit > b_credit) + 0.5 * (a_credit == b_credit)
+    misses = int(result.counts[:, 2].sum())
+    return {"deals": deals, "rounds": 2 * deals, "seed": seed,
+            "margin": _interval(per_deal),
+            "credits": _interval(a_credit.mean(axis=0)),
+            "opponent_credits": _interval(b_credit.mean(axis=0)),
+            "win_rate": _interval(wins.mean(axis=0)),
+            "table_misses": misses,
+            "table_decisions": int(result.counts[:, 1].sum()) + misses}
 
 
 def cross_table(game, players: list[HanSoloPlayer], deals: int, seed: int,

@@ -24,12 +24,14 @@ import numpy as np
 from spiel_game.han_solo import engine
 from spiel_game.han_solo import layout as L
 
-from solver.han_solo import belief, rollout
+from solver.han_solo import belief
 from solver.han_solo.players import HanSoloPlayer, default_player, resolve
+from solver.han_solo.playout import HAN_SOLO_PLAYOUT, STREAM_HS_HINT
 from solver.han_solo.situation import HanSoloSituation, from_mapping
 from solver.hint.answer import HintAnswer
 from solver.hint.choice import _choose
 from solver.hint.parse import SituationError
+from solver.sim.playout import padded_paths, path_values
 from solver.sim.rng import check_seed
 
 DEFAULT_ROLLOUTS = 1000  # a fixed count: the same seed gives the same answer anywhere
@@ -175,7 +177,7 @@ def answer(request) -> HintAnswer:
     paths = _paths(s0, me)
     count = request.rollouts or DEFAULT_ROLLOUTS
     roll_start = time.perf_counter()
-    values, picks, counts = rollout.values(post.worlds, post.weights, paths, me, player,
+    values, picks, counts = rollout_values(post.worlds, post.weights, paths, me, player,
                                            count, seed)
     roll_seconds = time.perf_counter() - roll_start
     clusters = np.arange(count)
@@ -215,7 +217,8 @@ def answer(request) -> HintAnswer:
     hand = sorted(int(c) for c in s0[L.S_HAND + me * L.MAX_HAND:
                                      L.S_HAND + me * L.MAX_HAND + s0[L.S_HAND_N + me]])
     view_discard = s0[L.S_DISCARD:L.S_DISCARD + s0[L.S_DISCARD_N]].tolist()
-    decisions = int(counts[0])
+    decisions = int(counts.sum())  # the player's chain: its table's, then its heuristic's
+    misses = int(counts[0, 1:].sum()) if player.table is not None else 0
     basis = ("Bayes: the others' hidden cards weighted by the policy's probability of "
              "every choice they were seen to make" if not request.prior_only else
              "prior only: the chance odds of the hidden cards, no inference from choices")
@@ -253,14 +256,32 @@ def answer(request) -> HintAnswer:
                    "policy": None if request.prior_only else player.describe()},
         rollouts={"count": count, "seconds": round(roll_seconds, 3),
                   "worlds": int(len(np.unique(picks))), "decisions": decisions,
-                  "from_table": (decisions - int(counts[1])) / max(decisions, 1)
+                  "from_table": (decisions - misses) / max(decisions, 1)
                   if player.table is not None else 0.0,
                   "from_coarser_table": 0.0,
                   "default_policy": player.describe() if player.table is None
                   else f"heuristic {_fallback_name(player)}",
-                  "from_default_policy": (int(counts[1]) / max(decisions, 1)
+                  "from_default_policy": (misses / max(decisions, 1)
                                           if player.table is not None else 1.0)},
         seconds=round(time.perf_counter() - start, 3))
+
+
+def rollout_values(worlds: list[np.ndarray], weights: np.ndarray,
+                   paths: list[tuple[int, ...]], me: int, player: HanSoloPlayer,
+                   rollouts: int, seed: int):
+    """(values[path, rollout], picks, counts): `rollouts` rollouts, each from a world drawn
+    by weight (seeded), every path from the same world and stream, everybody then playing
+    the player's chain (solver/sim/playout.py `path_values`); counts[0, k]: the decisions
+    its k-th policy took."""
+    rng = np.random.default_rng(seed)
+    picks = rng.choice(len(worlds), size=rollouts, p=weights / weights.sum())
+    chain = np.array(player.chain, dtype=np.int32)
+    counts = np.zeros((1, len(chain) + 1), dtype=np.int64)
+    stacked = np.ascontiguousarray(np.stack(worlds))
+    out = path_values(engine.ENGINE, HAN_SOLO_PLAYOUT, stacked, picks.astype(np.int64),
+                      padded_paths(paths), me, seed, STREAM_HS_HINT, 0, player.bank(), chain,
+                      counts)
+    return out, picks, counts
 
 
 def _fallback_name(player: HanSoloPlayer) -> str:

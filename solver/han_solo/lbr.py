@@ -38,18 +38,17 @@ from numba import njit
 
 import spiel_game  # noqa: F401  (registers han_solo)
 from spiel_game.han_solo import engine
-from spiel_game.han_solo.layout import (E_DICE, E_SHOW, NUM_ACTIONS, PH_CHANCE,
-                                        PH_TERMINAL, S_CUR, S_PHASE)
+from spiel_game.han_solo.layout import E_DICE, E_SHOW, NUM_ACTIONS, S_CUR
 
 from solver.evaluation.lbr import (DEFAULT_ROLLOUTS, ExactComparison, LBRResult,
                                    mean_and_best, start_values, systematic_pick)
-from solver.han_solo.abstraction import MAX_CHOICES, state_key
+from solver.han_solo.abstraction import state_key
 from solver.han_solo.belief import LogError, replay
 from solver.han_solo.features import HEURISTIC_NAMES
 from solver.han_solo.heuristics import HanSoloHeuristic
-from solver.han_solo.tournament import TABLE, policy_probs, table_arrays
+from solver.han_solo.playout import HAN_SOLO_PLAYOUT, TABLE, table_bank
+from solver.sim.playout import play_out
 from solver.sim.rng import stream_seed
-from solver.sim.sampler import sample
 
 _JIT = dict(cache=True, nogil=True)
 STREAM_HS_LBR_ROLLOUT, STREAM_HS_LBR_DEAL, STREAM_HS_LBR_DECISIONS = range(37, 40)
@@ -57,19 +56,23 @@ DEFAULT_PARTICLES = 2048
 
 
 @njit(**_JIT)
-def rollout_values(worlds, weights, legal, n, viewer, policy, level, keys, starts,
-                   num_actions, probs, rollouts, key, values):
+def rollout_values(worlds, weights, legal, n, viewer, policy, bank, rollouts, key, values):
     """values[:n]: the mean margin of `viewer` after each legal action, over `rollouts`
     playouts from worlds drawn from (worlds, weights) by systematic resampling, every seat
-    then playing `policy` (tournament ids; a table miss plays uniformly). Every action
-    sees the same worlds and random streams. Returns the best action's index."""
+    then playing `policy` (playout.py's ids; a table miss plays uniformly: the shared
+    play-out loop, solver/sim/playout.py). Every action sees the same worlds and random
+    streams. Returns the best action's index."""
     count = len(weights)
     num_players = worlds[0][0]
     state = np.empty(worlds.shape[1], dtype=worlds.dtype)
     acts = np.empty(NUM_ACTIONS, dtype=np.int32)
     pr = np.empty(NUM_ACTIONS)
-    choices = np.empty(MAX_CHOICES, dtype=np.int32)
     ret = np.empty(num_players)
+    no_order = np.empty(0, dtype=np.int32)
+    no_state = np.empty(0, dtype=np.uint64)
+    seat_chain = np.full((num_players, 1), policy, dtype=np.int32)
+    seat_row = np.zeros(num_players, dtype=np.int32)
+    counts = np.zeros((1, 2), dtype=np.int64)
     rng, offset = start_values(key, STREAM_HS_LBR_ROLLOUT, values, n)
     k = 0
     cumulative = weights[0]
@@ -79,14 +82,8 @@ def rollout_values(worlds, weights, legal, n, viewer, policy, level, keys, start
             state[:] = worlds[k]
             engine.apply_action(state, legal[i])
             rng[0] = stream_seed(key, STREAM_HS_LBR_ROLLOUT, r + 1)
-            while state[S_PHASE] != PH_TERMINAL:
-                if state[S_PHASE] == PH_CHANCE:
-                    m = engine.chance_outcomes(state, acts, pr)
-                else:
-                    m = engine.legal_actions(state, acts)
-                    policy_probs(state, policy, acts, m, level, keys, starts, num_actions,
-                                 probs, 0, choices, pr)
-                engine.apply_action(state, acts[sample(pr, m, rng)])
+            play_out(engine.ENGINE, HAN_SOLO_PLAYOUT, state, no_order, no_state, seat_chain,
+                     bank, rng, acts, pr, counts, seat_row, -1)
             engine.returns(state, ret)
             values[i] += ret[viewer]
     return mean_and_best(values, n, rollouts)
@@ -142,7 +139,7 @@ def lbr_choice(game, state, viewer: int, policy: int, table=None, seed: int = 1,
     stats["resampled"] = stats.get("resampled", 0) + (not post.exact)
     key = state_key(state, "exact") ^ seed  # the information state's hash (redacted log)
     best = rollout_values(np.array(post.worlds), post.weights, legal, len(legal), viewer,
-                          policy, *table_arrays(table), rollouts, key, values)
+                          policy, table_bank(table), rollouts, key, values)
     return int(legal[best]), values
 
 

@@ -17,12 +17,12 @@ import numpy as np
 from open_spiel.python import policy as policy_lib
 
 from spiel_game.han_solo import engine
-from spiel_game.han_solo.layout import NUM_ACTIONS
+from spiel_game.han_solo.layout import NUM_ACTIONS, S_CUR
 
 from solver.han_solo.features import CLOSEST_TO_ZERO, HEURISTIC_NAMES
+from solver.han_solo.playout import HAN_SOLO_PLAYOUT, TABLE, table_bank
 from solver.han_solo.table_policy import HanSoloTablePolicy, load_table
-from solver.han_solo.abstraction import MAX_CHOICES
-from solver.han_solo.tournament import TABLE, policy_probs, table_arrays
+from solver.sim.playout import chain_decides
 
 GAME = "han_solo"
 TABLE_NAME = "table"
@@ -53,7 +53,9 @@ def shipped_table(game) -> HanSoloTablePolicy | None:
 
 
 class HanSoloPlayer(policy_lib.Policy):
-    """A table with a heuristic where it has no key, or a heuristic alone."""
+    """A table with a heuristic where it has no key, or a heuristic alone: the policy
+    chain (TABLE, heuristic) or (heuristic,) of the shared play-out loop
+    (solver/sim/playout.py; policy ids: solver/han_solo/playout.py)."""
 
     def __init__(self, game, name: str, table: HanSoloTablePolicy | None = None,
                  heuristic: int = FALLBACK, source: str | None = None):
@@ -63,8 +65,13 @@ class HanSoloPlayer(policy_lib.Policy):
 
     @property
     def kind(self) -> int:
-        """The compiled kernels' policy id: a heuristic's index, or tournament.TABLE."""
+        """The compiled kernels' policy id: a heuristic's index, or playout.TABLE."""
         return TABLE if self.table is not None else self.heuristic
+
+    @property
+    def chain(self) -> tuple[int, ...]:
+        """The policy chain the compiled play follows: the table, then the heuristic."""
+        return (TABLE, self.heuristic) if self.table is not None else (self.heuristic,)
 
     def describe(self) -> str:
         if self.table is None:
@@ -73,17 +80,18 @@ class HanSoloPlayer(policy_lib.Policy):
         return (f"table {self.source} ({h['abstraction']['level']}, {h['iterations']:,} "
                 f"MCCFR iterations; {HEURISTIC_NAMES[self.heuristic]} where it has no key)")
 
-    def arrays(self) -> tuple:
-        """(level, keys, starts, num_actions, probs) for the compiled kernels."""
-        return table_arrays(self.table)
+    def bank(self) -> tuple:
+        """The policy arrays of the compiled play (playout.table_bank): a new one per
+        call, its scratch for one thread."""
+        return table_bank(self.table)
 
     def _probs(self, s) -> tuple[dict[int, float], bool]:
         acts = np.empty(NUM_ACTIONS, dtype=np.int32)
         n = engine.legal_actions(s, acts)
         out = np.zeros(NUM_ACTIONS)
-        found = policy_probs(s, self.kind, acts, n, *self.arrays(), self.heuristic,
-                             np.empty(MAX_CHOICES, dtype=np.int32), out)
-        return {int(acts[i]): float(out[i]) for i in range(n)}, found
+        decided = chain_decides(HAN_SOLO_PLAYOUT, s, int(s[S_CUR]), self.bank(),
+                                np.array(self.chain, dtype=np.int32), acts, n, out)
+        return {int(acts[i]): float(out[i]) for i in range(n)}, decided == 0
 
     def table_row(self, s) -> dict[int, float] | None:
         """The table's probabilities at s, or None (no table, or no key)."""

@@ -54,6 +54,7 @@ from solver.hint.log import log_worlds, prior_worlds, summary_log_worlds
 from solver.hint.request import (SEARCH_MAX_PLAYERS, HintRequest,  # noqa: F401
                                  MatchContext, OpponentModelUse, check_game, match_context)
 from solver.hint.situation import Situation
+from solver.sim.hooks import LOVE_LETTER_PLAYOUT
 from solver.sim.playout import (padded_chains, padded_paths, play_out, replay_path,
                                  same_chain)
 from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, next_float, stream_seed
@@ -102,6 +103,7 @@ def rollout_values(worlds, picks, paths, me, seed, first, bank, chain, counts, t
     rng = np.zeros(1, dtype=np.uint64)
     s = np.empty_like(worlds[0])
     no_order = np.empty(0, dtype=np.int32)
+    no_state = np.empty(0, dtype=np.uint64)
     seat_chain = same_chain(chain, num_players)
     seat_row = np.zeros(num_players, dtype=np.int32)  # every seat counts in counts
     if model_seat >= 0:
@@ -115,11 +117,12 @@ def rollout_values(worlds, picks, paths, me, seed, first, bank, chain, counts, t
                 kind += 1
             seat_chain[model_seat, :] = model_chains[kind]
         for a in range(len(paths)):
-            replay_path(s, worlds[picks[r]], paths[a])
+            replay_path(engine.ENGINE, s, worlds[picks[r]], paths[a])
             rng[0] = stream_seed(seed, STREAM_HINT_ROLLOUT, first + r)
             if model_seat >= 0:
                 next_float(rng)  # the draw of the model's component
-            play_out(s, no_order, seat_chain, bank, rng, legal, probs, counts, seat_row, -1)
+            play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, s, no_order, no_state, seat_chain, bank,
+                     rng, legal, probs, counts, seat_row, -1)
             engine.returns(s, out)
             values[0, a, r] = out[me]
             for k in range(len(tables)):

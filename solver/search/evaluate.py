@@ -30,6 +30,7 @@ from solver.belief.filter import (ANY_PHASE, B_DECISIONS, NUM_BELIEF_STATS, OMIT
 from solver.evaluation.lbr import belief_counts, fresh_buffers, lbr_action
 from solver.evaluation.tournament import Estimate, estimate
 from solver.sim.playout import dealt_card, deck_cards, play_out, shuffled
+from solver.sim.hooks import LOVE_LETTER_PLAYOUT
 from solver.sim.rng import STREAM_DEAL, STREAM_DECISIONS, check_seed, stream_seed
 from solver.sim.sampler import sample
 
@@ -47,6 +48,7 @@ def play_deals(game, search_policy, bank, opponent: int, deals: int, seed: int =
     initial[L.S_LOGGING] = 1
     cards = deck_cards(initial)
     order = np.empty(len(cards), dtype=np.int32)
+    no_state = np.empty(0, dtype=np.uint64)
     legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
     probs = np.empty(L.NUM_ACTIONS)
     seat_chain = np.full((players, 1), opponent, dtype=np.int32)
@@ -69,8 +71,8 @@ def play_deals(game, search_policy, bank, opponent: int, deals: int, seed: int =
                     player.start_round()
                 while True:
                     if player is None:
-                        play_out(s, order, seat_chain, arrays, rng, legal, probs, counts,
-                                 seat_row, seat)
+                        play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, s, order, no_state, seat_chain,
+                                 arrays, rng, legal, probs, counts, seat_row, seat)
                     else:
                         while engine.is_chance(s):
                             engine.apply_action(s, dealt_card(s, order))

@@ -30,6 +30,7 @@ from spiel_game import layout as L
 from solver.abstraction.keys import abstract_key
 from solver.policies.chain import chain_probs
 from solver.sim.playout import padded_paths, play_out, replay_path, same_chain
+from solver.sim.hooks import LOVE_LETTER_PLAYOUT
 from solver.sim.rng import STREAM_SINGLE_AGENT, check_seed, stream_seed
 from solver.sim.sampler import sample
 
@@ -65,14 +66,16 @@ def two_ply_values(worlds, picks, paths, me, seed, first, bank, chain, level):
     s = np.empty_like(worlds[0])
     t = np.empty_like(worlds[0])
     no_order = np.empty(0, dtype=np.int32)
+    no_state = np.empty(0, dtype=np.uint64)
     seat_chain = same_chain(chain, num_players)
     seat_row = np.zeros(num_players, dtype=np.int32)
     counts = np.zeros((1, len(chain) + 1), dtype=np.int64)
     for r in range(len(picks)):
         for a in range(len(paths)):
-            replay_path(s, worlds[picks[r]], paths[a])
+            replay_path(engine.ENGINE, s, worlds[picks[r]], paths[a])
             rng[0] = stream_seed(seed, STREAM_SINGLE_AGENT, 2 * (first + r))
-            play_out(s, no_order, seat_chain, bank, rng, legal, probs, counts, seat_row, me)
+            play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, s, no_order, no_state, seat_chain, bank,
+                     rng, legal, probs, counts, seat_row, me)
             nb[a, r] = 1
             probs_out[a, r, 0] = 1.0
             if engine.is_terminal(s):
@@ -84,8 +87,8 @@ def two_ply_values(worlds, picks, paths, me, seed, first, bank, chain, level):
             rng[0] = stream_seed(seed, STREAM_SINGLE_AGENT, 2 * (first + r) + 1)
             if n > MAX_NEXT:
                 engine.apply_action(s, mine[sample(probs, n, rng)])
-                play_out(s, no_order, seat_chain, bank, rng, legal, probs, counts, seat_row,
-                         -1)
+                play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, s, no_order, no_state, seat_chain,
+                         bank, rng, legal, probs, counts, seat_row, -1)
                 engine.returns(s, out)
                 values[a, r, 0] = out[me]
                 continue
@@ -97,8 +100,8 @@ def two_ply_values(worlds, picks, paths, me, seed, first, bank, chain, level):
                 t[:] = s
                 engine.apply_action(t, mine[b])
                 rng[0] = stream_seed(seed, STREAM_SINGLE_AGENT, 2 * (first + r) + 1)
-                play_out(t, no_order, seat_chain, bank, rng, legal, probs, counts, seat_row,
-                         -1)
+                play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, t, no_order, no_state, seat_chain,
+                         bank, rng, legal, probs, counts, seat_row, -1)
                 engine.returns(t, out)
                 values[a, r, b] = out[me]
     return values, keys, probs_out, nb

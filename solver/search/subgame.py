@@ -41,6 +41,7 @@ from solver.belief import complete_pattern, posterior
 from solver.exact.tree import CHANCE, DECISION, TERMINAL, FlatTree
 from solver.policies.chain import chain_probs
 from solver.sim.playout import padded_chains, play_out, same_chain
+from solver.sim.hooks import LOVE_LETTER_PLAYOUT
 from solver.sim.rng import STREAM_SEARCH_LEAF, stream_seed
 from solver.sim.utility import check_table, engine_utility, is_zero_sum, round_utility
 
@@ -252,6 +253,7 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
     s = np.empty(width, dtype=roots.dtype)
     rng = np.zeros(1, dtype=np.uint64)
     no_order = np.empty(0, dtype=np.int32)
+    no_state = np.empty(0, dtype=np.uint64)
     seat_chain = same_chain(chain, num_players)
     seat_row = np.zeros(num_players, dtype=np.int32)
     counts = np.zeros((1, len(chain) + 1), dtype=np.int64)
@@ -436,8 +438,8 @@ def expand(root_arrays, top, gadget_player, me, blueprint, limits, scoring, arra
                     # the same stream, so sibling leaves differ by their states, not by
                     # their luck (docs/search.md "Timed search").
                     rng[0] = stream_seed(seed, STREAM_SEARCH_LEAF, root * _ROLLOUT_STRIDE + r)
-                    play_out(rollout, no_order, seat_chain, bank, rng, legal, probs, counts,
-                             seat_row, -1)
+                    play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, rollout, no_order, no_state,
+                             seat_chain, bank, rng, legal, probs, counts, seat_row, -1)
                     round_utility(rollout, round_table, out)
                     utility[valued, :num_players] += out / leaf_rollouts
                     if report:

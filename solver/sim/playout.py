@@ -1,16 +1,21 @@
-"""The one play-out loop, with deals, shared by tournaments, hint rollouts and LBR.
+"""The one play-out loop, with deals, shared by tournaments, hint rollouts and LBR, for
+every engine.
 
-`play_out(s, order, seat_chain, bank, rng, legal, probs, counts, seat_row, stop_seat)`
-plays engine state s on, compiled:
+`play_out(engine, hooks, s, order, deal_state, seat_chain, bank, rng, legal, probs, counts,
+seat_row, stop_seat)` plays engine state s on, compiled, over any engine's interface
+(`engine`, spiel_game/interface.py) with its game's play-out hooks (`hooks`,
+solver/sim/hooks.py; solver/sim/games.py pairs them, `playout_game`): numba compiles and
+caches it once per pair, as the MCCFR kernel.
 
-- chance: the next card of a deal `order` (below), or, with `order` empty, a card drawn
-  from the stream `rng` with the engine's odds (solver/sim/sampler.py `chance_card`);
-- a decision of seat p: the first policy of p's chain, seat_chain[p] (PolicyBank indices,
-  solver/policies/chain.py `chain_probs`), that has p's key decides, and its action is
-  drawn from `rng` (solver/sim/sampler.py `sample`). A heuristic has every key, so a
-  chain that ends in one never misses: that heuristic is the chain's fallback. When no
-  policy of the chain has the key (a chain of tables only), p plays uniformly at random
-  over the legal actions: a *miss*;
+- chance: the game's `hooks.deal_card`: the next card of a deal `order` (below; the
+  deal's own streams and counters in `deal_state`), or, with `order` empty,
+  `hooks.chance_action`: an outcome drawn from the stream `rng` with the engine's odds;
+- a decision of seat p: the first policy of p's chain, seat_chain[p] (indices of the
+  game's `bank` of policy arrays; `chain_decides`), that has p's key decides
+  (`hooks.policy_probs`), and its action is drawn from `rng` (solver/sim/sampler.py
+  `sample`). A heuristic has every key, so a chain that ends in one never misses: that
+  heuristic is the chain's fallback. When no policy of the chain has the key (a chain of
+  tables only), p plays uniformly at random over the legal actions: a *miss*;
 - counts[seat_row[p], k] += 1 when seat_chain[p, k] decided, counts[seat_row[p], K] += 1
   for a miss (K the chain length), so a row sums to the row's decisions;
 - it stops at the end of the round, or before a decision of `stop_seat` (-1: none), for
@@ -20,25 +25,30 @@ What each caller counts as a miss:
 
 - tournaments (solver/evaluation/tournament.py): every seat's chain is its one policy; a
   table policy's key absent from its table is a miss, played uniformly, and reported as
-  the table's miss rate (misses / the table's decisions); heuristics never miss;
+  the table's miss rate (misses / the table's decisions); heuristics never miss. A
+  han_solo player is a table with its heuristic behind it (solver/han_solo/players.py):
+  the heuristic's decisions are the table's misses;
 - hint rollouts (solver/hint/advice.py): every seat's chain is the game's tables, finest
   first, then `agenda_expert`; the answer reports the share of rollout decisions taken by
   the first table, by a coarser one, and by `agenda_expert`, the fallback (so never a
-  miss);
-- LBR (solver/evaluation/lbr.py): the policy's seats (in the real deals and in LBR's
-  rollouts) and LBR's continuation policy in its rollouts have one-policy chains; a
-  table's absent key is a miss, played uniformly, as in a tournament (LBR's result does
-  not report these counts; with a heuristic policy there are none).
+  miss); han_solo's (`path_values`, solver/han_solo/hint.py): its player's chain;
+- LBR (solver/evaluation/lbr.py, solver/han_solo/lbr.py): the policy's seats (in the
+  real deals and in LBR's rollouts) and LBR's continuation policy in its rollouts have
+  one-policy chains; a table's absent key is a miss, played uniformly, as in a
+  tournament (LBR's result does not report these counts; with a heuristic policy there
+  are none).
 
-Deals. A deal is a seeded permutation of the deck (`shuffled`). Its first card is the
-face-down set-aside card and the rest are drawn in order: every chance node of the engine
-(face-up cards, the deal, draws) takes the next card, and a look at the set-aside card
-(R2-D2) takes card 0 (`dealt_card`). The engine's pool is exactly the cards not yet
-taken, so this is the engine's own chance distribution (the cards are exchangeable),
-made repeatable: the same cards in the same order for every seating.
+Deals (the Love Letter engine's; solver/sim/deal.py). A deal is a seeded permutation of
+the deck (`shuffled`). Its first card is the face-down set-aside card and the rest are
+drawn in order: every chance node of the engine (face-up cards, the deal, draws) takes the
+next card, and a look at the set-aside card (R2-D2) takes card 0 (`dealt_card`). The
+engine's pool is exactly the cards not yet taken, so this is the engine's own chance
+distribution (the cards are exchangeable), made repeatable: the same cards in the same
+order for every seating. Han Solo's deals (solver/han_solo/playout.py) add their own
+streams for the pot, the dice and the ties.
 
 Random playouts (`random_playout`, `run_playouts`): uniform decisions and true chance,
-for the engine's benchmarks and tests.
+for the Love Letter engine's benchmarks and tests.
 """
 
 from __future__ import annotations
@@ -49,7 +59,11 @@ from numba import njit
 from spiel_game import engine
 from spiel_game import layout as L
 
-from solver.policies.chain import chain_probs
+# The function sets the loop is compiled for: imported so that spiel_game/jit_cache.py
+# clears the caches of the loop (and of the kernels importing it) when an engine or hooks
+# module changes.
+from solver.sim import games  # noqa: F401
+from solver.sim.deal import dealt_card, deck_cards, shuffled  # noqa: F401  (re-exported)
 from solver.sim.rng import STREAM_RANDOM_PLAYOUT, next_below, stream_seed
 from solver.sim.sampler import chance_card, sample
 
@@ -57,12 +71,6 @@ _JIT = dict(cache=True, nogil=True)
 
 
 # Deals ------------------------------------------------------------------------------------
-
-def deck_cards(initial: np.ndarray) -> np.ndarray:
-    """The deck of a game as a sorted list of character ids (one entry per copy)."""
-    counts = initial[L.S_DECK_COUNTS:L.S_DECK_COUNTS + L.MAX_CHARS]
-    return np.repeat(np.arange(L.MAX_CHARS, dtype=np.int32), counts)
-
 
 def padded_chains(chains, width: int | None = None) -> np.ndarray:
     """Policy chains as the rows of one int32 array (what `play_out`'s seat_chain rows
@@ -74,33 +82,10 @@ def padded_chains(chains, width: int | None = None) -> np.ndarray:
     return np.array([list(c) + [c[-1]] * (width - len(c)) for c in chains], dtype=np.int32)
 
 
-@njit(**_JIT)
-def shuffled(cards, seed, purpose, index, out):
-    """out = a uniformly random permutation of cards (Fisher-Yates) for the stream key."""
-    rng = np.empty(1, dtype=np.uint64)
-    rng[0] = stream_seed(seed, purpose, index)
-    out[:] = cards
-    for i in range(len(out) - 1, 0, -1):
-        j = next_below(rng, i + 1)
-        out[i], out[j] = out[j], out[i]
-
-
-@njit(**_JIT)
-def dealt_card(s, order):
-    """The card the pending chance node takes from the deal `order` (module docstring)."""
-    if s[L.S_CHANCE_KIND] == L.CH_SET_ASIDE_LOOK:
-        c = order[0]
-    else:
-        c = order[len(order) - s[L.S_UNKNOWN_DECK]]
-    if s[L.S_POOL + c] <= 0:
-        raise RuntimeError("deal order and engine pool disagree")
-    return c
-
-
 # Playing ------------------------------------------------------------------------------------
 
 @njit(**_JIT)
-def reset(s, initial):
+def reset(engine, s, initial):
     """s = a copy of `initial` (only the used part of the log)."""
     used = engine.used_size(initial)
     s[:used] = initial[:used]
@@ -124,9 +109,9 @@ def same_chain(chain, num_players):
 
 
 @njit(**_JIT)
-def replay_path(s, world, path):
+def replay_path(engine, s, world, path):
     """s = a copy of `world`, then the actions of `path` (padded with -1) applied."""
-    reset(s, world)
+    reset(engine, s, world)
     for k in range(len(path)):
         if path[k] < 0:
             break
@@ -134,24 +119,70 @@ def replay_path(s, world, path):
 
 
 @njit(**_JIT)
-def play_out(s, order, seat_chain, bank, rng, legal, probs, counts, seat_row, stop_seat):
+def chain_decides(hooks, s, player, bank, chain, legal, n, out):
+    """Fill out[:n] with the probabilities of legal[:n] at s, for `player`, from the
+    first policy of `chain` (indices into `bank`) that has the key
+    (`hooks.policy_probs`);
+    returns its position in chain, or len(chain) on a miss (out then uniform)."""
+    for k in range(len(chain)):
+        if hooks.policy_probs(s, player, chain[k], bank, legal, n, out) != hooks.missed():
+            return k
+    for i in range(n):
+        out[i] = 1.0 / n
+    return len(chain)
+
+
+@njit(**_JIT)
+def play_out(engine, hooks, s, order, deal_state, seat_chain, bank, rng, legal, probs,
+             counts, seat_row, stop_seat):
     """Play s on to the end of the round, or to a decision of `stop_seat` (-1: none):
-    chance from the deal `order` (or from `rng` with order empty), seat p's decisions
-    by its chain seat_chain[p] (module docstring), counted in counts[seat_row[p]]."""
+    chance from the deal (order, deal_state) (or from `rng` with order empty), seat p's
+    decisions by its chain seat_chain[p] (module docstring), counted in
+    counts[seat_row[p]]."""
     while not engine.is_terminal(s):
         if engine.is_chance(s):
             if len(order) > 0:
-                engine.apply_action(s, dealt_card(s, order))
+                engine.apply_action(s, hooks.deal_card(s, order, deal_state, legal, probs))
             else:
-                engine.apply_action(s, chance_card(s, rng))
+                engine.apply_action(s, hooks.chance_action(s, rng, legal, probs))
             continue
-        p = engine.current_actor(s)
+        p = engine.current_player(s)
         if p == stop_seat:
             return
         n = engine.legal_actions(s, legal)
         # the chain position that decided, or the chain's length for a miss (uniform)
-        counts[seat_row[p], chain_probs(s, p, bank, seat_chain[p], legal, n, probs)] += 1
+        counts[seat_row[p], chain_decides(hooks, s, p, bank, seat_chain[p], legal, n,
+                                          probs)] += 1
         engine.apply_action(s, legal[sample(probs, n, rng)])
+
+
+@njit(**_JIT)
+def path_values(engine, hooks, worlds, picks, paths, me, seed, purpose, first, bank, chain,
+                counts):
+    """values[a, r]: my return after the action path paths[a] (padded with -1) in world
+    picks[r], then every seat playing `chain` to the end, chance drawn at random; rollout
+    r uses the stream (seed, purpose, first + r) for every path (common random numbers).
+    counts[0]: the chain's decisions by position (`play_out`)."""
+    num_players = engine.num_players(worlds[0])
+    values = np.zeros((len(paths), len(picks)))
+    out = np.zeros(num_players)
+    legal = np.empty(hooks.max_actions(), dtype=np.int32)
+    probs = np.empty(hooks.max_actions())
+    rng = np.zeros(1, dtype=np.uint64)
+    s = np.empty_like(worlds[0])
+    no_order = np.empty(0, dtype=np.int32)
+    no_state = np.empty(0, dtype=np.uint64)
+    seat_chain = same_chain(chain, num_players)
+    seat_row = np.zeros(num_players, dtype=np.int32)
+    for r in range(len(picks)):
+        for a in range(len(paths)):
+            replay_path(engine, s, worlds[picks[r]], paths[a])
+            rng[0] = stream_seed(seed, purpose, first + r)
+            play_out(engine, hooks, s, no_order, no_state, seat_chain, bank, rng, legal,
+                     probs, counts, seat_row, -1)
+            engine.returns(s, out)
+            values[a, r] = out[me]
+    return values
 
 
 # Random playouts -------------------------------------------------------------------------

@@ -44,6 +44,7 @@ from solver.hint.request import HintRequest
 from solver.hint.situation import SituationError, from_mapping
 from solver.policies.chain import chain_probabilities
 from solver.sim.playout import deck_cards, play_out, shuffled
+from solver.sim.hooks import LOVE_LETTER_PLAYOUT
 from solver.sim.rng import (STREAM_DEAL, STREAM_DECISIONS, STREAM_MATCH_DEAL,
                             STREAM_MATCH_DECISIONS, STREAM_MATCH_START, STREAM_MATCH_TIES,
                             check_seed, next_below, stream_seed)
@@ -135,8 +136,10 @@ def play_round(initial, order, seat, advised, bank_arrays, opponent: int, rng, c
     probs = np.empty(L.NUM_ACTIONS)
     seat_chain = np.full((n, 1), opponent, dtype=np.int32)
     seat_row = np.zeros(n, dtype=np.int32)
+    no_state = np.empty(0, dtype=np.uint64)
     while True:
-        play_out(s, order, seat_chain, bank_arrays, rng, legal, probs, counts, seat_row, seat)
+        play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, s, order, no_state, seat_chain, bank_arrays,
+                 rng, legal, probs, counts, seat_row, seat)
         if engine.is_terminal(s):
             return s
         engine.apply_action(s, advised.action(s, seat, rng))
