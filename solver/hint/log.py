@@ -473,9 +473,9 @@ def _pattern(sit: Situation, game, turns, outs: dict[int, list[int]]):
                     raise SituationError(f"{name} had no effect: nobody could be chosen "
                                          "(R4)")
                 continue  # no effect (an omissible line)
-            if t is None and gone and e != Effect.COMPARE:
-                t = gone[0]
-            if t is None and e == Effect.COMPARE and gone and gone[0] != p:
+            # The seat knocked out is the chosen one, unless it is the player: a
+            # Mercenary that lost, a C-3PO the counter-guess hit (R6).
+            if t is None and gone and gone[0] != p:
                 t = gone[0]
             if t is None and len(choosable) == 1 and e != Effect.PEEK_OR_SET_ASIDE:
                 t = choosable[0]
