@@ -311,12 +311,31 @@ def _future_cards(q, ptr, pattern, n_pat, viewer, rules, final):
     return mask | (allowed & final[q])
 
 
+# Event kinds after which a card another player holds may yet reach the viewer: Leia's
+# returned cards, drawn later (1); a trade or a steal, where the viewer is in it (2).
+_PASSES_CARDS = np.zeros(L.NUM_EVENT_KINDS, dtype=np.int8)
+_PASSES_CARDS[[L.E_KEEP, L.E_RETURN]] = 1
+_PASSES_CARDS[[L.E_TRADE, L.E_STEAL]] = 2
+VIEWER_NEEDS = L.MAX_PLAYERS  # future's column of the viewer's final cards (below)
+
+
 @njit(**_JIT)
 def future_masks(pattern, n_pat, viewer, rules, final):
     """future[j, q]: `_future_cards` of seat q from pattern line j, for every line and
-    seat: the same for every particle there, so worked out once per pattern."""
-    future = np.empty((n_pat + 1, L.MAX_PLAYERS), dtype=np.int64)
-    for j in range(n_pat + 1):
+    seat (j = n_pat: the pattern's end, `final`): the same for every particle there, so
+    worked out once per pattern. future[j, VIEWER_NEEDS]: the cards of the viewer's
+    final hand (where `final` gives it) that only the deck can still bring them, no line
+    from j on passing another player's card on (0 where one may)."""
+    future = np.empty((n_pat + 1, L.MAX_PLAYERS + 1), dtype=np.int64)
+    passes = final[viewer] == ALL_CARDS
+    for j in range(n_pat, -1, -1):
+        if j < n_pat:
+            kind, actor, other = pattern[j, 0], pattern[j, 1], pattern[j, 2]
+            if kind < 0 or _PASSES_CARDS[kind] == 1 or _PASSES_CARDS[kind] == 2 and (
+                    actor == viewer or actor == ANY
+                    or kind == L.E_TRADE and (other == viewer or other == ANY)):
+                passes = True
+        future[j, VIEWER_NEEDS] = 0 if passes else final[viewer]
         for q in range(L.MAX_PLAYERS):
             future[j, q] = _future_cards(q, j, pattern, n_pat, viewer, rules, final)
     return future
@@ -384,6 +403,18 @@ def _chance_candidates(s, ptr, pattern, start, n_pat, viewer, reserve, future):
         for c in range(L.MAX_CHARS):
             if 0 < s[L.S_POOL + c] <= reserve[ptr, c]:
                 mask &= ~(1 << c)
+        needs = future[ptr, VIEWER_NEEDS]
+        for c in range(L.MAX_CHARS):
+            if (needs >> c) & 1 and (mask >> c) & 1:
+                # a card the viewer ends with and does not hold: not the last copy the
+                # deck (its bottom, the set-aside card) has for them
+                left = s[L.S_POOL + c] + (s[L.S_SET_ASIDE] == c)
+                for i in range(s[L.S_QUEUE_LEN]):
+                    left += s[L.S_QUEUE + i] == c
+                for i in range(s[L.S_HAND_N + viewer]):
+                    left += s[L.S_HAND + viewer * L.MAX_HAND + i] == c
+                if left <= 1:
+                    mask &= ~(1 << c)
         if chance == L.CH_TURN_DRAW:
             # The card they play next (the line after their draw's, if the log has it) is
             # in their hand after the draw: if not already, it is the one drawn (`_match`
@@ -790,7 +821,7 @@ def advance_patterns(buffers, weights, progress, current, count, pattern, row_st
     table_hashes = np.zeros(size, dtype=np.uint64)
     rows = len(row_end)
     reserve = np.zeros((rows, L.MAX_CHARS), dtype=np.int32)
-    future = np.empty((rows, L.MAX_PLAYERS), dtype=np.int64)
+    future = np.empty((rows, L.MAX_PLAYERS + 1), dtype=np.int64)
     rules = buffers[current, 0, L.S_RULES] if count > 0 else 0
     j = 0
     while j < rows:  # each pattern's masks, its rows counted from its start
