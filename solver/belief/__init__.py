@@ -164,7 +164,7 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
     """The posterior at viewer's decision after `pattern` (rows kind, actor, other, card,
     extra; ANY fits anything), from the start of the round; with `at_decision_of`, at
     that seat's decision instead (what viewer believes while another player acts).
-    `pattern` may be a list of patterns whose histories are disjoint (a summary's
+    `pattern` may be a list of (2-d) patterns whose histories are disjoint (a summary's
     explanations): the posterior over their union, in one run (filter.advance_patterns),
     `pattern_index` saying which each state fits.
 
@@ -185,9 +185,8 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
 
     # A writable copy: a read-only pattern (np.frombuffer's) would be another type to
     # numba, and compile the filter a second time (48 s of a first hint).
-    patterns = pattern if isinstance(pattern, (list, tuple)) else [pattern]
-    if not patterns:
-        raise ValueError("posterior needs at least one pattern")
+    several = isinstance(pattern, (list, tuple)) and len(pattern) and np.ndim(pattern[0]) == 2
+    patterns = list(pattern) if several else [pattern]
     patterns = [np.asarray(p, dtype=np.int32).reshape(-1, L.EVENT_SIZE) for p in patterns]
     # one after another, each followed by a spare row (its end: row_end)
     starts = np.cumsum([0] + [len(p) + 1 for p in patterns])[:-1]
