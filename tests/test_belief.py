@@ -201,13 +201,16 @@ def test_the_filter_deals_every_card_a_true_history_deals(players):
     filter.py `_chance_candidates`), a prune that must keep every history that fits.
     Along true full-deck rounds, complete logs and logs with lines left out, with and
     without the final hands (the viewer's, and another seat's card as a summary's `saw`
-    gives it): at every chance node, the true card is a candidate."""
+    gives it): at every chance node, the true card is a candidate; and after every
+    action, every hand fits what the rest of the log allows it (`_hands_fit`, the same
+    prune of the cards held: a Leia player's kept card, the card a turn draw must be)."""
     from solver.belief.filter import (NUM_BELIEF_STATS, OMIT_LOG, _chance_candidates,
-                                      _match, future_masks, no_final, reservations)
+                                      _hands_fit, _match, future_masks, no_final,
+                                      reservations)
 
     game = load(players=players)
     rng = random.Random(players)
-    checked = 0
+    checked = fitted = 0
     for _ in range(60):
         viewer, actions = _random_history(game, rng)
         s = game.initial_array.copy()
@@ -215,9 +218,9 @@ def test_the_filter_deals_every_card_a_true_history_deals(players):
         for a in actions:
             engine.apply_action(s, a)
         given = no_final()
-        given[viewer] = sum(1 << int(c) for c in s[L.S_HAND + viewer * L.MAX_HAND:
-                                                   L.S_HAND + viewer * L.MAX_HAND
-                                                   + s[L.S_HAND_N + viewer]])
+        given[viewer] = sum(1 << int(c) for c in set(s[L.S_HAND + viewer * L.MAX_HAND:
+                                                       L.S_HAND + viewer * L.MAX_HAND
+                                                       + s[L.S_HAND_N + viewer]]))
         other = rng.choice([q for q in range(players) if q != viewer])
         if s[L.S_IN_ROUND + other]:
             given[other] = 1 << int(s[L.S_HAND + other * L.MAX_HAND])
@@ -234,8 +237,8 @@ def test_the_filter_deals_every_card_a_true_history_deals(players):
             done, ptr = 0, 0
             for a in actions:
                 if s[L.S_PHASE] == L.PH_CHANCE:
-                    mask = _chance_candidates(s, ptr, pattern, len(pattern), viewer, reserve,
-                                              future)
+                    mask = _chance_candidates(s, ptr, pattern, 0, len(pattern), viewer,
+                                              reserve, future)
                     assert (mask >> a) & 1, (players, viewer, done, a)
                     checked += 1
                 engine.apply_action(s, a)
@@ -243,7 +246,9 @@ def test_the_filter_deals_every_card_a_true_history_deals(players):
                                    stats)
                 if ptr < 0:  # greedy: a line left out let an event take a later line
                     break
-    assert checked >= 1000
+                assert _hands_fit(s, ptr, future), (players, viewer, done)
+                fitted += 1
+    assert checked >= 1000 and fitted >= 1000
 
 
 def test_hint_log_without_information_agrees_with_card_counting():

@@ -543,3 +543,19 @@ def test_bottom_names_every_returned_card_in_the_order_drawn(bottom, refusal):
     says which draws took them: here seat 5 the first, and I the second, this turn."""
     with pytest.raises(SituationError, match=refusal):
         _check({**MARKED, "bottom": bottom})
+
+
+def test_a_c3po_player_the_counter_guess_knocked_out_is_said():
+    """Seat 1's C-3PO, its target unsaid, and seat 1 out: the counter-guess knocked seat 1
+    out (R6), so the chosen seat is the one left in, not seat 1 (a summary the hint
+    refused as impossible: 'p1 chooses p1')."""
+    from solver.hint.advice import check_game
+
+    sit = from_mapping({"players": 3, "seat": 2, "hand": ["r2", "luke"],
+                        "areas": {"0": ["bib"], "1": ["c3po", "guard"]}, "out": [1]})
+    game = check_game(sit)
+    sit = check(sit, tuple(int(c) for c in game.config.deck.counts), game.config.face_up)
+    (explanation,) = summary_patterns(sit, game)
+    assert "p1 chooses p2" in explanation.text and "p2 stays in" in explanation.text
+    worlds, info = summary_log_worlds(sit, game, complete_within=4096)
+    assert info["exact"] and worlds

@@ -31,9 +31,9 @@ from solver.belief.filter import (ANY, ANY_PHASE, B_FAIL_ACTOR, B_FAIL_CARD, B_F
                                   B_FAIL_KIND, B_FAIL_OTHER, B_FURTHEST, B_LOST,
                                   B_MOST_PARTICLES, B_POLICY_IGNORED, B_POLICY_MISSES,
                                   B_RESAMPLES, B_STEPS, B_TRUNCATED, NO_COPY, NO_FAILURE,
-                                  NUM_BELIEF_STATS, OMIT_LOG, OMIT_NONE, _match, advance,
-                                  hand_marginals, no_final, observe, observed_key,
-                                  omissible)
+                                  NUM_BELIEF_STATS, OMIT_LOG, OMIT_NONE, _match,
+                                  advance_patterns, hand_marginals, no_final, observe,
+                                  observed_key, omissible)
 
 __all__ = ["ANY", "ANY_PHASE", "MIN_ESS", "NO_COPY", "NO_FAILURE", "NUM_BELIEF_STATS",
            "OMIT_LOG", "OMIT_NONE", "Posterior", "collapsed", "complete_pattern",
@@ -69,6 +69,8 @@ class Posterior:
     # log P(what the viewer saw) under chance and the chain's policies, up to a constant
     # the same for every chain (filter.advance's log_mass)
     log_evidence: float = 0.0
+    # which of `posterior`'s patterns each state fits (0 for one pattern)
+    pattern_index: np.ndarray | None = None
 
     @property
     def complete(self) -> bool:
@@ -162,6 +164,9 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
     """The posterior at viewer's decision after `pattern` (rows kind, actor, other, card,
     extra; ANY fits anything), from the start of the round; with `at_decision_of`, at
     that seat's decision instead (what viewer believes while another player acts).
+    `pattern` may be a list of (2-d) patterns whose histories are disjoint (a summary's
+    explanations): the posterior over their union, in one run (filter.advance_patterns),
+    `pattern_index` saying which each state fits.
 
     bank: a PolicyBank, chain: its policies tried in order for the other players'
     decisions (none: chance odds only); floor: least likelihood of any of their actions;
@@ -180,7 +185,19 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
 
     # A writable copy: a read-only pattern (np.frombuffer's) would be another type to
     # numba, and compile the filter a second time (48 s of a first hint).
-    pattern = np.array(pattern, dtype=np.int32, order="C").reshape(-1, L.EVENT_SIZE)
+    several = isinstance(pattern, (list, tuple)) and len(pattern) and np.ndim(pattern[0]) == 2
+    patterns = list(pattern) if several else [pattern]
+    patterns = [np.asarray(p, dtype=np.int32).reshape(-1, L.EVENT_SIZE) for p in patterns]
+    # one after another, each followed by a spare row (its end: row_end)
+    starts = np.cumsum([0] + [len(p) + 1 for p in patterns])[:-1]
+    ends = starts + np.array([len(p) for p in patterns])
+    pattern = np.full((int(ends[-1]) + 1, L.EVENT_SIZE), ANY, dtype=np.int32)
+    row_start = np.empty(len(pattern), dtype=np.int64)
+    row_end = np.empty(len(pattern), dtype=np.int64)
+    for p, a, b in zip(patterns, starts, ends):
+        pattern[a:b] = p
+        row_start[a:b + 1] = a
+        row_end[a:b + 1] = b
     if bank is None:
         bank, chain = build_bank(["uniform"], game), ()
     chain = np.asarray(chain, dtype=np.int64)
@@ -195,21 +212,21 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
     for seat, cards in (final or {}).items():
         final_masks[seat] = sum(1 << int(c) for c in set(cards))
     while True:
-        rows = capacity(max_particles)
+        rows = max(capacity(max_particles), len(patterns))
         buffers = np.empty((2, rows, len(initial)), dtype=initial.dtype)
         weights = np.empty((2, rows))
         progress = np.zeros((2, rows, 2), dtype=np.int32)
-        buffers[0, 0] = initial
-        weights[0, 0] = 1.0
+        buffers[0, :len(patterns)] = initial
+        weights[0, :len(patterns)] = 1.0
+        progress[0, :len(patterns), 1] = starts
         stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
         stats[B_FAIL_KIND] = NO_FAILURE
         log_mass = np.zeros(1)
-        current, count = advance(buffers, weights, progress, 0, 1, pattern, len(pattern),
-                                 viewer, OMIT_LOG if omissions else OMIT_NONE, done_phase,
-                                 arrays, chain, float(floor), miss_unknown, merge_logs,
-                                 max_particles, stats, log_mass, final_masks,
-                                 viewer if at_decision_of is None else at_decision_of,
-                                 int(seed))
+        current, count = advance_patterns(
+            buffers, weights, progress, 0, len(patterns), pattern, row_start, row_end,
+            viewer, OMIT_LOG if omissions else OMIT_NONE, done_phase, arrays, chain,
+            float(floor), miss_unknown, merge_logs, max_particles, stats, log_mass,
+            final_masks, viewer if at_decision_of is None else at_decision_of, int(seed))
         if stats[B_TRUNCATED] == 0:
             break
         if max_particles < grow_to:
@@ -220,8 +237,9 @@ def posterior(game, viewer: int, pattern: np.ndarray, bank=None, chain=(),
                 or max_particles >= sample_grow_to):
             break
         max_particles = min(4 * max_particles, sample_grow_to)
+    index = np.searchsorted(ends, progress[current, :count, 1])
     return Posterior(buffers[current, :count].copy(), weights[current, :count].copy(),
-                     stats_dict(stats), max_particles, float(log_mass[0]))
+                     stats_dict(stats), max_particles, float(log_mass[0]), index)
 
 
 def posterior_of_state(game, state_array: np.ndarray, viewer: int, **kw) -> Posterior:

@@ -232,6 +232,9 @@ for _kind, _, _form in LINE_FORMS:
 _KEEPS_HANDS = np.zeros(L.NUM_EVENT_KINDS, dtype=np.int8)
 _KEEPS_HANDS[[L.E_TARGET, L.E_TARGET_SET_ASIDE, L.E_NAME, L.E_MISS, L.E_SEE,
               L.E_SEE_SET_ASIDE, L.E_TIE, L.E_NO_TRADE, L.E_NO_EFFECT]] = 1
+# Leia's return: the cards go back from the return slots, the kept card stays in the hand
+# (a card dealt before it meets the keep line first, which leaves it open).
+_KEEPS_HANDS[L.E_RETURN] = 1
 
 
 @njit(**_JIT)
@@ -308,15 +311,50 @@ def _future_cards(q, ptr, pattern, n_pat, viewer, rules, final):
     return mask | (allowed & final[q])
 
 
+# Event kinds after which a card another player holds may yet reach the viewer: Leia's
+# returned cards, drawn later (1); a trade or a steal, where the viewer is in it (2).
+_PASSES_CARDS = np.zeros(L.NUM_EVENT_KINDS, dtype=np.int8)
+_PASSES_CARDS[[L.E_KEEP, L.E_RETURN]] = 1
+_PASSES_CARDS[[L.E_TRADE, L.E_STEAL]] = 2
+VIEWER_NEEDS = L.MAX_PLAYERS  # future's column of the viewer's final cards (below)
+
+
 @njit(**_JIT)
 def future_masks(pattern, n_pat, viewer, rules, final):
     """future[j, q]: `_future_cards` of seat q from pattern line j, for every line and
-    seat: the same for every particle there, so worked out once per pattern."""
-    future = np.empty((max(n_pat, 1), L.MAX_PLAYERS), dtype=np.int64)
-    for j in range(n_pat):
+    seat (j = n_pat: the pattern's end, `final`): the same for every particle there, so
+    worked out once per pattern. future[j, VIEWER_NEEDS]: the cards of the viewer's
+    final hand (where `final` gives it) that only the deck can still bring them, no line
+    from j on passing another player's card on (0 where one may)."""
+    future = np.empty((n_pat + 1, L.MAX_PLAYERS + 1), dtype=np.int64)
+    passes = final[viewer] == ALL_CARDS
+    for j in range(n_pat, -1, -1):
+        if j < n_pat:
+            kind, actor, other = pattern[j, 0], pattern[j, 1], pattern[j, 2]
+            if kind < 0 or _PASSES_CARDS[kind] == 1 or _PASSES_CARDS[kind] == 2 and (
+                    actor == viewer or actor == ANY
+                    or kind == L.E_TRADE and (other == viewer or other == ANY)):
+                passes = True
+        future[j, VIEWER_NEEDS] = 0 if passes else final[viewer]
         for q in range(L.MAX_PLAYERS):
             future[j, q] = _future_cards(q, j, pattern, n_pat, viewer, rules, final)
     return future
+
+
+@njit(**_JIT)
+def _hands_fit(s, ptr, future):
+    """Does every card a seat still in the round holds fit what the pattern from line
+    ptr allows it (`future`)? What `_future_cards` says of a card dealt there holds of
+    every card held there: it leaves the hand only by a line that names it. A hand that
+    does not fit dies at a later line; dropping it at once (say, the card a Leia player
+    keeps) keeps a sample from filling with such hands before it dies."""
+    for q in range(s[L.S_NUM_PLAYERS]):
+        if s[L.S_IN_ROUND + q] == 1:
+            allowed = future[ptr, q]
+            for i in range(s[L.S_HAND_N + q]):
+                if (allowed >> s[L.S_HAND + q * L.MAX_HAND + i]) & 1 == 0:
+                    return False
+    return True
 
 
 @njit(**_JIT)
@@ -345,12 +383,12 @@ def reservations(pattern, n_pat, viewer):
 
 
 @njit(**_JIT)
-def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, future):
+def _chance_candidates(s, ptr, pattern, start, n_pat, viewer, reserve, future):
     """Bit mask of the pool cards worth trying at a chance node: for a draw the viewer
     sees, the cards the pattern shows drawn nearby; for a card another player gets
     unseen, those `_future_cards` allows (`future_masks`) but a copy the viewer draws
     later (`reservations`); else every card. None past the pattern's end (the log ends at the
-    viewer's decision)."""
+    viewer's decision). The pattern is rows start to n_pat (`advance_patterns`)."""
     if ptr >= n_pat:
         return 0
     chance = s[L.S_CHANCE_KIND]
@@ -365,11 +403,37 @@ def _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, future):
         for c in range(L.MAX_CHARS):
             if 0 < s[L.S_POOL + c] <= reserve[ptr, c]:
                 mask &= ~(1 << c)
+        needs = future[ptr, VIEWER_NEEDS]
+        for c in range(L.MAX_CHARS):
+            if (needs >> c) & 1 and (mask >> c) & 1:
+                # a card the viewer ends with and does not hold: not the last copy the
+                # deck (its bottom, the set-aside card) has for them
+                left = s[L.S_POOL + c] + (s[L.S_SET_ASIDE] == c)
+                for i in range(s[L.S_QUEUE_LEN]):
+                    left += s[L.S_QUEUE + i] == c
+                for i in range(s[L.S_HAND_N + viewer]):
+                    left += s[L.S_HAND + viewer * L.MAX_HAND + i] == c
+                if left <= 1:
+                    mask &= ~(1 << c)
+        if chance == L.CH_TURN_DRAW:
+            # The card they play next (the line after their draw's, if the log has it) is
+            # in their hand after the draw: if not already, it is the one drawn (`_match`
+            # looks one line ahead).
+            j = ptr
+            if j < n_pat and pattern[j, 0] == L.E_DRAW and pattern[j, 1] == receiver:
+                j += 1
+            if (j < n_pat and pattern[j, 0] == L.E_PLAY and pattern[j, 1] == receiver
+                    and pattern[j, 3] >= 0):
+                held = False
+                for i in range(s[L.S_HAND_N + receiver]):
+                    held |= s[L.S_HAND + receiver * L.MAX_HAND + i] == pattern[j, 3]
+                if not held:
+                    mask &= 1 << pattern[j, 3]
         return mask
     else:
         return ALL_CARDS
     mask = 0
-    for j in range(max(0, ptr - 2), min(n_pat, ptr + 3)):
+    for j in range(max(start, ptr - 2), min(n_pat, ptr + 3)):
         if ((pattern[j, 0] == kind or pattern[j, 0] == ANY)
                 and (pattern[j, 1] == receiver or pattern[j, 1] == ANY)):
             if pattern[j, 3] == ANY:
@@ -448,13 +512,10 @@ def state_hash(s, viewer, knowledge, merge_logs):
 
 
 @njit(**_JIT)
-def resample(buffers, target, weights, progress, count, keep, rng, slot_hash):
-    """Resample the `count` particles of buffers[target] down to at most `keep` in place
-    (Fearnhead-Clifford: the heavy ones kept, the rest thinned by systematic sampling at
-    weight c, so E[new weight] = old weight and nothing is duplicated); returns the new
-    count. The survivors keep their order (and their hashes in slot_hash)."""
-    if count <= keep:
-        return count
+def _thin(weights, count, keep, rng, chosen):
+    """Fearnhead-Clifford's choice of at most `keep` of weights[:count] (count > keep):
+    chosen[k] set for those kept, the weights of the thinned ones that are kept set to
+    c (see `resample`); the others' weights are left as they were."""
     order = np.argsort(-weights[:count])
     rest = weights[:count].sum()
     heavy = 0  # the `heavy` largest weights are kept as they are
@@ -463,7 +524,6 @@ def resample(buffers, target, weights, progress, count, keep, rng, slot_hash):
         rest -= weights[order[heavy]]
         heavy += 1
         c = rest / (keep - heavy) if keep > heavy else np.inf
-    chosen = np.zeros(count, dtype=np.bool_)
     for i in range(heavy):
         chosen[order[i]] = True
     if heavy < keep and rest > 0:
@@ -477,6 +537,18 @@ def resample(buffers, target, weights, progress, count, keep, rng, slot_hash):
                 chosen[k] = True
                 weights[k] = c
                 u += c
+
+
+@njit(**_JIT)
+def resample(buffers, target, weights, progress, count, keep, rng, slot_hash):
+    """Resample the `count` particles of buffers[target] down to at most `keep` in place
+    (Fearnhead-Clifford: the heavy ones kept, the rest thinned by systematic sampling at
+    weight c, so E[new weight] = old weight and nothing is duplicated); returns the new
+    count. The survivors keep their order (and their hashes in slot_hash)."""
+    if count <= keep:
+        return count
+    chosen = np.zeros(count, dtype=np.bool_)
+    _thin(weights, count, keep, rng, chosen)
     new_count = 0
     for k in range(count):
         if chosen[k] and weights[k] > 0:
@@ -568,68 +640,131 @@ def _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_poli
 
 
 @njit(**_JIT)
+def _kept_child(kids, kid_w, n, k, action, weight, upto, after):
+    """Note a live child (parent k, action; -1: the parent as it is) in kids, kid_w
+    (grown when full); returns them."""
+    if n == len(kid_w):
+        more = np.empty((2 * n, 4), dtype=kids.dtype)
+        more[:n] = kids
+        more_w = np.empty(2 * n)
+        more_w[:n] = kid_w
+        kids, kid_w = more, more_w
+    kids[n, 0] = k
+    kids[n, 1] = action
+    kids[n, 2] = upto
+    kids[n, 3] = after
+    kid_w[n] = weight
+    return kids, kid_w
+
+
+@njit(**_JIT)
 def _expand(buffers, source, count, target, weights_in, weights_out, progress, table,
-            table_hashes, slot_hash, pattern, n_pat, reserve, future, viewer, omit, done_phase,
-            bank, chain, floor, miss_unknown, merge_logs, use_policy, child, legal, probs,
-            max_particles, stats, done_actor, rng):
+            table_hashes, slot_hash, pattern, row_start, row_end, reserve, future, viewer,
+            omit, done_phase, bank, chain, floor, miss_unknown, merge_logs, use_policy, child,
+            legal, probs, max_particles, stats, done_actor, rng):
     """One lockstep step: every particle not yet done advances by one action into
-    buffers[target]; returns the new count."""
+    buffers[target]; returns the new count.
+
+    Once the filter samples (it has resampled), the live children are thinned down to
+    twice the buffer's rows (`_thin`, on their weights) before they are keyed and merged: keying a
+    child (`state_hash`: what each opponent knows) costs several times what making it
+    does, and most children of a sampled step would be resampled away. Until then
+    every child is inserted as it comes, so an exact run stays as it was."""
     table[:] = 0
     new_count = 0
     knowledge = np.empty(T_SIZE, dtype=np.int32)
+    thin = stats[B_TRUNCATED] > 0
+    n_kids = 0
+    kids = np.empty((16 * count + 16 if thin else 1, 4), dtype=np.int32)
+    kid_w = np.empty(len(kids))
     for k in range(count):
         s = buffers[source, k]
         w = weights_in[k]
         checked = progress[source, k, 0]
         ptr = progress[source, k, 1]
+        n_pat = row_end[ptr]  # the end of this particle's pattern
         if _is_done(s, checked, ptr, n_pat, done_actor, done_phase):
-            new_count = _insert(s, w, checked, ptr, buffers, target, weights_out, progress,
-                                new_count, table, table_hashes, slot_hash, max_particles,
-                                viewer, knowledge, merge_logs, stats, rng)
+            if thin:
+                kids, kid_w = _kept_child(kids, kid_w, n_kids, k, -1, w, checked, ptr)
+                n_kids += 1
+            else:
+                new_count = _insert(s, w, checked, ptr, buffers, target, weights_out,
+                                    progress, new_count, table, table_hashes, slot_hash,
+                                    max_particles, viewer, knowledge, merge_logs, stats, rng)
             continue
         if s[L.S_PHASE] == L.PH_TERMINAL:
             continue  # the real round went another way
         m = s[L.S_EVENT_N]
         used = L.S_EVENTS + m * L.EVENT_SIZE
         if s[L.S_PHASE] == L.PH_CHANCE:
-            candidates = _chance_candidates(s, ptr, pattern, n_pat, viewer, reserve, future)
+            candidates = _chance_candidates(s, ptr, pattern, row_start[ptr], n_pat, viewer,
+                                            reserve, future)
             size = s[L.S_POOL_SIZE]
             # A card the pattern shows drawn with no copy left is why the particle dies
             # (of another player's, where it is the one card they can hold)
             note = candidates != ALL_CARDS and (not _dealt_unseen(s, viewer)
                                                 or candidates & (candidates - 1) == 0)
+            n = 0
+            div = size  # a chance child's weight: w * copies / size, as before
             for c in range(L.MAX_CHARS):
                 if note and (candidates >> c) & 1 and s[L.S_POOL + c] == 0:
                     _failed(stats, ptr, NO_COPY, -1, -1, c, -1)
                 if s[L.S_POOL + c] > 0 and (candidates >> c) & 1:
-                    child[:used] = s[:used]
-                    engine.apply_action(child, c)
-                    upto, after = _match(child, checked, ptr, pattern, n_pat, viewer, omit,
-                                         stats)
-                    if after >= 0:
-                        new_count = _insert(child, w * s[L.S_POOL + c] / size, upto, after,
-                                            buffers, target, weights_out, progress,
-                                            new_count, table, table_hashes, slot_hash,
-                                            max_particles, viewer, knowledge, merge_logs,
-                                            stats, rng)
-            continue
-        if ptr >= n_pat and checked == m:
-            continue  # the pattern is used up but the round is not at its decision
-        actor = s[L.S_ACTOR]
-        n = engine.legal_actions(s, legal)
-        _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_policy,
-                        legal, n, probs, stats)
+                    legal[n] = c
+                    probs[n] = s[L.S_POOL + c]
+                    n += 1
+        else:
+            if ptr >= n_pat and checked == m:
+                continue  # the pattern is used up but the round is not at its decision
+            n = engine.legal_actions(s, legal)
+            div = 1.0
+            _decision_probs(s, s[L.S_ACTOR], viewer, bank, chain, floor, miss_unknown,
+                            use_policy, legal, n, probs, stats)
         for i in range(n):
             if probs[i] > 0:
                 child[:used] = s[:used]
                 engine.apply_action(child, legal[i])
                 upto, after = _match(child, checked, ptr, pattern, n_pat, viewer, omit,
                                      stats)
-                if after >= 0:
-                    new_count = _insert(child, w * probs[i], upto, after, buffers, target,
+                if after < 0 or not _hands_fit(child, after, future):
+                    continue
+                if thin:
+                    kids, kid_w = _kept_child(kids, kid_w, n_kids, k, legal[i],
+                                              w * probs[i] / div, upto, after)
+                    n_kids += 1
+                else:
+                    new_count = _insert(child, w * probs[i] / div, upto, after, buffers, target,
                                         weights_out, progress, new_count, table,
                                         table_hashes, slot_hash, max_particles, viewer,
                                         knowledge, merge_logs, stats, rng)
+    if not thin:
+        return new_count
+    # Down to twice the buffer's rows: children that merge count once when the rows fill
+    # (`_insert` resamples then) and at the step's end (`advance`). Thinning to the rows
+    # alone merged less and lost more samples (a 5-player log lost two of 1,024).
+    chosen = np.ones(n_kids, dtype=np.bool_)
+    if n_kids > 2 * buffers.shape[1]:
+        stats[B_TRUNCATED] += 1
+        stats[B_RESAMPLES] += 1
+        chosen[:] = False
+        _thin(kid_w, n_kids, 2 * buffers.shape[1], rng, chosen)
+    for r in range(n_kids):
+        if not chosen[r] or kid_w[r] <= 0:
+            continue
+        s = buffers[source, kids[r, 0]]
+        if kids[r, 1] < 0:
+            new_count = _insert(s, kid_w[r], kids[r, 2], kids[r, 3], buffers, target,
+                                weights_out, progress, new_count, table, table_hashes,
+                                slot_hash, max_particles, viewer, knowledge, merge_logs,
+                                stats, rng)
+            continue
+        used = L.S_EVENTS + s[L.S_EVENT_N] * L.EVENT_SIZE
+        child[:used] = s[:used]
+        engine.apply_action(child, kids[r, 1])
+        new_count = _insert(child, kid_w[r], kids[r, 2], kids[r, 3], buffers, target,
+                            weights_out, progress, new_count, table, table_hashes,
+                            slot_hash, max_particles, viewer, knowledge, merge_logs, stats,
+                            rng)
     return new_count
 
 
@@ -651,6 +786,27 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
     as many keeps every step's children until it ends); past max_particles at a step's
     end the set is resampled down to it (`resample`, the stream of `seed` and the steps
     done so far: deterministic)."""
+    row_start = np.zeros(n_pat + 1, dtype=np.int64)
+    row_end = np.full(n_pat + 1, n_pat, dtype=np.int64)
+    return advance_patterns(buffers, weights, progress, current, count, pattern, row_start,
+                            row_end, viewer, omit, done_phase, bank, chain, floor,
+                            miss_unknown, merge_logs, max_particles, stats, log_mass, final,
+                            done_actor, seed)
+
+
+@njit(**_JIT)
+def advance_patterns(buffers, weights, progress, current, count, pattern, row_start, row_end,
+                     viewer, omit, done_phase, bank, chain, floor, miss_unknown, merge_logs,
+                     max_particles, stats, log_mass, final, done_actor=-1, seed=0):
+    """`advance` over several patterns at once, the union of their histories (a
+    summary's explanations of its knock-outs, solver/hint/log.py): pattern holds them
+    one after another, each followed by one spare row (its end); row_start[j] and
+    row_end[j] are the first row and the end of the pattern that row j (or its end)
+    belongs to. A particle's ptr is a row of its own pattern (it starts at its first
+    row), so particles of different patterns never merge; they share the budget and
+    its resampling, as histories of one set. One run instead of one per pattern: each
+    pattern gets the particles its weight earns, and one that no history fits costs
+    little once its particles die."""
     if done_actor < 0:
         done_actor = viewer
     rng = np.empty(1, dtype=np.uint64)
@@ -664,14 +820,22 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         size *= 2
     table = np.zeros(size, dtype=np.int64)
     table_hashes = np.zeros(size, dtype=np.uint64)
-    reserve = reservations(pattern, n_pat, viewer)
-    future = future_masks(pattern, n_pat, viewer,
-                          buffers[current, 0, L.S_RULES] if count > 0 else 0, final)
+    rows = len(row_end)
+    reserve = np.zeros((rows, L.MAX_CHARS), dtype=np.int32)
+    future = np.empty((rows, L.MAX_PLAYERS + 1), dtype=np.int64)
+    rules = buffers[current, 0, L.S_RULES] if count > 0 else 0
+    j = 0
+    while j < rows:  # each pattern's masks, its rows counted from its start
+        a, b = row_start[j], row_end[j]
+        reserve[a:b + 1] = reservations(pattern[a:b], b - a, viewer)
+        future[a:b + 1] = future_masks(pattern[a:b], b - a, viewer, rules, final)
+        j = b + 1
     while True:
         done = True
         for k in range(count):
-            if not _is_done(buffers[current, k], progress[current, k, 0],
-                            progress[current, k, 1], n_pat, done_actor, done_phase):
+            ptr = progress[current, k, 1]
+            if not _is_done(buffers[current, k], progress[current, k, 0], ptr, row_end[ptr],
+                            done_actor, done_phase):
                 done = False
                 break
         if done or count == 0:
@@ -679,7 +843,7 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
         target = 1 - current
         new_count = _expand(buffers, current, count, target, weights[current],
                             weights[target], progress, table, table_hashes, slot_hash,
-                            pattern, n_pat, reserve, future,
+                            pattern, row_start, row_end, reserve, future,
                             viewer, omit, done_phase, bank, chain, floor, miss_unknown,
                             merge_logs, True, child, legal, probs, max_particles, stats,
                             done_actor, rng)
@@ -690,11 +854,10 @@ def advance(buffers, weights, progress, current, count, pattern, n_pat, viewer, 
             log_mass[0] = -np.inf
             new_count = _expand(buffers, current, count, target, weights[current],
                                 weights[target], progress, table, table_hashes, slot_hash,
-                                pattern,
-                                n_pat, reserve, future, viewer, omit, done_phase, bank, chain,
-                                floor,
-                                miss_unknown, merge_logs, False, child, legal, probs,
-                                max_particles, stats, done_actor, rng)
+                                pattern, row_start, row_end, reserve, future, viewer, omit,
+                                done_phase, bank, chain, floor, miss_unknown, merge_logs,
+                                False, child, legal, probs, max_particles, stats, done_actor,
+                                rng)
             total = weights[target, :new_count].sum()
         stats[B_STEPS] += 1
         stats[B_MOST_PARTICLES] = max(stats[B_MOST_PARTICLES], new_count)

@@ -15,7 +15,8 @@ leaves open (others' unsaid targets and numbers, the order of my own past draws)
 anything, so a summary and its log give the same posterior. The summary keeps more
 histories than the log. Where the rules leave several plays that could have knocked a
 seat out, the summary is the union of the histories of each explanation (turns.py
-`knockouts`): one partial log each, answered alone, mixed by their evidence
+`knockouts`): one partial log each, answered together in one run of the filter whose
+particles never merge across explanations, so each weighs its evidence
 (`summary_log_worlds`).
 
 Contract (the hint calls these two):
@@ -44,7 +45,6 @@ Contract (the hint calls these two):
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
 
 import numpy as np
@@ -225,42 +225,23 @@ def log_worlds(sit: Situation, game, policy=None, merge_logs: bool | None = None
     return worlds, _replay_info(worlds, [post])
 
 
-def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select):
+def _sampled(game, me, pattern, policy, merge_logs, limit, seed, select, final=None):
     """(posterior, indices of its states `select` keeps): exact within the limit; past
     it a sample, which answers as it is (a collapsed one flagged by its replay info). A
     sample that kept no history is redrawn with a new seed, once at the same budget, then,
     where a limit is given, with LOST_GROWTH times the budget up to GROW_TO, up to RETRIES
-    runs in all."""
-    return _sampled_union(game, me, [pattern], policy, merge_logs, limit, seed, select)[0]
-
-
-def _sampled_union(game, me, patterns, policy, merge_logs, limit, seed, select, final=None):
-    """`_sampled` for the union of the histories of several patterns (a summary's
-    explanations): [(posterior, kept indices)] per pattern, each run alone. The union
-    is one sample: redrawn (the runs not exact) only while no pattern kept a history,
-    every run at the same budget and seed, so a pattern a sample lost weighs 0 as an
-    unlucky draw of one would. final: the hands `select` requires at the end, which the
-    filter deals toward (`posterior`'s)."""
+    runs in all. `pattern` may be a list: the union of their histories (a summary's
+    explanations), in one run (solver/belief `posterior`). final: the hands `select`
+    requires at the end, which the filter deals toward (`posterior`'s)."""
     budget = limit
-    runs = [None] * len(patterns)
     for attempt in range(RETRIES):
-        def run(pattern, budget=budget, seed=seed + attempt):
-            post = _posterior(game, me, pattern, policy, merge_logs, budget, seed, final)
-            return post, select(post.states)
-
-        todo = [j for j in range(len(patterns))  # an exact run stays as it is
-                if runs[j] is None or not runs[j][0].complete]
-        if len(todo) == 1:
-            runs[todo[0]] = run(patterns[todo[0]])
-        else:  # the filter's kernels release the GIL: two runs at once on two cores
-            with concurrent.futures.ThreadPoolExecutor(2) as pool:
-                for j, done in zip(todo, pool.map(run, [patterns[j] for j in todo])):
-                    runs[j] = done
-        if any(keep for _, keep in runs) or all(post.complete for post, _ in runs):
+        post = _posterior(game, me, pattern, policy, merge_logs, budget, seed + attempt, final)
+        keep = select(post.states)
+        if keep or post.complete:
             break
         if budget is not None and attempt > 0:
             budget = max(budget, min(budget * LOST_GROWTH, GROW_TO))
-    return runs
+    return post, keep
 
 
 def _check_summary_against(sit: Situation, s: np.ndarray) -> None:
@@ -473,9 +454,9 @@ def _pattern(sit: Situation, game, turns, outs: dict[int, list[int]]):
                     raise SituationError(f"{name} had no effect: nobody could be chosen "
                                          "(R4)")
                 continue  # no effect (an omissible line)
-            if t is None and gone and e != Effect.COMPARE:
-                t = gone[0]
-            if t is None and e == Effect.COMPARE and gone and gone[0] != p:
+            # The seat knocked out is the chosen one, unless it is the player: a
+            # Mercenary that lost, a C-3PO the counter-guess hit (R6).
+            if t is None and gone and gone[0] != p:
                 t = gone[0]
             if t is None and len(choosable) == 1 and e != Effect.PEEK_OR_SET_ASIDE:
                 t = choosable[0]
@@ -596,10 +577,11 @@ def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int |
     how exact the answer is).
 
     Where the rules leave several explanations of who knocked out whom, the summary is
-    the union of their histories: each is answered alone, and the worlds are their
-    mixture, each weighted by its evidence (the weight of the histories it kept: P(what
-    was seen | it) under the same chance odds and policy). Their worlds stay apart:
-    they are different histories. An explanation that kept none weighs 0."""
+    the union of their histories, answered in one run of the filter (their particles
+    share its budget; solver/belief `posterior` with a list of patterns): each
+    explanation weighs what its worlds do, P(what was seen | it) under the same chance
+    odds and policy. Their worlds stay apart: they are different histories. An
+    explanation that kept none weighs 0."""
     from solver.hint.validate import check
 
     cfg = game.config
@@ -613,33 +595,27 @@ def summary_log_worlds(sit: Situation, game, policy=None, complete_within: int |
     possible = [i for i, e in enumerate(explanations) if not e.refused]
     # what `select` requires at the end: the filter deals toward it
     final = {me: list(sit.hand)} | {q: [c] for q, c in sit.saw.items()}
-    runs = _sampled_union(game, me, [explanations[i].pattern for i in possible], policy,
-                          merge_logs, complete_within, seed, select, final)
-    live = [(i, post, keep) for i, (post, keep) in zip(possible, runs) if keep]
-    if not live:
-        raise _no_history(sit, [(explanations[i], post) for i, (post, _) in
-                                zip(possible, runs)], explanations)
-    mass = [1.0]
-    if len(live) > 1:
-        # P(what was seen | each explanation): log_evidence is the log of the total weight
-        # the filter carried (filter.advance's log_mass) under the same chance odds and
-        # policy for every explanation, times the share of it `select` kept. A policy's
-        # floor (TREMBLE) keeps it finite wherever a history fits.
-        evidence = np.array([post.log_evidence + np.log(post.weights[keep].sum())
-                             for _, post, keep in live])
-        assert np.isfinite(evidence).all(), "a kept history has a weight above 0"
-        mass = np.exp(evidence - evidence.max())
-        mass /= mass.sum()
-    states = np.concatenate([post.states[keep] for _, post, keep in live])
-    weights = np.concatenate([post.weights[keep] / post.weights[keep].sum() * m
-                              for (_, post, keep), m in zip(live, mass)])
-    worlds = list(zip(states, (weights / weights.sum()).tolist()))
+    patterns = [explanations[i].pattern for i in possible]
+    post, keep = _sampled(game, me, patterns, policy, merge_logs, complete_within, seed,
+                          select, final)
+    if not keep:
+        # each explanation alone, for what rules each out
+        runs = [_posterior(game, me, p, policy, merge_logs, complete_within, seed, final)
+                for p in patterns]
+        raise _no_history(sit, [(explanations[i], run) for i, run in zip(possible, runs)],
+                          explanations)
+    # One run over the union of the explanations' histories: each world's weight is
+    # already P(it and what was seen) under the same chance odds and policy, so an
+    # explanation's probability is the weight of the worlds it kept.
+    states, weights = post.states[keep], post.weights[keep]
+    weights = weights / weights.sum()
+    worlds = list(zip(states, weights.tolist()))
     _check_summary_against(sit, worlds[0][0])
     said = [{"knock_outs": e.words, "probability": 0.0} for e in explanations]
-    for (i, _, _), m in zip(live, mass):
+    for i, m in zip(possible, np.bincount(post.pattern_index[keep], weights,
+                                          len(possible))):
         said[i]["probability"] = float(m)
-    return worlds, _replay_info(worlds, [post for post, _ in runs],
-                                said if len(explanations) > 1 else [])
+    return worlds, _replay_info(worlds, [post], said if len(explanations) > 1 else [])
 
 
 _CANNOT = "the situation cannot happen under the rules: "
