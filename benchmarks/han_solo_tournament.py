@@ -1,13 +1,23 @@
 """Duplicate-deal tournament of a han_solo MCCFR table against each heuristic, and of the
-heuristics against each other (solver/han_solo/tournament.py), 2 players.
+heuristics against each other (solver/han_solo/tournament.py), 2 to 6 players.
 
     python benchmarks/han_solo_tournament.py --deals 20000 --seed 1 \
-        --table results/policy_full_han_solo_2p_coarse.npz --results results
+        --table results/policy_full_han_solo_2p_compact.npz --results results
+    python benchmarks/han_solo_tournament.py --players 4 --deals 20000 --seed 1 \
+        --table results/policy_full_han_solo_4p_compact.npz --results results
 
-Writes han_solo_tournament.{json,csv} into --results: per pairing, the first policy's
-margin (its credits less the other's, thousands per round, averaged over the two seatings
-of a deal) with its 95% interval, its credits per round and its game-win rate (its token
-worth more; a tie counts half).
+Writes han_solo_tournament.{json,csv} into --results (with --players n > 2,
+han_solo_tournament_<n>p.{json,csv}): per pairing, the first policy's margin (its credits
+less the other's, thousands per round, averaged over the two seatings of a deal) with its
+95% interval, its credits per round and its game-win rate (its token worth more; a tie
+counts half).
+
+With n players a pairing seats the first policy once and the second in the other n - 1
+seats, and plays each deal n times, the first policy in each seat in turn (the same cards,
+pot, dice and tie draws each time: tournament.play_deals' streams). Its margin is its
+credits less the mean of the others' (the game's `margin` utility), averaged over the n
+seatings of a deal; its win rate the share of the others whose token it beats (a tie
+half). With 2 players these are tournament.duplicate_match's.
 """
 
 from __future__ import annotations
@@ -17,13 +27,14 @@ import itertools
 import time
 from pathlib import Path
 
+import numpy as np
 import pyspiel
 from _common import add_output_args
 
 from solver import provenance
 from solver.han_solo.features import HEURISTIC_NAMES
 from solver.han_solo.table_policy import load_table
-from solver.han_solo.tournament import TABLE, duplicate_match
+from solver.han_solo.tournament import TABLE, duplicate_match, play_deals, table_arrays
 from solver.reports.files import table_files
 
 COLUMNS = ["policy", "opponent", "deals", "margin", "margin_low", "margin_high", "credits",
@@ -45,8 +56,48 @@ def flat_row(policy: str, opponent: str, r: dict, seconds: float) -> dict:
     return row
 
 
+def _interval(x: np.ndarray) -> dict:
+    """Mean and its 95% normal interval."""
+    half = 1.96 * float(x.std(ddof=1)) / np.sqrt(len(x)) if len(x) > 1 else float("nan")
+    return {"mean": float(x.mean()), "low": float(x.mean()) - half,
+            "high": float(x.mean()) + half}
+
+
+def rotated_match(game, a: int, b: int, deals: int, seed: int, table=None,
+                  fallback: int = 0) -> dict:
+    """duplicate_match for n players: policy a in one seat, b in the other n - 1, each
+    deal played n times with a in seat 0, 1, ..., n - 1 (the same deal streams). a's
+    margin (its credits less the others' mean, thousands a round) per deal averaged over
+    the n seatings, a's and the others' credits, and a's win rate (the share of the
+    others whose token a's beats, a tie half)."""
+    n = game.num_players()
+    if n == 2:
+        return duplicate_match(game, a, b, deals, seed, table, fallback)
+    arrays = table_arrays(table)
+    misses = np.zeros(2, dtype=np.int64)
+    credit = np.zeros((n, deals, n))
+    margin = np.zeros((n, deals, n))
+    for q in range(n):
+        seats = np.full(n, b, np.int64)
+        seats[q] = a
+        play_deals(game.initial_array, seats, 0, deals, seed, *arrays, fallback, credit[q],
+                   margin[q], misses)
+    mine = np.stack([credit[q, :, q] for q in range(n)])  # (seating, deal)
+    others = np.stack([np.delete(credit[q], q, axis=1) for q in range(n)])  # (q, deal, n-1)
+    wins = ((mine[:, :, None] > others) + 0.5 * (mine[:, :, None] == others)).mean(axis=2)
+    per_deal = np.stack([margin[q, :, q] for q in range(n)]).mean(axis=0)
+    return {"deals": deals, "rounds": n * deals, "seed": seed,
+            "margin": _interval(per_deal),
+            "credits": _interval(mine.mean(axis=0)),
+            "opponent_credits": _interval(others.mean(axis=2).mean(axis=0)),
+            "win_rate": _interval(wins.mean(axis=0)),
+            "table_misses": int(misses[0]), "table_decisions": int(misses[1])}
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=2, choices=range(2, 7),
+                        help="players at the table (default %(default)s)")
     parser.add_argument("--deals", type=int, default=20_000,
                         help="duplicate deals per pairing (default %(default)s)")
     parser.add_argument("--table", metavar="NPZ", action="append", default=[],
@@ -59,22 +110,23 @@ def main(argv: list[str] | None = None) -> dict:
     add_output_args(parser)
     args = parser.parse_args(argv)
     wall = time.perf_counter()
-    game = pyspiel.load_game("han_solo", {"players": 2})
+    game = pyspiel.load_game("han_solo", {"players": args.players})
     tables = [load_table(path, game) for path in args.table]
     fallback = HEURISTIC_NAMES.index(args.fallback)
     suffix = f"+{args.fallback}" if fallback else ""
-    table_names = [Path(path).stem.removeprefix("policy_full_han_solo_2p_") + suffix
-                   for path in args.table]
+    table_names = [Path(path).stem.removeprefix(f"policy_full_han_solo_{args.players}p_")
+                   + suffix for path in args.table]
     pairings = [(TABLE, h, i) for i in range(len(tables))
                 for h in range(len(HEURISTIC_NAMES))]
-    pairings += [(a, b, None) for a, b in
-                 itertools.combinations(range(len(HEURISTIC_NAMES)), 2)]
+    # With 2 players b against a is a against b negated; with more it is another match.
+    pairs = itertools.combinations if args.players == 2 else itertools.permutations
+    pairings += [(a, b, None) for a, b in pairs(range(len(HEURISTIC_NAMES)), 2)]
     rows = []
     for a, b, i in pairings:
         table = None if i is None else tables[i]
         names = [*HEURISTIC_NAMES, None if i is None else f"table:{table_names[i]}"]
         clock = time.perf_counter()
-        r = duplicate_match(game, a, b, args.deals, args.seed, table, fallback)
+        r = rotated_match(game, a, b, args.deals, args.seed, table, fallback)
         row = flat_row(names[a], names[b], r, round(time.perf_counter() - clock, 2))
         rows.append(row)
         m, w = r["margin"], r["win_rate"]
@@ -82,10 +134,13 @@ def main(argv: list[str] | None = None) -> dict:
               f"[{m['low']:+.3f}, {m['high']:+.3f}] win rate {w['mean']:.3f} "
               f"[{w['low']:.3f}, {w['high']:.3f}] ({row['seconds']:.1f} s)", flush=True)
     record = {**provenance.header(game, seconds=time.perf_counter() - wall),
-              "what": "duplicate-deal tournament, 2 players: margin = the policy's credits "
-                      "less its opponent's (thousands per round), mean over deals of both "
-                      "seatings, 95% normal interval; win rate: its token worth more (ties "
-                      "half)",
+              "what": f"duplicate-deal tournament, {args.players} players: margin = the "
+                      "policy's credits less its opponent's (with n players: the mean of "
+                      "the others', each a copy of the opponent; thousands per round), "
+                      "mean over deals of its n seatings, 95% normal interval; win rate: "
+                      "its token worth more (with n players: the share of the others it "
+                      "beats; ties half)",
+              "players": args.players,
               "fallback": args.fallback,
               "deals": args.deals, "seed": args.seed,
               "tables": [{
@@ -100,10 +155,11 @@ def main(argv: list[str] | None = None) -> dict:
               "columns": COLUMNS, "rows": rows}
     if args.results:
         out = Path(args.results)
-        provenance.write_json(out / "han_solo_tournament.json", record)
-        for name, data in table_files(record, "han_solo_tournament").items():
+        stem = "han_solo_tournament" + ("" if args.players == 2 else f"_{args.players}p")
+        provenance.write_json(out / f"{stem}.json", record)
+        for name, data in table_files(record, stem).items():
             provenance.write_atomic(out / name, data)
-        print(f"wrote {out / 'han_solo_tournament.json'} and .csv")
+        print(f"wrote {out / stem}.json and .csv")
     if args.out:
         provenance.write_json(args.out, record)
     return record
