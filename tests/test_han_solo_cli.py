@@ -266,6 +266,34 @@ def test_solve_exactly_and_refusals(tmp_path):
     refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
                                   "--threads", "1"])
     assert refused.exit_code == 2 and "applies only to --algorithm mccfr" in said(refused)
+    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
+                                  "--strategy", "current"])
+    assert refused.exit_code == 2 and "applies only to --algorithm mccfr" in said(refused)
+    refused = runner.invoke(app, ["solve", "--game", "love_letter", "--algorithm", "mccfr",
+                                  "--strategy", "current"])
+    assert refused.exit_code == 2 and "applies only to --game han_solo" in said(refused)
+
+
+def test_mccfr_for_many_players_writes_its_current_strategy(tmp_path):
+    """3 players at `many`: the pot_mean utility, the current strategy, and the table
+    read back for 3 players only, the refusal naming the player count it was made for."""
+    out = tmp_path / "t3.npz"
+    result = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "full",
+                                 "--players", "3", "--algorithm", "mccfr", "--abstraction",
+                                 "many", "--strategy", "current", "--threads", "1",
+                                 "--iterations", "30", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "MCCFR (many, pot_mean utility, current strategy): 30 iterations" in said(result)
+    from solver.han_solo.table_policy import load_table
+
+    table = load_table(out, pyspiel.load_game("han_solo", {"players": 3}))
+    assert len(table) > 0 and table.header["strategy"] == "current"
+    assert table.header["utility"] == "pot_mean"
+    with pytest.raises(ValueError, match="made for han_solo players=3, not players=4"):
+        load_table(out, pyspiel.load_game("han_solo", {"players": 4}))
+    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "full",
+                                  "--algorithm", "mccfr", "--strategy", "best"])
+    assert refused.exit_code == 2 and "allowed are average, current" in said(refused)
 
 
 def test_mccfr_checkpoint_resume_and_memory_limit_from_the_command_line(tmp_path):
