@@ -65,6 +65,40 @@ def test_take_that_makes_zero_is_recommended_on_the_last_turn():
     assert out["posterior"]["exact"] is True
 
 
+def best_ten_on_the_last_turn(n: int) -> dict:
+    """The last seat's last turn at n players: it stood twice on green +10 and blue 0, the
+    others drew and put down high cards, and the seat before it puts down the red -10:
+    taking it makes the Best hand of 10s (H4), which only another Best of 10s ties."""
+    cards = ["green +9", "red -9", "green +8", "red -8", "green +7", "red -7", "green +6",
+             "red -6"]
+    me, lines, used = n - 1, ["flip green +5"], 0
+    for cycle in range(3):
+        for q in range(n - 1):
+            card = "red -10" if (cycle, q) == (2, n - 2) else cards[used % len(cards)]
+            used += card != "red -10"
+            lines += [f"p{q} draw", f"p{q} discard {card}"]
+        if cycle < 2:
+            lines += [f"p{me} stand", "dice differ"]
+    return {"game": "han_solo", "players": n, "seat": me, "hand": ["green +10", "blue 0"],
+            "log": "; ".join(lines)}
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_the_n_player_table_answers_a_take_that_makes_the_best_hand(n):
+    """At 3-6 players the hint plays the n-player table (results/
+    policy_full_han_solo_<n>p_*.npz) and takes the red -10 to a Best of 10s; standing on
+    +10 is far worse. The odds alone (--prior-only): the belief's reading of the others'
+    choices is another test's."""
+    out = _hint(best_ten_on_the_last_turn(n), rollouts=64, prior_only=True)
+    assert out["situation"]["players"] == n and out["situation"]["turn"] == 3
+    assert out["policy"]["source"] == "table"
+    assert f"policy_full_han_solo_{n}p_" in out["policy"]["detail"]
+    plays = {p["action"]: p for p in out["plays"]}
+    assert out["recommendation"]["action"].startswith("take the discard")
+    take, stand = plays["take the discard"], plays["stand"]
+    assert take["ev"] - stand["ev"] > stand["vs_best_ci95"] > 0
+
+
 def test_posterior_puts_no_weight_on_cards_all_seen():
     out = _hint(TENS_SEEN, rollouts=64, prior_only=True)  # card counting alone
     (p0,) = out["opponents"]
