@@ -84,15 +84,22 @@ def best_ten_on_the_last_turn(n: int) -> dict:
 
 
 @pytest.mark.parametrize("n", [3, 4, 5, 6])
-def test_the_n_player_table_answers_a_take_that_makes_the_best_hand(n):
-    """At 3-6 players the hint plays the n-player table (results/
-    policy_full_han_solo_<n>p_*.npz) and takes the red -10 to a Best of 10s; standing on
-    +10 is far worse. The odds alone (--prior-only): the belief's reading of the others'
-    choices is another test's."""
+def test_the_hint_at_n_players_takes_the_card_that_makes_the_best_hand(n):
+    """At 3-6 players the hint plays the n-player table where one ships (results/
+    policy_full_han_solo_<n>p_*.npz, made for n players), else closest_to_zero, and takes
+    the red -10 to a Best of 10s; standing on +10 is far worse. The odds alone
+    (--prior-only): the belief's reading of the others' choices is another test's."""
+    from solver.han_solo.players import shipped_tables
+
     out = _hint(best_ten_on_the_last_turn(n), rollouts=64, prior_only=True)
     assert out["situation"]["players"] == n and out["situation"]["turn"] == 3
-    assert out["policy"]["source"] == "table"
-    assert f"policy_full_han_solo_{n}p_" in out["policy"]["detail"]
+    game = pyspiel.load_game("han_solo", {"players": n})
+    if shipped_tables(game):
+        assert out["policy"]["source"] == "table"
+        assert f"policy_full_han_solo_{n}p_" in out["policy"]["detail"]
+    else:
+        assert out["policy"]["source"] == "heuristic"
+        assert "closest_to_zero" in out["policy"]["detail"]
     plays = {p["action"]: p for p in out["plays"]}
     assert out["recommendation"]["action"].startswith("take the discard")
     take, stand = plays["take the discard"], plays["stand"]
@@ -308,7 +315,7 @@ def test_solve_exactly_and_refusals(tmp_path):
     assert refused.exit_code == 2 and "applies only to --game han_solo" in said(refused)
 
 
-def test_mccfr_for_many_players_writes_its_current_strategy(tmp_path):
+def test_mccfr_for_many_players_writes_its_current_strategy(tmp_path, monkeypatch):
     """3 players at `many`: the pot_mean utility, the current strategy, and the table
     read back for 3 players only, the refusal naming the player count it was made for."""
     out = tmp_path / "t3.npz"
@@ -325,6 +332,24 @@ def test_mccfr_for_many_players_writes_its_current_strategy(tmp_path):
     assert table.header["utility"] == "pot_mean"
     with pytest.raises(ValueError, match="made for han_solo players=3, not players=4"):
         load_table(out, pyspiel.load_game("han_solo", {"players": 4}))
+    # The shipped-table lookup: the 3-player file under the 3-player name is the table
+    # of 3 players; under the 4-player name it is not used for 4 players.
+    import shutil
+
+    from solver.han_solo import players
+    from solver.policies import shipped
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for n in (3, 4):
+        shutil.copy(out, folder / f"policy_full_han_solo_{n}p_many.npz")
+    monkeypatch.setattr(shipped, "shipped_folder", lambda: folder)
+    three = players.resolve("table", pyspiel.load_game("han_solo", {"players": 3}))
+    assert three.table is not None and three.source.endswith("_3p_many.npz")
+    four = pyspiel.load_game("han_solo", {"players": 4})
+    with pytest.raises(ValueError, match="no shipped han_solo table for 4 players"):
+        players.resolve("table", four)
+    assert players.default_player(four).table is None  # closest_to_zero plays
     refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "full",
                                   "--algorithm", "mccfr", "--strategy", "best"])
     assert refused.exit_code == 2 and "allowed are average, current" in said(refused)
