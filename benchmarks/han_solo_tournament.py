@@ -105,6 +105,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--fallback", default="uniform", choices=HEURISTIC_NAMES,
                         help="what the table plays where it has no key (default "
                              "%(default)s)")
+    parser.add_argument("--tables-only", action="store_true",
+                        help="only the tables against each heuristic (not the heuristics "
+                             "against each other)")
     parser.add_argument("--results", metavar="DIR",
                         help="write han_solo_tournament.{json,csv} into DIR")
     add_output_args(parser)
@@ -120,7 +123,8 @@ def main(argv: list[str] | None = None) -> dict:
                 for h in range(len(HEURISTIC_NAMES))]
     # With 2 players b against a is a against b negated; with more it is another match.
     pairs = itertools.combinations if args.players == 2 else itertools.permutations
-    pairings += [(a, b, None) for a, b in pairs(range(len(HEURISTIC_NAMES)), 2)]
+    if not args.tables_only:
+        pairings += [(a, b, None) for a, b in pairs(range(len(HEURISTIC_NAMES)), 2)]
     rows = []
     for a, b, i in pairings:
         table = None if i is None else tables[i]
