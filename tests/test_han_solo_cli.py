@@ -369,7 +369,8 @@ def test_mccfr_checkpoint_resume_and_memory_limit_from_the_command_line(tmp_path
                                   "--checkpoint", str(checkpoint), "--resume", "--out",
                                   str(tmp_path / "b.npz")])
     assert resumed.exit_code == 0, resumed.output
-    assert "MCCFR (exact): 1,000 iterations" in said(resumed)  # the checkpoint's level
+    assert "MCCFR (exact, returns utility, average strategy): 1,000 iterations" in said(
+        resumed)  # the checkpoint's level
     straight = runner.invoke(app, [*solve, "--iterations", "1000", "--out",
                                    str(tmp_path / "c.npz")])
     assert straight.exit_code == 0, straight.output
