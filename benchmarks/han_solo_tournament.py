@@ -1,14 +1,24 @@
 """Duplicate-deal tournament of a han_solo MCCFR table against each heuristic, and of the
 heuristics against each other (the shared tournament, solver/evaluation/tournament.py,
-dealt and scored by solver/han_solo/playout.py), 2 players.
+dealt and scored by solver/han_solo/playout.py), 2 to 6 players.
 
     python benchmarks/han_solo_tournament.py --deals 20000 --seed 1 \
-        --table results/policy_full_han_solo_2p_coarse.npz --results results
+        --table results/policy_full_han_solo_2p_compact.npz --results results
+    python benchmarks/han_solo_tournament.py --players 4 --deals 20000 --seed 1 \
+        --table results/policy_full_han_solo_4p_compact.npz --results results
 
-Writes han_solo_tournament.{json,csv} into --results: per pairing, the first policy's
-margin (its credits less the other's, thousands per round, averaged over the two seatings
-of a deal) with its 95% interval, its credits per round and its game-win rate (its token
-worth more; a tie counts half).
+Writes han_solo_tournament.{json,csv} into --results (with --players n > 2,
+han_solo_tournament_<n>p.{json,csv}): per pairing, the first policy's margin (its credits
+less the other's, thousands per round, averaged over the two seatings of a deal) with its
+95% interval, its credits per round and its game-win rate (its token worth more; a tie
+counts half).
+
+With n players a pairing seats the first policy once and the second in the other n - 1
+seats, and plays each deal n times, the first policy in each seat in turn (the same cards,
+pot, dice and tie draws each time: the shared tournament's rotations). Its margin is its
+credits less the mean of the others' (the game's `margin` utility), averaged over the n
+seatings of a deal; its win rate the share of the others whose token it beats (a tie
+half): solver/han_solo/commands.py `duplicate_match`.
 """
 
 from __future__ import annotations
@@ -49,6 +59,8 @@ def flat_row(policy: str, opponent: str, r: dict, seconds: float) -> dict:
 
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=2, choices=range(2, 7),
+                        help="players at the table (default %(default)s)")
     parser.add_argument("--deals", type=int, default=20_000,
                         help="duplicate deals per pairing (default %(default)s)")
     parser.add_argument("--table", metavar="NPZ", action="append", default=[],
@@ -56,21 +68,26 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--fallback", default="uniform", choices=HEURISTIC_NAMES,
                         help="what the table plays where it has no key (default "
                              "%(default)s)")
+    parser.add_argument("--tables-only", action="store_true",
+                        help="only the tables against each heuristic (not the heuristics "
+                             "against each other)")
     parser.add_argument("--results", metavar="DIR",
                         help="write han_solo_tournament.{json,csv} into DIR")
     add_output_args(parser)
     args = parser.parse_args(argv)
     wall = time.perf_counter()
-    game = pyspiel.load_game("han_solo", {"players": 2})
+    game = pyspiel.load_game("han_solo", {"players": args.players})
     tables = [load_table(path, game) for path in args.table]
     fallback = HEURISTIC_NAMES.index(args.fallback)
     suffix = f"+{args.fallback}" if fallback else ""
-    table_names = [Path(path).stem.removeprefix("policy_full_han_solo_2p_") + suffix
-                   for path in args.table]
+    table_names = [Path(path).stem.removeprefix(f"policy_full_han_solo_{args.players}p_")
+                   + suffix for path in args.table]
     pairings = [(TABLE, h, i) for i in range(len(tables))
                 for h in range(len(HEURISTIC_NAMES))]
-    pairings += [(a, b, None) for a, b in
-                 itertools.combinations(range(len(HEURISTIC_NAMES)), 2)]
+    # With 2 players b against a is a against b negated; with more it is another match.
+    pairs = itertools.combinations if args.players == 2 else itertools.permutations
+    if not args.tables_only:
+        pairings += [(a, b, None) for a, b in pairs(range(len(HEURISTIC_NAMES)), 2)]
     rows = []
     for a, b, i in pairings:
         table = None if i is None else tables[i]
@@ -84,10 +101,13 @@ def main(argv: list[str] | None = None) -> dict:
               f"[{m['low']:+.3f}, {m['high']:+.3f}] win rate {w['mean']:.3f} "
               f"[{w['low']:.3f}, {w['high']:.3f}] ({row['seconds']:.1f} s)", flush=True)
     record = {**provenance.header(game, seconds=time.perf_counter() - wall),
-              "what": "duplicate-deal tournament, 2 players: margin = the policy's credits "
-                      "less its opponent's (thousands per round), mean over deals of both "
-                      "seatings, 95% normal interval; win rate: its token worth more (ties "
-                      "half)",
+              "what": f"duplicate-deal tournament, {args.players} players: margin = the "
+                      "policy's credits less its opponent's (with n players: the mean of "
+                      "the others', each a copy of the opponent; thousands per round), "
+                      "mean over deals of its n seatings, 95% normal interval; win rate: "
+                      "its token worth more (with n players: the share of the others it "
+                      "beats; ties half)",
+              "players": args.players,
               "fallback": args.fallback,
               "deals": args.deals, "seed": args.seed,
               "tables": [{
@@ -102,10 +122,11 @@ def main(argv: list[str] | None = None) -> dict:
               "columns": COLUMNS, "rows": rows}
     if args.results:
         out = Path(args.results)
-        provenance.write_json(out / "han_solo_tournament.json", record)
-        for name, data in table_files(record, "han_solo_tournament").items():
+        stem = "han_solo_tournament" + ("" if args.players == 2 else f"_{args.players}p")
+        provenance.write_json(out / f"{stem}.json", record)
+        for name, data in table_files(record, stem).items():
             provenance.write_atomic(out / name, data)
-        print(f"wrote {out / 'han_solo_tournament.json'} and .csv")
+        print(f"wrote {out / stem}.json and .csv")
     if args.out:
         provenance.write_json(args.out, record)
     return record

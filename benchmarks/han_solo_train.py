@@ -39,6 +39,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--rank-utility", action="store_true",
                         help="train on the hands' comparison (2 players, compact: "
                              "MCCFRSolver's utility rank)")
+    parser.add_argument("--utility", choices=("returns", "rank", "pot_mean"),
+                        help="MCCFRSolver's utility (solver/han_solo/mccfr.py; default "
+                             "returns, rank with --rank-utility)")
     parser.add_argument("--linear", action="store_true",
                         help="linear averaging (iteration t weighs t in the average)")
     parser.add_argument("--current-out", metavar="NPZ",
@@ -63,7 +66,8 @@ def main(argv: list[str] | None = None) -> dict:
     solver = train(game, level_id(args.level), args.iterations,
                    None if args.iterations else args.seconds, threads=args.threads,
                    seed=args.seed, linear=args.linear, on_progress=progress,
-                   utility="rank" if args.rank_utility else "returns").solver
+                   utility=args.utility or ("rank" if args.rank_utility
+                                            else "returns")).solver
     curve.append({"iteration": solver.iterations, "seconds": round(solver.seconds, 1),
                   "keys": solver.num_keys})
     print(f"trained: {solver.iterations:,} iterations, {solver.num_keys:,} keys, "

@@ -113,6 +113,18 @@ def export_policy(game, policy: Path | None):
     return player, player.table, Path(player.source), export_rows
 
 
+DEFAULT_LEVEL = "compact"  # MCCFR's level where no table ships for the player count
+STRATEGIES = ("average", "current")
+
+
+def training_utility(level: str) -> str:
+    """What an MCCFR leaf is worth: at `compact` and `many` the `pot_mean` utility (the
+    pot replaced by its expectation: the same expected utility and regrets, without the
+    pot's variance, solver/han_solo/mccfr.py); at the other levels, which read the pot,
+    the game's returns."""
+    return "pot_mean" if level in ("compact", "many") else "returns"
+
+
 @dataclasses.dataclass
 class MCCFRRun:
     """How an MCCFR run goes (jabba solve's options, as for the Love Letter games)."""
@@ -122,6 +134,7 @@ class MCCFRRun:
     checkpoint: Path | None = None
     checkpoint_every: float = 600.0
     resume: bool = False
+    strategy: str = "average"  # the table written: the average or the current strategy
 
 
 def solve(game, deck: str, algorithm: str, iterations: int, seconds: float | None,
@@ -176,13 +189,23 @@ def _solve_mccfr(game, deck: str, iterations: int, seconds: float | None, level:
     from solver.han_solo.table_policy import export_table
     from solver.mccfr.train import checkpoint_level, default_max_memory, parse_memory, train
 
-    if level is None:  # a resumed run's own; else the coarsest, that of the shipped tables
-        level = (checkpoint_level(game, run.checkpoint)
-                 if run.resume and run.checkpoint and Path(run.checkpoint).exists()
-                 else LEVELS[-1])
+    if level is None:  # a resumed run's own; else that of the shipped table, or compact
+        if run.resume and run.checkpoint and Path(run.checkpoint).exists():
+            level = checkpoint_level(game, run.checkpoint)
+        else:
+            from solver.han_solo.players import shipped_table
+
+            try:
+                table = shipped_table(game)
+            except ValueError:
+                table = None
+            level = DEFAULT_LEVEL if table is None else table.header["abstraction"]["level"]
     if level not in LEVELS:
         raise typer.BadParameter(f"{level!r}: han_solo's levels are "
                                  f"{', '.join(LEVELS)}", param_hint="--abstraction")
+    if run.strategy not in STRATEGIES:
+        raise typer.BadParameter(f"{run.strategy!r}: allowed are {', '.join(STRATEGIES)}",
+                                 param_hint="--strategy")
     try:
         limit = default_max_memory() if run.max_memory is None else parse_memory(
             run.max_memory)
@@ -204,13 +227,18 @@ def _solve_mccfr(game, deck: str, iterations: int, seconds: float | None, level:
                             threads=run.threads, seed=seed, checkpoint=run.checkpoint,
                             checkpoint_every=run.checkpoint_every, resume=run.resume,
                             max_memory=limit, log=progress.console.print,
+                            utility=training_utility(level),
                             on_progress=lambda s, point: update(
                                 "MCCFR iterations", s.iterations, iterations or 0))
         except ValueError as err:
             raise typer.BadParameter(str(err)) from None
     solver = outcome.solver
-    header = export_table(solver, out, max_keys=max_keys, stopped_by=outcome.stopped_by)
-    typer.echo(f"MCCFR ({level}): {solver.iterations:,} iterations, "
+    header = export_table(solver.current() if run.strategy == "current" else solver, out,
+                          max_keys=max_keys, stopped_by=outcome.stopped_by,
+                          strategy=run.strategy, utility=solver.utility,
+                          curve=solver.curve)
+    typer.echo(f"MCCFR ({level}, {solver.utility} utility, {run.strategy} strategy): "
+               f"{solver.iterations:,} iterations, "
                f"{solver.num_keys:,} keys in {solver.seconds:.1f} s (stopped by "
                f"{outcome.stopped_by}); wrote {out} ({header['keys']:,} keys)")
     if outcome.message:

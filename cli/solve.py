@@ -111,6 +111,10 @@ def solve(
     checkpoint_every: float = typer.Option(600.0, **options.SECONDS, help="mccfr: "
                                            "seconds between checkpoints."),
     resume: bool = typer.Option(False, help="mccfr: continue from --checkpoint."),
+    strategy: str = typer.Option("average", help="mccfr, a game with its own solvers "
+                                 "(han_solo): the strategy the table holds, average "
+                                 "(MCCFR's average) or current (regret matching on the "
+                                 "last regrets; docs/han-solo.md)."),
     out: Path | None = typer.Option(None, **options.OUTPUT_FILE,
                                     help="Result file. Default: in the working "
                                     "directory, named by game, deck, agenda, players, "
@@ -135,7 +139,7 @@ def solve(
         else:
             options.applies_only(ctx, ("abstraction", "max_keys", "seed", "max_memory",
                                        "threads", "checkpoint", "checkpoint_every",
-                                       "resume"), "to --algorithm mccfr")
+                                       "resume", "strategy"), "to --algorithm mccfr")
         if iterations == 0 and seconds is None and target is None:
             raise typer.BadParameter("0 (no iteration budget) needs --seconds or --target",
                                      param_hint="--iterations")
@@ -146,8 +150,12 @@ def solve(
         own.solve(game, deck, algorithm, iterations, seconds, target, abstraction,
                   max_keys, seed, out, ship,
                   mccfr_run=own.MCCFRRun(threads, max_memory, checkpoint,
-                                         checkpoint_every, resume))
+                                         checkpoint_every, resume, strategy))
         return
+    from solver import games
+
+    options.applies_only(ctx, ("strategy",), "to --game " + " or ".join(
+        name for name in games.NAMES if games.adapter(name).cli_module is not None))
     if algorithm == "mccfr":
         options.applies_only(ctx, ("target", "lp"), "to the exact algorithms (cfr, cfr+, "
                              "dcfr)")

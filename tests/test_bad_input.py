@@ -194,13 +194,19 @@ CASES = [
     ("hint-policy-other-players", [*HINT, "--players", "5", "--policy", "{table_4p}"],
      "policy is for game {{'agenda': 'exalted_one', 'deck': 'full', 'players': 4, "
      "'utility': 'margin'}}, not {{'agenda': 'exalted_one', 'deck': 'full', 'players': 5"),
+    ("hint-han-solo-policy-other-players",
+     ["hint", "--game", "han_solo", "--players", "3", "--seat", "2", "--hand", "+4,-2",
+      "--log", "flip +9; p0 draw; p0 discard -2; p1 draw; p1 discard +7", "--policy",
+      "{han_solo_2p}"], "policy_full_han_solo_2p_compact.npz: made for han_solo players=2, "
+     "not players=3"),
 ]
 
 
 @pytest.fixture
 def files(tmp_path) -> dict[str, str]:
     made = {"folder": tmp_path, "missing": tmp_path / "missing.toml",
-            "table_4p": DOCS.parents[1] / "results" / "policy_full_exalted_one_4p_many.npz"}
+            "table_4p": DOCS.parents[1] / "results" / "policy_full_exalted_one_4p_many.npz",
+            "han_solo_2p": DOCS.parents[1] / "results" / "policy_full_han_solo_2p_compact.npz"}
     for name, suffix, data in (("garbage", ".toml", b"seat = 0\n\xff\xfe\x00garbage"),
                                ("bad_toml", ".toml", b"seat = = 0"),
                                ("bad_json", ".json", b"{seat: 0"),

@@ -65,6 +65,47 @@ def test_take_that_makes_zero_is_recommended_on_the_last_turn():
     assert out["posterior"]["exact"] is True
 
 
+def best_ten_on_the_last_turn(n: int) -> dict:
+    """The last seat's last turn at n players: it stood twice on green +10 and blue 0, the
+    others drew and put down high cards, and the seat before it puts down the red -10:
+    taking it makes the Best hand of 10s (H4), which only another Best of 10s ties."""
+    cards = ["green +9", "red -9", "green +8", "red -8", "green +7", "red -7", "green +6",
+             "red -6"]
+    me, lines, used = n - 1, ["flip green +5"], 0
+    for cycle in range(3):
+        for q in range(n - 1):
+            card = "red -10" if (cycle, q) == (2, n - 2) else cards[used % len(cards)]
+            used += card != "red -10"
+            lines += [f"p{q} draw", f"p{q} discard {card}"]
+        if cycle < 2:
+            lines += [f"p{me} stand", "dice differ"]
+    return {"game": "han_solo", "players": n, "seat": me, "hand": ["green +10", "blue 0"],
+            "log": "; ".join(lines)}
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 6])
+def test_the_hint_at_n_players_takes_the_card_that_makes_the_best_hand(n):
+    """At 3-6 players the hint plays the n-player table where one ships (results/
+    policy_full_han_solo_<n>p_*.npz, made for n players), else closest_to_zero, and takes
+    the red -10 to a Best of 10s; standing on +10 is far worse. The odds alone
+    (--prior-only): the belief's reading of the others' choices is another test's."""
+    from solver.han_solo.players import shipped_tables
+
+    out = _hint(best_ten_on_the_last_turn(n), rollouts=64, prior_only=True)
+    assert out["situation"]["players"] == n and out["situation"]["turn"] == 3
+    game = pyspiel.load_game("han_solo", {"players": n})
+    if shipped_tables(game):
+        assert out["policy"]["source"] == "table"
+        assert f"policy_full_han_solo_{n}p_" in out["policy"]["detail"]
+    else:
+        assert out["policy"]["source"] == "heuristic"
+        assert "closest_to_zero" in out["policy"]["detail"]
+    plays = {p["action"]: p for p in out["plays"]}
+    assert out["recommendation"]["action"].startswith("take the discard")
+    take, stand = plays["take the discard"], plays["stand"]
+    assert take["ev"] - stand["ev"] > stand["vs_best_ci95"] > 0
+
+
 def test_posterior_puts_no_weight_on_cards_all_seen():
     out = _hint(TENS_SEEN, rollouts=64, prior_only=True)  # card counting alone
     (p0,) = out["opponents"]
@@ -266,6 +307,52 @@ def test_solve_exactly_and_refusals(tmp_path):
     refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
                                   "--threads", "1"])
     assert refused.exit_code == 2 and "applies only to --algorithm mccfr" in said(refused)
+    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
+                                  "--strategy", "current"])
+    assert refused.exit_code == 2 and "applies only to --algorithm mccfr" in said(refused)
+    refused = runner.invoke(app, ["solve", "--game", "love_letter", "--algorithm", "mccfr",
+                                  "--strategy", "current"])
+    assert refused.exit_code == 2 and "applies only to --game han_solo" in said(refused)
+
+
+def test_mccfr_for_many_players_writes_its_current_strategy(tmp_path, monkeypatch):
+    """3 players at `many`: the pot_mean utility, the current strategy, and the table
+    read back for 3 players only, the refusal naming the player count it was made for."""
+    out = tmp_path / "t3.npz"
+    result = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "full",
+                                 "--players", "3", "--algorithm", "mccfr", "--abstraction",
+                                 "many", "--strategy", "current", "--threads", "1",
+                                 "--iterations", "30", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "MCCFR (many, pot_mean utility, current strategy): 30 iterations" in said(result)
+    from solver.han_solo.table_policy import load_table
+
+    table = load_table(out, pyspiel.load_game("han_solo", {"players": 3}))
+    assert len(table) > 0 and table.header["strategy"] == "current"
+    assert table.header["utility"] == "pot_mean"
+    with pytest.raises(ValueError, match="made for han_solo players=3, not players=4"):
+        load_table(out, pyspiel.load_game("han_solo", {"players": 4}))
+    # The shipped-table lookup: the 3-player file under the 3-player name is the table
+    # of 3 players; under the 4-player name it is not used for 4 players.
+    import shutil
+
+    from solver.han_solo import players
+    from solver.policies import shipped
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for n in (3, 4):
+        shutil.copy(out, folder / f"policy_full_han_solo_{n}p_many.npz")
+    monkeypatch.setattr(shipped, "shipped_folder", lambda: folder)
+    three = players.resolve("table", pyspiel.load_game("han_solo", {"players": 3}))
+    assert three.table is not None and three.source.endswith("_3p_many.npz")
+    four = pyspiel.load_game("han_solo", {"players": 4})
+    with pytest.raises(ValueError, match="no shipped han_solo table for 4 players"):
+        players.resolve("table", four)
+    assert players.default_player(four).table is None  # closest_to_zero plays
+    refused = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "full",
+                                  "--algorithm", "mccfr", "--strategy", "best"])
+    assert refused.exit_code == 2 and "allowed are average, current" in said(refused)
 
 
 def test_mccfr_checkpoint_resume_and_memory_limit_from_the_command_line(tmp_path):
@@ -282,7 +369,8 @@ def test_mccfr_checkpoint_resume_and_memory_limit_from_the_command_line(tmp_path
                                   "--checkpoint", str(checkpoint), "--resume", "--out",
                                   str(tmp_path / "b.npz")])
     assert resumed.exit_code == 0, resumed.output
-    assert "MCCFR (exact): 1,000 iterations" in said(resumed)  # the checkpoint's level
+    assert "MCCFR (exact, returns utility, average strategy): 1,000 iterations" in said(
+        resumed)  # the checkpoint's level
     straight = runner.invoke(app, [*solve, "--iterations", "1000", "--out",
                                    str(tmp_path / "c.npz")])
     assert straight.exit_code == 0, straight.output

@@ -164,7 +164,7 @@ def test_abstraction_keys_are_functions_of_the_information_state(tiny_dice_state
             assert set(offered) <= set(state.legal_actions())
             if len(offered) > 1:  # a table entry: its block has one size
                 by_key[key].add(len(offered))
-            if level != "compact":
+            if level not in ("compact", "many"):
                 assert offered == state.legal_actions()
         assert all(len(sizes) == 1 for sizes in by_key.values()), level
         if level == "exact":  # perfect recall: one key per information state
@@ -205,6 +205,68 @@ def test_compact_choices_and_key():
     s.apply_action(L.STAND)
     assert s.legal_actions() == [L.encode_pick(0), L.encode_pick(1)]
     assert choices(s, "compact") == [L.encode_pick(0)]  # green 5,000 over gold 3,000
+
+
+def test_many_counts_the_others_where_compact_names_them():
+    """At `many` (3-6 players) a turn's key counts the others who stood and who hold more
+    than two cards; `compact` tells which other did what. Seat 2's turn after p0 stood and
+    p1 took the discard top and put it back, or the other way round: the same hands, the
+    same discard top."""
+    game = pyspiel.load_game("han_solo", {"players": 3, "dice": 0})
+    hands = [[G(2), R(4)], [G(3), R(5)], [G(6), R(1)]]
+    a, b = setup(game, [0, 1, 2], hands, R(7)), setup(game, [0, 1, 2], hands, R(7))
+    for first, second in ((a, b), (b, a)):
+        first.apply_action(L.STAND)
+        second.apply_action(L.TAKE)
+        second.apply_action(L.encode_discard(R(7)))
+    assert int(a._s[L.S_CUR]) == int(b._s[L.S_CUR]) == 2
+    assert state_key(a, "many") == state_key(b, "many")
+    assert state_key(a, "compact") != state_key(b, "compact")
+    assert choices(a, "many") == choices(a, "compact") == [L.DRAW, L.TAKE, L.STAND]
+    a.apply_action(L.TAKE)  # +6 -1 -7: keep, or put down the -1 (-1 left) or the -7 (+5)
+    assert choices(a, "many") == choices(a, "compact") == [
+        L.KEEP, L.encode_discard(R(1)), L.encode_discard(R(7))]
+
+
+def test_pot_mean_is_the_expected_token_of_each_place():
+    """`pot_mean`: the k-th most valuable token of a pot of n drawn from the stack, in
+    expectation, equal to the mean over every pot; a player's utility the mean of its tied
+    group's places, the margin zero-sum."""
+    import itertools
+
+    from solver.han_solo.mccfr import expected_places, pot_mean_value
+
+    game = pyspiel.load_game("han_solo", {"players": 3})
+    s = game.initial_array.copy()
+    tokens = [s[L.S_TOKEN_VALUE + k] / 1000 for k in range(L.NUM_TOKEN_KINDS)
+              for _ in range(s[L.S_STACK + k])]
+    want = np.mean([sorted(pot, reverse=True)
+                    for pot in itertools.combinations(tokens, 3)], axis=0)
+    places = np.zeros(3)
+    expected_places(s, places)
+    assert places == pytest.approx(want)
+    # A finished round: the places are the same (the pot is back in the counts), and
+    # seats 0 and 1 tied above seat 2 share places 0 and 1.
+    state = game.new_initial_state()
+    rng = np.random.default_rng(3)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    end = state._s.copy()
+    after = np.zeros(3)
+    expected_places(end, after)
+    assert after == pytest.approx(want)
+    end[L.S_KEY:L.S_KEY + 3] = [7, 7, 1]
+    values = [pot_mean_value(end, p, after) for p in range(3)]
+    top, last = (want[0] + want[1]) / 2, want[2]
+    assert values == pytest.approx([top - (top + last) / 2, top - (top + last) / 2,
+                                    last - top])
+    assert sum(values) == pytest.approx(0)
+    with pytest.raises(ValueError, match="pot_mean utility is for levels compact and many"):
+        MCCFRSolver(game, level_id("coarse"), utility="pot_mean")
 
 
 def test_exact_nash_conv_matches_openspiel():
@@ -372,8 +434,8 @@ def test_compact_mccfr_with_rank_utility_and_threads():
         MCCFRSolver(tree.game, compact, threads=0)
     with pytest.raises(ValueError, match="utility 'tokens': han_solo has returns, rank"):
         MCCFRSolver(tree.game, compact, utility="tokens")
-    with pytest.raises(ValueError, match=r"abstraction level 4: this game's are 0 \(exact\)"):
-        MCCFRSolver(tree.game, 4)
+    with pytest.raises(ValueError, match=r"abstraction level 5: this game's are 0 \(exact\)"):
+        MCCFRSolver(tree.game, 5)
     solver = MCCFRSolver(tree.game, compact, seed=2, utility="rank")
     solver.run(20_000)
     # Measured: NashConv 0.0060 after 20,000 iterations (uniform's 7.3): the pot is one

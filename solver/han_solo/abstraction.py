@@ -16,6 +16,11 @@ Levels:
   each other player's hand size and whether their last turn was a stand, and the discard
   top's value; at a discard the two candidate cards' values (and whether each leaves the
   Best hand). A pick is no decision at `compact`: the token worth the most.
+- `many`: `compact` for 3 to 6 players, pooling the seats: the same choices, but no seat
+  (only whether the player moves last in a cycle), and at a turn the others in two
+  counts capped at 2, how many stood on their last turn and how many hold more than two
+  cards, instead of each one's hand size and stand (at `compact` the seat and the others'
+  combinations multiply the keys with every player added).
 
 Every key also mixes the phase, the seat and the set of legal actions, so a key's block
 always has as many entries as its decision has choices; at `exact`, `fine` and `coarse`
@@ -45,8 +50,8 @@ from solver.abstraction.hashing import FNV_OFFSET, finish, mix
 from solver.han_solo.features import key_score, turns_left
 
 _JIT = dict(cache=True, nogil=True)
-EXACT, FINE, COARSE, COMPACT = range(4)
-LEVELS = ("exact", "fine", "coarse", "compact")
+EXACT, FINE, COARSE, COMPACT, MANY = range(5)
+LEVELS = ("exact", "fine", "coarse", "compact", "many")
 VERSION = 2  # bump when a key changes: policy files name the version they were made with
 TOTAL_CLIP = 15
 COMPACT_CLIP = 10
@@ -137,9 +142,10 @@ def table_actions(s, acts, n, level, out):
     into out; their number. All legal actions, but at `compact` a discard offers keep and
     the two `best_discards` only, and a pick only the token worth the most (the lowest
     kind among equals): whatever the others then take, that maximises both utilities
-    (H12: every player takes one token of the pot, so a margin rises with one's own)."""
+    (H12: every player takes one token of the pot, so a margin rises with one's own).
+    `many` offers `compact`'s choices."""
     ph = s[S_PHASE]
-    if level != COMPACT or (ph != PH_DISCARD and ph != PH_PICK):
+    if level < COMPACT or (ph != PH_DISCARD and ph != PH_PICK):
         for i in range(n):
             out[i] = i
         return n
@@ -193,8 +199,8 @@ def info_key(s, acts, n, level):
     ph = s[S_PHASE]
     h = mix(FNV_OFFSET, level)
     h = mix(h, ph)
-    if level == COMPACT:
-        return _compact_key(s, h, p, ph)
+    if level >= COMPACT:
+        return _compact_key(s, h, p, ph, level)
     h = mix(h, p)
     mask = 0
     for i in range(n):
@@ -257,12 +263,15 @@ def _mix_hand(h, s, p, clip):
 
 
 @njit(**_JIT)
-def _compact_key(s, h, p, ph):
+def _compact_key(s, h, p, ph, level):
     if ph == PH_PICK:  # never a table entry (table_actions: one choice); for callers
         for k in range(NUM_TOKEN_KINDS):
             h = mix(h, s[S_POT + k])
         return finish(h)
-    h = mix(h, p)
+    if level == COMPACT:
+        h = mix(h, p)
+    else:  # `many`: whether p moves last in a cycle
+        h = mix(h, 1 if p == s[S_NUM_PLAYERS] - 1 else 0)
     h = mix(h, turns_left(s))
     h = mix(h, s[S_DICE])
     h = _mix_hand(h, s, p, COMPACT_CLIP)
@@ -273,12 +282,21 @@ def _compact_key(s, h, p, ph):
         h = mix(h, 100 if second < 0 else engine.value_of(second))
         h = mix(h, 1 if second_best else 0)
         return finish(h)
-    # A turn: the others' hands sizes and stands, which of draw, take and stand are
-    # legal, and what taking would take.
+    # A turn: the others' hands sizes and stands (at `many` counted), which of draw,
+    # take and stand are legal, and what taking would take.
+    stands = 0
+    big = 0
     for q in range(s[S_NUM_PLAYERS]):
         if q != p:
-            h = mix(h, s[S_HAND_N + q])
-            h = mix(h, stood_last(s, q))
+            if level == COMPACT:
+                h = mix(h, s[S_HAND_N + q])
+                h = mix(h, stood_last(s, q))
+            else:
+                stands += 1 if stood_last(s, q) == 1 else 0
+                big += 1 if s[S_HAND_N + q] > 2 else 0
+    if level == MANY:
+        h = mix(h, min(stands, 2))
+        h = mix(h, min(big, 2))
     h = mix(h, 1 if s[S_PILE_N] > 0 or s[S_DISCARD_N] > 1 else 0)
     top = -1
     if s[S_DISCARD_N] > 0:

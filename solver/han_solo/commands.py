@@ -35,31 +35,32 @@ def _interval(x: np.ndarray) -> dict:
 def duplicate_match(game, a: int, b: int, deals: int, seed: int, table=None,
                     fallback: int = 0) -> dict:
     """Policy ids a and b (HEURISTIC_NAMES index, or TABLE with `table` a loaded
-    HanSoloTablePolicy) on `deals` duplicate deals, 2 players (the shared tournament's
-    two rotations: solver/evaluation/tournament.py `play_chains`, dealt and scored by
-    solver/han_solo/playout.py): a's margin (its credits less b's, thousands a round)
-    per deal averaged over both seatings, a's credits a round, and a's game-win rate (its
-    token worth more than b's; a tie counts half). `fallback`: the heuristic a table
-    plays where it has no key (0: uniform)."""
+    HanSoloTablePolicy) on `deals` duplicate deals: a in one seat and b in the other n - 1,
+    each deal played in every rotation (the shared tournament, solver/evaluation/
+    tournament.py `play_chains`, dealt and scored by solver/han_solo/playout.py). a's
+    margin (the game's return: its credits less the others' mean, thousands a round) per
+    deal averaged over the rotations, a's and the others' credits a round, and a's
+    game-win rate (the share of the others whose token a's beats; a tie counts half).
+    `fallback`: the heuristic a table plays where it has no key (0: uniform)."""
     from solver.evaluation.tournament import play_chains
 
-    if game.num_players() != 2:
-        raise ValueError("duplicate matches are for 2 players")
-    chains = [(TABLE, fallback) if p == TABLE else (p, p) for p in (a, b)]
-    result = play_chains(game, table_bank(table), np.array(chains, np.int32), ["a", "b"],
-                         deals, seed=seed, chunk_seconds=math.inf,
-                         tables=[p == TABLE for p in (a, b)])
+    n = game.num_players()
+    chains = [(TABLE, fallback) if p == TABLE else (p, p) for p in [a] + [b] * (n - 1)]
+    result = play_chains(game, table_bank(table), np.array(chains, np.int32),
+                         ["a"] + ["b"] * (n - 1), deals, seed=seed, chunk_seconds=math.inf,
+                         tables=[p == TABLE for p in [a] + [b] * (n - 1)])
     if result.interrupted:
         raise KeyboardInterrupt
     credit = result.scores[..., 0]  # (deal, rotation, role)
-    a_credit, b_credit = credit[:, :, 0].T, credit[:, :, 1].T  # (rotation, deal)
-    per_deal = result.scores[:, :, 0, 1].mean(axis=1)  # a's return, both seatings
-    wins = (a_credit > b_credit) + 0.5 * (a_credit == b_credit)
+    mine = credit[:, :, 0].T  # (rotation, deal)
+    others = credit[:, :, 1:].transpose(1, 0, 2)  # (rotation, deal, role)
+    per_deal = result.scores[:, :, 0, 1].mean(axis=1)  # a's return, every rotation
+    wins = ((mine[:, :, None] > others) + 0.5 * (mine[:, :, None] == others)).mean(axis=2)
     misses = int(result.counts[:, 2].sum())
-    return {"deals": deals, "rounds": 2 * deals, "seed": seed,
+    return {"deals": deals, "rounds": n * deals, "seed": seed,
             "margin": _interval(per_deal),
-            "credits": _interval(a_credit.mean(axis=0)),
-            "opponent_credits": _interval(b_credit.mean(axis=0)),
+            "credits": _interval(mine.mean(axis=0)),
+            "opponent_credits": _interval(others.mean(axis=2).mean(axis=0)),
             "win_rate": _interval(wins.mean(axis=0)),
             "table_misses": misses,
             "table_decisions": int(result.counts[:, 1].sum()) + misses}

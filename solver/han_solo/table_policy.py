@@ -72,9 +72,14 @@ def load_table(path: str | Path, game) -> HanSoloTablePolicy:
                          f"this code has {abstraction.VERSION}")
     params = provenance.game_parameters(header)
     name = game.get_type().short_name
-    if provenance.game_name(header) != name or params != dict(game.get_parameters()):
-        raise ValueError(f"{path}: made for {provenance.game_name(header)} {params}, not "
-                         f"{name} {dict(game.get_parameters())}")
+    ours = dict(game.get_parameters())
+    if provenance.game_name(header) != name or params != ours:
+        differ = sorted(k for k in {*params, *ours} if params.get(k) != ours.get(k))
+        said = (f"{', '.join(f'{k}={params.get(k)}' for k in differ)}, not "
+                f"{', '.join(f'{k}={ours.get(k)}' for k in differ)}"
+                if provenance.game_name(header) == name else "")
+        raise ValueError(f"{path}: made for {provenance.game_name(header)} "
+                         f"{said + ' ' if said else ''}({params}), not {name} {ours}")
     num_actions = arrays["num_actions"]
     probs = arrays["probs"].astype(np.float64)
     totals = np.add.reduceat(probs, row_offsets(num_actions)) if len(probs) else probs
