@@ -274,11 +274,48 @@ class _Shared:
 
 class ArrayState(pyspiel.State):
     """A state held in one int32 array (`_s`) that a compiled engine reads and writes; the
-    base of every registered game's state."""
+    base of every registered game's state. A subclass names its engine module (`_engine`:
+    current_actor, legal_actions, chance_outcomes, is_legal, is_terminal, apply_action),
+    its action count and largest chance outcome count, and what ends it (`_over`)."""
+
+    _engine = None  # the engine module
+    _num_actions = 0
+    _num_outcomes = 0
+    _over = "the round is over"
 
     def __init__(self, game):
         super().__init__(game)
         self._s = game.initial_array.copy()
+
+    def current_player(self) -> int:
+        return int(self._engine.current_actor(self._s))
+
+    def _legal_actions(self, player: int) -> list[int]:
+        buf = np.empty(self._num_actions, dtype=np.int32)
+        return buf[:self._engine.legal_actions(self._s, buf)].tolist()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        outcomes = np.empty(self._num_outcomes, dtype=np.int32)
+        probs = np.empty(self._num_outcomes, dtype=np.float64)
+        n = self._engine.chance_outcomes(self._s, outcomes, probs)
+        return list(zip(outcomes[:n].tolist(), probs[:n].tolist()))
+
+    def _apply_action(self, action: int) -> None:
+        s = self._s
+        if self._engine.is_terminal(s):
+            raise ValueError(f"action {action}: {self._over}")
+        if not self._engine.is_legal(s, action):
+            player = self.current_player()
+            legal = ([a for a, _ in self.chance_outcomes()] if player == pyspiel.PlayerId.CHANCE
+                     else self._legal_actions(player))
+            described = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in legal)
+            raise ValueError(f"action {action} is not legal here{self._where(player)}; "
+                             f"legal: {described}")
+        self._engine.apply_action(s, action)
+
+    def _where(self, player: int) -> str:
+        """Where an illegal action was tried, for its error ('' or ' at ...')."""
+        return ""
 
     @property
     def array(self):
@@ -312,32 +349,11 @@ class EngineState(ArrayState):
 
     # OpenSpiel API ----------------------------------------------------------------------
 
-    def current_player(self) -> int:
-        return int(engine.current_actor(self._s))
+    _engine, _num_actions, _num_outcomes = engine, L.NUM_ACTIONS, L.MAX_CHARS
 
-    def _legal_actions(self, player: int) -> list[int]:
-        buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-        n = engine.legal_actions(self._s, buf)
-        return buf[:n].tolist()
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        outcomes = np.empty(L.MAX_CHARS, dtype=np.int32)
-        probs = np.empty(L.MAX_CHARS, dtype=np.float64)
-        n = engine.chance_outcomes(self._s, outcomes, probs)
-        return list(zip(outcomes[:n].tolist(), probs[:n].tolist()))
-
-    def _apply_action(self, action: int) -> None:
-        s = self._s
-        if s[L.S_PHASE] == L.PH_TERMINAL:
-            raise ValueError(f"action {action}: the round is over")
-        if not engine.is_legal(s, action):
-            player = self.current_player()
-            legal = self._legal_actions(player)
-            described = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in legal)
-            where = ("at a chance node" if player == pyspiel.PlayerId.CHANCE else
-                     f"for player {player} ({L.PHASE_NAMES[s[L.S_PHASE]]})")
-            raise ValueError(f"action {action} is not legal here {where}; legal: {described}")
-        engine.apply_action(s, action)
+    def _where(self, player: int) -> str:
+        return (" at a chance node" if player == pyspiel.PlayerId.CHANCE else
+                f" for player {player} ({L.PHASE_NAMES[self._s[L.S_PHASE]]})")
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:

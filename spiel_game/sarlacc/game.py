@@ -186,37 +186,13 @@ END_NAMES = ("jabba", "turns", "log")
 class SarlaccState(ArrayState):
     """A state of a game of Battle at Sarlacc's Pit."""
 
+    _engine, _num_actions, _num_outcomes = engine, L.NUM_ACTIONS, L.NUM_KINDS
+    _over = "the game is over"
+
     @property
     def board(self) -> Board:
         # Read through the game, not kept: pyspiel's clone deep-copies every attribute.
         return self.get_game().config.board
-
-    def current_player(self) -> int:
-        return int(engine.current_actor(self._s))
-
-    def _legal_actions(self, player: int) -> list[int]:
-        buf = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-        return buf[:engine.legal_actions(self._s, buf)].tolist()
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        outcomes = np.empty(L.NUM_KINDS, dtype=np.int32)
-        probs = np.empty(L.NUM_KINDS, dtype=np.float64)
-        n = engine.chance_outcomes(self._s, outcomes, probs)
-        return list(zip(outcomes[:n].tolist(), probs[:n].tolist()))
-
-    def _apply_action(self, action: int) -> None:
-        s = self._s
-        if s[L.S_PHASE] == L.PH_TERMINAL:
-            raise ValueError(f"action {action}: the game is over")
-        if not engine.is_legal(s, action):
-            player = self.current_player()
-            if player == pyspiel.PlayerId.CHANCE:
-                legal = [a for a, _ in self.chance_outcomes()]
-            else:
-                legal = self._legal_actions(player)
-            described = ", ".join(f"{a} ({self._action_to_string(player, a)})" for a in legal)
-            raise ValueError(f"action {action} is not legal here; legal: {described}")
-        engine.apply_action(s, action)
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
