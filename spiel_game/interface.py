@@ -24,6 +24,8 @@ changes).
 
 from __future__ import annotations
 
+import importlib
+
 from numba import config, types
 from numba.core.imputils import lower_constant
 from numba.core.typing.templates import AttributeTemplate, infer_getattr
@@ -58,11 +60,17 @@ class FunctionSetType(types.Dummy):
 
 
 def _type_of_set(name: str) -> FunctionSetType:
+    if name not in _SETS:
+        # A kernel's cache index holds every set it was compiled for, and is read whole:
+        # a process that never used a set (a Ray worker training another game) still
+        # meets its name. A set is named after the module defining it: import that.
+        importlib.import_module(name)
     return _SETS[name].numba_type
 
 
 class FunctionSet:
-    """Numba functions under one name (`name`: unique, e.g. the module defining them),
+    """Numba functions under one name (`name`: the module defining them, so that a
+    process meeting the name in a cache index can import it),
     callable as attributes both in Python and in compiled code that takes the set as an
     argument. `required`: names that must be among them."""
 
