@@ -168,7 +168,41 @@ class GameConfig:
         return self.face_up + self.num_players + 6 * self.initial_deck_size
 
 
-class EngineGame(pyspiel.Game):
+class ArrayGame(pyspiel.Game):
+    """The base of every registered game whose states are `ArrayState`s: a subclass sets
+    `_state_class` and `_observer_class` (built from the game's `config`)."""
+
+    _state_class: type
+    _observer_class: type
+
+    def new_initial_state(self):
+        return self._state_class(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        if params:
+            raise ValueError(f"observer parameters are not supported, got {params}")
+        return self._observer_class(
+            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.config)
+
+    def deserialize_state(self, text: str):
+        """Inverse of the state's `serialize`: the action history, one id per line."""
+        state = self.new_initial_state()
+        for line_number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                action = int(line)
+            except ValueError:
+                raise ValueError(f"serialized state, line {line_number}: {line!r} is not "
+                                 "an action id (one whole number per line)") from None
+            try:
+                state.apply_action(action)
+            except (ValueError, pyspiel.SpielError) as err:
+                raise ValueError(f"serialized state, line {line_number}: {err}") from None
+        return state
+
+
+class EngineGame(ArrayGame):
     """One round of the rule set `RULES` on the compiled engine (a subclass per game)."""
 
     RULES: RuleSet
@@ -193,32 +227,6 @@ class EngineGame(pyspiel.Game):
         self.initial_array = engine.new_state(
             cfg.num_players, int(cfg.agenda), UTILITIES[cfg.utility],
             cfg.deck.engine_counts(), cfg.face_up, rules=self.RULES.id)
-
-    def new_initial_state(self) -> EngineState:
-        return EngineState(self)
-
-    def make_py_observer(self, iig_obs_type=None, params=None):
-        if params:
-            raise ValueError(f"observer parameters are not supported, got {params}")
-        return EngineObserver(
-            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.config)
-
-    def deserialize_state(self, text: str) -> EngineState:
-        """Inverse of `EngineState.serialize`: the action history, one id per line."""
-        state = self.new_initial_state()
-        for line_number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                action = int(line)
-            except ValueError:
-                raise ValueError(f"serialized state, line {line_number}: {line!r} is not "
-                                 "an action id (one whole number per line)") from None
-            try:
-                state.apply_action(action)
-            except (ValueError, pyspiel.SpielError) as err:
-                raise ValueError(f"serialized state, line {line_number}: {err}") from None
-        return state
 
 
 class JabbaPalaceGame(EngineGame):
@@ -555,6 +563,8 @@ class EngineObserver:
                 parts.append(f"chosen:p{target}")
         return " ".join(parts)
 
+
+EngineGame._state_class, EngineGame._observer_class = EngineState, EngineObserver
 
 for _cls in GAME_CLASSES.values():
     pyspiel.register_game(_game_type("margin", _cls.RULES), _cls)

@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 import pyspiel
 
-from ..game import ArrayState, card_game_type
+from ..game import ArrayGame, ArrayState, card_game_type
 from . import engine
 from . import layout as L
 
@@ -135,7 +135,7 @@ def _game_type(utility: str = "margin") -> pyspiel.GameType:
                           L.MAX_PLAYERS, DEFAULTS)
 
 
-class HanSoloGame(pyspiel.Game):
+class HanSoloGame(ArrayGame):
     """One round of the Han Solo card game on the compiled engine."""
 
     def __init__(self, params: dict | None = None):
@@ -155,25 +155,6 @@ class HanSoloGame(pyspiel.Game):
             cfg.players, cfg.turns, cfg.dice, cfg.best, UTILITIES[cfg.utility],
             cfg.pile_counts(), np.array(cfg.token_counts, np.int32),
             np.array(cfg.token_values, np.int32))
-
-    def new_initial_state(self) -> HanSoloState:
-        return HanSoloState(self)
-
-    def make_py_observer(self, iig_obs_type=None, params=None):
-        if params:
-            raise ValueError(f"observer parameters are not supported, got {params}")
-        return HanSoloObserver(
-            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.config)
-
-    def deserialize_state(self, text: str) -> HanSoloState:
-        state = self.new_initial_state()
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    state.apply_action(int(line))
-                except ValueError as err:
-                    raise ValueError(f"serialized state, line {number}: {err}") from None
-        return state
 
 
 @dataclasses.dataclass(frozen=True)
@@ -398,4 +379,5 @@ class HanSoloObserver:
                 f"phase:{v.phase}{turn}" + (f" shown:{shown}" if v.shown else ""))
 
 
+HanSoloGame._state_class, HanSoloGame._observer_class = HanSoloState, HanSoloObserver
 pyspiel.register_game(_game_type(), HanSoloGame)

@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 import pyspiel
 
-from ..game import ArrayState, card_game_type
+from ..game import ArrayGame, ArrayState, card_game_type
 from . import engine
 from . import layout as L
 from .board import Board, load_board
@@ -121,7 +121,7 @@ def _game_type(utility: str = "margin") -> pyspiel.GameType:
                           "Sarlacc's Pit", utility, L.MAX_PLAYERS, DEFAULTS)
 
 
-class SarlaccGame(pyspiel.Game):
+class SarlaccGame(ArrayGame):
     """Battle at Sarlacc's Pit on the compiled engine."""
 
     def __init__(self, params: dict | None = None):
@@ -139,25 +139,6 @@ class SarlaccGame(pyspiel.Game):
         self.initial_array = engine.new_state(
             cfg.players, UTILITIES[cfg.utility], cfg.max_turns, cfg.max_events,
             cfg.pile_counts(), JABBA_CARDS, cfg.board)
-
-    def new_initial_state(self) -> SarlaccState:
-        return SarlaccState(self)
-
-    def make_py_observer(self, iig_obs_type=None, params=None):
-        if params:
-            raise ValueError(f"observer parameters are not supported, got {params}")
-        return SarlaccObserver(
-            iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.config)
-
-    def deserialize_state(self, text: str) -> SarlaccState:
-        state = self.new_initial_state()
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    state.apply_action(int(line))
-                except ValueError as err:
-                    raise ValueError(f"serialized state, line {number}: {err}") from None
-        return state
 
 
 @dataclasses.dataclass(frozen=True)
@@ -415,4 +396,5 @@ class SarlaccObserver:
                 f"discard:[{_cards(v.discard)}] phase:{v.phase}{turn}{moving}")
 
 
+SarlaccGame._state_class, SarlaccGame._observer_class = SarlaccState, SarlaccObserver
 pyspiel.register_game(_game_type(), SarlaccGame)
