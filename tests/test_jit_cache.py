@@ -26,9 +26,10 @@ def test_an_engine_edit_makes_every_compiled_importer_stale():
                             "spiel_game.interface"):
         assert "solver.mccfr.kernel" in jit_cache.stale_modules({engine_or_hooks}, everything)
     # Likewise the play-out loop and the tournament hold every engine's code and every
-    # game's play-out hooks (solver/sim/playout.py imports solver/sim/games.py).
+    # game's play-out hooks (each hooks module, a layer above, names them in COMPILED_INTO).
     for engine_or_hooks in ("spiel_game.han_solo.engine", "spiel_game.engine",
-                            "solver.han_solo.playout", "solver.sim.hooks"):
+                            "solver.han_solo.playout", "solver.policies.playout",
+                            "solver.sim.hooks"):
         assert {"solver.sim.playout", "solver.evaluation.tournament",
                 "solver.han_solo.lbr"} <= jit_cache.stale_modules({engine_or_hooks},
                                                                   everything)

@@ -9,7 +9,7 @@ from conftest import load
 
 from solver.mccfr.solver import MCCFRSolver
 from solver.policies.compiled import TABLE_MISS, build_bank, probabilities
-from solver.sim.hooks import LOVE_LETTER_PLAYOUT
+from solver.policies.playout import LOVE_LETTER_PLAYOUT
 from solver.sim.playout import dealt_card, deck_cards, play_out, run_playouts, shuffled
 from solver.sim.rng import (STREAM_DEAL, STREAM_DECISIONS, STREAM_HINT_ROLLOUT,
                             STREAM_LBR_ROLLOUT, STREAM_MCCFR, check_seed, next_below,

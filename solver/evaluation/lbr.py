@@ -53,7 +53,7 @@ from solver.belief.filter import (ANY_PHASE, B_DECISIONS, B_LOST, B_MOST_PARTICL
 from solver.policies.compiled import PolicyBank, policy_probs
 from solver.evaluation.tournament import Estimate, estimate
 from solver.sim.playout import deck_cards, play_out, reset, shuffled
-from solver.sim.hooks import LOVE_LETTER_PLAYOUT
+from solver.policies.playout import LOVE_LETTER_PLAYOUT
 from solver.sim.rng import (STREAM_DEAL, STREAM_DECISIONS, STREAM_LBR_ROLLOUT, next_float,
                             stream_seed)
 

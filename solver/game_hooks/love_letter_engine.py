@@ -36,7 +36,7 @@ def mccfr(name: str):
 
 
 def playout(name: str):
-    from solver.sim.games import LOVE_LETTER_ENGINE
+    from solver.policies.playout import LOVE_LETTER_ENGINE
 
     return LOVE_LETTER_ENGINE
 

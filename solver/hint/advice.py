@@ -54,7 +54,7 @@ from solver.hint.log import log_worlds, prior_worlds, summary_log_worlds
 from solver.hint.request import (SEARCH_MAX_PLAYERS, HintRequest,  # noqa: F401
                                  MatchContext, OpponentModelUse, check_game, match_context)
 from solver.hint.situation import Situation
-from solver.sim.hooks import LOVE_LETTER_PLAYOUT
+from solver.policies.playout import LOVE_LETTER_PLAYOUT
 from solver.sim.playout import (padded_chains, padded_paths, play_out, replay_path,
                                  same_chain)
 from solver.sim.rng import STREAM_HINT_ROLLOUT, check_seed, next_float, stream_seed

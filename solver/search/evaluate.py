@@ -30,7 +30,7 @@ from solver.belief.filter import (ANY_PHASE, B_DECISIONS, NUM_BELIEF_STATS, OMIT
 from solver.evaluation.lbr import belief_counts, fresh_buffers, lbr_action
 from solver.evaluation.tournament import Estimate, estimate
 from solver.sim.playout import dealt_card, deck_cards, play_out, shuffled
-from solver.sim.hooks import LOVE_LETTER_PLAYOUT
+from solver.policies.playout import LOVE_LETTER_PLAYOUT
 from solver.sim.rng import STREAM_DEAL, STREAM_DECISIONS, check_seed, stream_seed
 from solver.sim.sampler import sample
 

@@ -30,7 +30,7 @@ from spiel_game import layout as L
 from solver.abstraction.keys import abstract_key
 from solver.policies.chain import chain_probs
 from solver.sim.playout import padded_paths, play_out, replay_path, same_chain
-from solver.sim.hooks import LOVE_LETTER_PLAYOUT
+from solver.policies.playout import LOVE_LETTER_PLAYOUT
 from solver.sim.rng import STREAM_SINGLE_AGENT, check_seed, stream_seed
 from solver.sim.sampler import sample
 

@@ -41,7 +41,7 @@ from solver.belief import complete_pattern, posterior
 from solver.exact.tree import CHANCE, DECISION, TERMINAL, FlatTree
 from solver.policies.chain import chain_probs
 from solver.sim.playout import padded_chains, play_out, same_chain
-from solver.sim.hooks import LOVE_LETTER_PLAYOUT
+from solver.policies.playout import LOVE_LETTER_PLAYOUT
 from solver.sim.rng import STREAM_SEARCH_LEAF, stream_seed
 from solver.sim.utility import check_table, engine_utility, is_zero_sum, round_utility
 

@@ -1,7 +1,8 @@
 """The games the play-out loop and the tournament serve (solver/sim/playout.py,
 solver/evaluation/tournament.py): `PlayoutGame`, a game's engine interface
 (spiel_game/interface.py) paired with its play-out hooks (solver/sim/hooks.py) and what
-the Python side needs of it; the Love Letter engine's (`LOVE_LETTER_ENGINE`).
+the Python side needs of it. Each engine's lives beside its play-out hooks, a layer above
+(solver/policies/playout.py: the Love Letter engine's `LOVE_LETTER_ENGINE`).
 
 Another engine plugs in beside its own hooks (docs/design.md "The engine interface"): a
 `PlayoutGame` that its games' adapters return (solver/games/, hook `playout`), in a module
@@ -16,13 +17,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from spiel_game import engine as love_letter_engine
-from spiel_game import layout as L
 from spiel_game.interface import FunctionSet
 
 from solver import games
-from solver.sim import deal
-from solver.sim.hooks import LOVE_LETTER_PLAYOUT
 
 
 TOKEN_GOAL = {2: 6, 3: 5, 4: 4, 5: 3, 6: 3}  # R14: the Love Letter engine's matches
@@ -41,17 +38,6 @@ class PlayoutGame:
     # Matches to a token goal (R14) by players, or None: this game's tournament plays
     # single rounds only.
     token_goal: dict[int, int] | None = None
-
-
-def _logged_root(game) -> np.ndarray:
-    root = game.initial_array.copy()
-    root[L.S_LOGGING] = 1  # keys and card counting read the event log
-    return root
-
-
-LOVE_LETTER_ENGINE = PlayoutGame(love_letter_engine.ENGINE, LOVE_LETTER_PLAYOUT,
-                                 deal.deck_cards, _logged_root, ("tokens",), np.int32,
-                                 TOKEN_GOAL)
 
 
 def playout_game(game) -> PlayoutGame:

@@ -1,9 +1,10 @@
 """What the play-out loop and the tournament (solver/sim/playout.py,
 solver/evaluation/tournament.py) ask of a game beyond its engine: its policies' choices,
 its deals and their random streams, its scores, as a function set
-(spiel_game/interface.py); and those of the Love Letter engine's games (jabbas_palace,
-love_letter). solver/han_solo/playout.py has Han Solo's; solver/sim/games.py pairs each
-game's engine with its hooks.
+(spiel_game/interface.py). Each engine's hooks live beside its policies, a layer above:
+solver/policies/playout.py has the Love Letter engine's (jabbas_palace, love_letter),
+solver/han_solo/playout.py Han Solo's; each pairs its engine with them in a
+`solver.sim.games.PlayoutGame`.
 
 The loop and the tournament are written once: a game's own rules for chance, its policy
 ids and its random-stream purposes are the hooks', never a test of the game's name.
@@ -11,15 +12,8 @@ ids and its random-stream purposes are the hooks', never a test of the game's na
 
 from __future__ import annotations
 
-from numba import njit
-
-from spiel_game import layout as L
 from spiel_game.interface import FunctionSet
 
-from solver.policies.compiled import TABLE_MISS, policy_probs
-from solver.sim.deal import dealt_card, shuffled
-from solver.sim.rng import STREAM_DEAL, STREAM_DECISIONS, stream_seed
-from solver.sim.sampler import chance_card
 
 # Each a numba function. `bank`: the game's policy arrays (a tuple), `policy` an index in
 # it; `order`: a deal's cards in order; `state`: the deal's own uint64s (its further
@@ -53,67 +47,3 @@ PLAYOUT_HOOK_FUNCTIONS = {
 def playout_hooks(name: str, **functions) -> FunctionSet:
     """A game's play-out hooks, checked to provide every one of PLAYOUT_HOOK_FUNCTIONS."""
     return FunctionSet(name, required=tuple(PLAYOUT_HOOK_FUNCTIONS), **functions)
-
-
-_JIT = {"cache": True, "nogil": True}
-
-
-@njit(**_JIT)
-def _max_actions():
-    return L.NUM_ACTIONS
-
-
-@njit(**_JIT)
-def _missed():
-    return TABLE_MISS
-
-
-@njit(**_JIT)
-def _deal_size():
-    return 0
-
-
-@njit(**_JIT)
-def _start_deal(cards, seed, deal, order, state):
-    shuffled(cards, seed, STREAM_DEAL, deal, order)
-
-
-@njit(**_JIT)
-def _deal_card(s, order, state, outcomes, probs):
-    """Every chance node takes the deal's next card (solver/sim/deal.py `dealt_card`)."""
-    return dealt_card(s, order)
-
-
-@njit(**_JIT)
-def _chance_action(s, rng, outcomes, probs):
-    return chance_card(s, rng)
-
-
-@njit(**_JIT)
-def _decision_stream(seed, deal, rotation, seat_chain):
-    return stream_seed(seed, STREAM_DECISIONS, deal * len(seat_chain) + rotation)
-
-
-@njit(**_JIT)
-def _num_scores():
-    return 1
-
-
-@njit(**_JIT)
-def _round_scores(s, out):
-    """The tokens each seat won."""
-    for p in range(s[L.S_NUM_PLAYERS]):
-        out[p, 0] = s[L.S_TOKENS + p]
-
-
-@njit(**_JIT)
-def _winners(s):
-    """As the engine recorded them (R11, R12, C8): not counting tokens from cards."""
-    return s[L.S_WINNERS]
-
-
-LOVE_LETTER_PLAYOUT = playout_hooks(
-    "solver.sim.hooks", max_actions=_max_actions, policy_probs=policy_probs, missed=_missed,
-    deal_size=_deal_size, start_deal=_start_deal, deal_card=_deal_card,
-    chance_action=_chance_action, decision_stream=_decision_stream, num_scores=_num_scores,
-    round_scores=_round_scores, winners=_winners)

@@ -59,10 +59,9 @@ from numba import njit
 from spiel_game import engine
 from spiel_game import layout as L
 
-# The function sets the loop is compiled for: imported so that spiel_game/jit_cache.py
-# clears the caches of the loop (and of the kernels importing it) when an engine or hooks
-# module changes.
-from solver.sim import games  # noqa: F401
+# The loop is compiled for the function sets it is given: each game's hooks module, a
+# layer above, names it in COMPILED_INTO, so spiel_game/jit_cache.py clears its caches (and
+# those of the kernels importing it) when an engine or hooks module changes.
 from solver.sim.deal import dealt_card, deck_cards, shuffled  # noqa: F401  (re-exported)
 from solver.sim.rng import STREAM_RANDOM_PLAYOUT, next_below, stream_seed
 from solver.sim.sampler import chance_card, sample

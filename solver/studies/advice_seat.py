@@ -44,7 +44,7 @@ from solver.hint.request import HintRequest
 from solver.hint.situation import SituationError, from_mapping
 from solver.policies.chain import chain_probabilities
 from solver.sim.playout import deck_cards, play_out, shuffled
-from solver.sim.hooks import LOVE_LETTER_PLAYOUT
+from solver.policies.playout import LOVE_LETTER_PLAYOUT
 from solver.sim.rng import (STREAM_DEAL, STREAM_DECISIONS, STREAM_MATCH_DEAL,
                             STREAM_MATCH_DECISIONS, STREAM_MATCH_START, STREAM_MATCH_TIES,
                             check_seed, next_below, stream_seed)
