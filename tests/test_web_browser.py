@@ -284,6 +284,53 @@ def test_a_han_solo_situation_set_up_by_clicking_gets_the_command_lines_answer(
     assert not errors
 
 
+def test_a_four_player_han_solo_situation_gets_the_command_lines_answer(browser,
+                                                                       server_url):
+    """The Han Solo form at 4 players (seat 2, a pot of four tokens, two seats before
+    mine drew and put down a card), picked from the game picker: the command line's
+    answer."""
+    page, errors = open_page(browser, server_url)
+    page.select_option("#game", "han_solo")
+    page.wait_for_url("**/?game=han_solo")
+    page.wait_for_selector("body[data-loaded=yes]")
+    page.select_option("#players", "4")
+    page.select_option("#seat", "2")
+    pot = ["green", "gold", "red", "blue"]
+    for i, token in enumerate(pot):
+        page.select_option(f'[data-pot="{i}"]', token)
+    for card in ("green +4", "red -2"):
+        page.click(f'#cards [data-card="{card}"]')
+    page.click("#flip")
+    page.click('#cards [data-card="green +9"]')
+    for seat, card in (("0", "red -2"), ("1", "green +7")):
+        page.select_option("#actor", seat)
+        page.click('[data-move="draw"]')
+        page.click('[data-move="discard"]')
+        page.click(f'#cards [data-card="{card}"]')
+    page.click("summary:has-text('Options')")
+    page.fill("#rollouts", "200")
+    page.fill("#seed", "5")
+    ask(page)
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    log = "flip green +9; p0 draw; p0 discard red -2; p1 draw; p1 discard green +7"
+    assert page.locator("#log li").all_inner_texts() == log.split("; ")
+    result = CliRunner().invoke(app, [
+        "hint", "--game", "han_solo", "--players", "4", "--seat", "2", "--hand",
+        "green +4,red -2", "--pot", ",".join(pot), "--log", log, "--rollouts", "200",
+        "--seed", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    expected = json.loads(result.stdout)
+    assert timeless(page.evaluate("window.lastAnswer")) == timeless(expected)
+    assert expected["situation"]["players"] == 4
+    assert page.inner_text("#recommendation") == \
+        f"Recommended: {expected['recommendation']['action']}"
+    assert page.locator("#opponents .opponent").count() == 3
+    assert not errors
+
+
 LOVE_LETTER_FLAGS = ["--game", "love_letter", "--seat", "1", "--hand", "guard,baron",
                      "--face-up", "guard,guard,handmaid", "--area", "0=spy"]
 
