@@ -27,11 +27,6 @@ def serve(
     from solver import games
 
     adapter = games.adapter(game)
-    if adapter.advice_page is None:
-        with_pages = [a.name for a in games.ADAPTERS.values() if a.advice_page is not None]
-        raise typer.BadParameter(f"{game!r}: the pages are for {' or '.join(with_pages)}; "
-                                 f"{game}'s hints: POST /api/hint with "
-                                 f"\"game\": \"{game}\" (docs/play.md)", param_hint="--game")
     try:
         sock = web.bind(host, port)
     except OSError as err:
@@ -43,12 +38,12 @@ def serve(
     if not web.is_loopback(sock):
         typer.echo(f"warning: listening on {address}, not this machine only: anyone who can "
                    "reach it can use the app", err=True)
-    # `/` is the game's advice page; /play its play page; other games' pages at their
-    # own routes.
+    # `/` is the game's advice page; /play its play page; the other games' advice at
+    # /?game=NAME (the same page).
     pages = ([f"{url} ({adapter.advice_label})"]
              + ([f"{url}play (play)"] if adapter.capabilities.play_page else [])
-             + [f"{url}{a.advice_route} ({a.advice_label})" for a in games.ADAPTERS.values()
-                if a.advice_route is not None and a is not adapter])
+             + [f"{url}?game={a.name} ({a.advice_label})" for a in games.ADAPTERS.values()
+                if a is not adapter])
     typer.echo(f"serving {', '.join(pages)}, {url}docs (the API); Ctrl-C stops")
     typer.echo("warming up: compiling the kernels (about 30 s the first time; the pages "
                "say when ready)")

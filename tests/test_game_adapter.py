@@ -127,14 +127,14 @@ def test_every_game_loads_and_its_hooks_answer(name):
     assert issubclass(adapter.session_class(), Session)
     note = adapter.first_run_note()
     assert note is None or isinstance(note, str)
-    for hook in ("hint_situation", "hint_answer", "opponent"):
+    for hook in ("hint_situation", "hint_answer", "opponent", "advice_description"):
         assert callable(adapter.hook(hook))
     assert adapter.capabilities.agendas == ("agenda" in game.get_parameters())
     if not adapter.capabilities.agendas:
         assert adapter.no_agendas
-    if adapter.example_situation is not None:  # its web page's warm-up: a valid hint
-        sit, hinted, _ = adapter.hint_situation(dict(adapter.example_situation))
-        assert hinted.get_type().short_name == name
+    # Its web page's warm-up and example: a valid hint.
+    sit, hinted, _ = adapter.hint_situation(dict(adapter.example_situation))
+    assert hinted.get_type().short_name == name
 
 
 def test_a_refused_deck_names_the_option():
@@ -211,17 +211,20 @@ def test_hint_options_are_options_of_jabba_hint():
 
 
 def test_pages_follow_the_web_capabilities():
+    """Every game has the one advice page: its description names a form the page holds,
+    with its cards and player counts; only a game with the play page may start a game."""
     from cli.web.app import STATIC, NewGame
     from solver import games
 
+    page = (STATIC / "index.html").read_text()
     for adapter in games.ADAPTERS.values():
-        if adapter.advice_page is not None:
-            assert (STATIC / adapter.advice_page).is_file()
-            assert adapter.example_situation is not None
+        described = adapter.advice()
+        assert f'<template id="form-{described["form"]}">' in page, adapter.name
+        assert described["game"] == adapter.name and described["cards"]
+        assert described["players"][0] == 2 and described["title"]
+        assert described["example"] == adapter.example_situation
         refused = NewGame(game=adapter.name).misplaced()
         assert (refused is None) == adapter.capabilities.play_page, adapter.name
-        if adapter.capabilities.play_page:
-            assert adapter.advice_page is not None
 
 
 # Each capability a game lacks: a command's option that needs it, refused naming the games

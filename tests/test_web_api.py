@@ -387,3 +387,74 @@ def test_a_hint_option_the_request_refuses_is_a_400_naming_it(client, query, opt
         HintRequest.from_inputs(dict(README), **{key: value})
     assert err.value.option == option
     assert answer.json()["detail"] == f"{option}: {err.value}"
+
+
+def test_the_advice_page_describes_every_game_from_its_adapter(client):
+    """GET /api/meta?game=NAME: the one advice page's form for each game (its adapter's
+    description); without a game, the served one's; the games for the picker."""
+    from solver import games
+
+    meta = client.get("/api/meta").json()
+    assert meta["default"] == games.DEFAULT == meta["advice"]["game"]
+    assert [g["name"] for g in meta["games"]] == list(games.NAMES)
+    for name in games.NAMES:
+        described = client.get(f"/api/meta?game={name}").json()["advice"]
+        assert described == json.loads(json.dumps(games.adapter(name).advice()))
+    classic = client.get("/api/meta?game=love_letter").json()["advice"]
+    assert classic["form"] == "cards" and classic["agendas"] == []
+    assert [c["name"] for c in classic["cards"]][:3] == ["Spy", "Guard", "Priest"]
+    assert classic["numbers"] == list(range(10))  # the Princess is a 9
+    page = client.get("/?game=love_letter").text
+    assert '<template id="form-cards">' in page and '<template id="form-events">' in page
+
+
+@pytest.mark.parametrize("path, status, detail", [
+    ("/api/meta?game=chess", 400,
+     "game: unknown game 'chess': the games are jabbas_palace, love_letter, han_solo"),
+    ("/api/meta?game=" + "x" * 65, 422, "game: String should have at most 64 characters"),
+])
+def test_a_page_for_an_unknown_game_is_refused_naming_the_games(client, path, status,
+                                                                 detail):
+    reply = client.get(path)
+    assert reply.status_code == status and reply.json()["detail"] == detail
+
+
+@pytest.mark.parametrize("body, query, status, detail", [
+    ({"game": "chess", "hand": ["guard"]}, "", 422,
+     "impossible situation: game='chess': allowed are jabbas_palace, love_letter, han_solo"),
+    ({"game": "love_letter", "agenda": "exalted_one", "hand": ["guard", "baron"]}, "", 422,
+     "impossible situation: agenda='exalted_one': love_letter has no agendas (the highest "
+     "card wins at the deck's end, docs/RULES.md C8); agendas are jabbas_palace's"),
+    ({"game": "han_solo", "face_up": ["guard"], "log": "p0 draw"}, "", 422,
+     "impossible situation: unknown field(s) ['face_up'] (face_up: Love Letter fields; "
+     "han_solo has none); allowed for han_solo: ['game', 'hand', 'log', 'params', "
+     "'players', 'pot', 'seat', 'turn', 'utility']"),
+    ({"game": "han_solo", "players": 7, "log": "p0 draw"}, "", 422,
+     "impossible situation: players=7: must be a whole number from 2 to 6"),
+    ({"game": "han_solo", "hand": ["green +4"], "log": "p0 draw"}, "score=1,2", 400,
+     "score: applies only to jabbas_palace or love_letter: han_solo has no match values "
+     "or opponent models"),
+])
+def test_a_bad_hint_request_of_each_game_says_what_is_wrong(client, body, query, status,
+                                                            detail):
+    """What the pages send for another game's situation is refused, naming what was
+    wrong and what is allowed."""
+    reply = client.post(f"/api/hint?{query}", json=body)
+    assert reply.status_code == status and reply.json()["detail"] == detail
+
+
+def test_classic_love_letters_page_warms_its_own_hint():
+    """`jabba serve --game love_letter`: its advice page at /, warmed by its example (the
+    README's classic hint), which is the command line's answer."""
+    from cli.web.app import Warmup, compute_hint, make_game
+    from solver import games
+
+    with TestClient(create_app(warm=False, game="love_letter")) as c:
+        assert c.get("/api/meta").json()["advice"]["game"] == "love_letter"
+        example = games.adapter("love_letter").example_situation
+        reply = c.post(f"/api/hint?seconds={TINY}&search=false&seed=3", json=example)
+        assert reply.status_code == 200, reply.text
+        assert reply.json()["situation"]["game"] == "love_letter"
+    warm = Warmup()
+    warm.run(compute_hint, make_game, "love_letter")
+    assert warm.state == "ready", warm.detail

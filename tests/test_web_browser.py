@@ -1,7 +1,9 @@
 """The web app in a real browser: Playwright drives Debian's Chromium (/usr/bin/chromium;
 no browser download) against a live `jabba serve`. A situation set up by clicking gets
-the command line's answer; a phone-sized screen needs no sideways scrolling; a refused
-situation shows its message; a seeded round is played to the end.
+the command line's answer, on the one advice page for every game (Jabba's Palace at /,
+classic Love Letter and the Han Solo card game at /?game=NAME, the game picker between
+them); a phone-sized screen needs no sideways scrolling; a refused situation shows its
+message; a seeded round is played to the end.
 
 Skipped, with the reason, where Chromium or Playwright is missing, unless
 JABBA_REQUIRE_BROWSER is set (.ci/run sets it: there a missing browser fails).
@@ -110,12 +112,12 @@ def ask(page) -> None:
     page.wait_for_function("() => !document.querySelector('#ask').disabled")
 
 
-def cli_answer(*flags: str) -> dict:
+def cli_answer(*flags: str, situation=README_FLAGS) -> dict:
     from typer.testing import CliRunner
 
     from cli.main import app
 
-    result = CliRunner().invoke(app, ["hint", *README_FLAGS, "--seconds", TINY, *flags,
+    result = CliRunner().invoke(app, ["hint", *situation, "--seconds", TINY, *flags,
                                       "--json"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
@@ -235,7 +237,10 @@ def test_a_han_solo_situation_set_up_by_clicking_gets_the_command_lines_answer(
         browser, server_url):
     """The Han Solo form: seat 1, hand green +4 and red -2, a green +9 turned up, p0 drew
     and put down a red -2; the answer is `jabba hint --game han_solo --json`'s."""
-    page, errors = open_page(browser, server_url + "han-solo")
+    page, errors = open_page(browser, server_url + "han-solo")  # redirected to the page
+    assert page.url.endswith("/?game=han_solo")
+    assert page.inner_text("#title") == "Han Solo card game"
+    assert page.eval_on_selector("#game", "s => s.value") == "han_solo"
     page.select_option("#seat", "1")
     for card in ("green +4", "red -2"):
         page.click(f'#cards [data-card="{card}"]')
@@ -276,6 +281,110 @@ def test_a_han_solo_situation_set_up_by_clicking_gets_the_command_lines_answer(
     ask(page)
     assert page.inner_text("#error") == ("impossible situation: event 9 'p0 stand': p0 has "
                                          "to discard a card or keep here (H2)")
+    assert not errors
+
+
+def test_a_four_player_han_solo_situation_gets_the_command_lines_answer(browser,
+                                                                       server_url):
+    """The Han Solo form at 4 players (seat 2, a pot of four tokens, two seats before
+    mine drew and put down a card), picked from the game picker: the command line's
+    answer."""
+    page, errors = open_page(browser, server_url)
+    page.select_option("#game", "han_solo")
+    page.wait_for_url("**/?game=han_solo")
+    page.wait_for_selector("body[data-loaded=yes]")
+    page.select_option("#players", "4")
+    page.select_option("#seat", "2")
+    pot = ["green", "gold", "red", "blue"]
+    for i, token in enumerate(pot):
+        page.select_option(f'[data-pot="{i}"]', token)
+    for card in ("green +4", "red -2"):
+        page.click(f'#cards [data-card="{card}"]')
+    page.click("#flip")
+    page.click('#cards [data-card="green +9"]')
+    for seat, card in (("0", "red -2"), ("1", "green +7")):
+        page.select_option("#actor", seat)
+        page.click('[data-move="draw"]')
+        page.click('[data-move="discard"]')
+        page.click(f'#cards [data-card="{card}"]')
+    page.click("summary:has-text('Options')")
+    page.fill("#rollouts", "200")
+    page.fill("#seed", "5")
+    ask(page)
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    log = "flip green +9; p0 draw; p0 discard red -2; p1 draw; p1 discard green +7"
+    assert page.locator("#log li").all_inner_texts() == log.split("; ")
+    result = CliRunner().invoke(app, [
+        "hint", "--game", "han_solo", "--players", "4", "--seat", "2", "--hand",
+        "green +4,red -2", "--pot", ",".join(pot), "--log", log, "--rollouts", "200",
+        "--seed", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    expected = json.loads(result.stdout)
+    assert timeless(page.evaluate("window.lastAnswer")) == timeless(expected)
+    assert expected["situation"]["players"] == 4
+    assert page.inner_text("#recommendation") == \
+        f"Recommended: {expected['recommendation']['action']}"
+    assert page.locator("#opponents .opponent").count() == 3
+    assert not errors
+
+
+LOVE_LETTER_FLAGS = ["--game", "love_letter", "--seat", "1", "--hand", "guard,baron",
+                     "--face-up", "guard,guard,handmaid", "--area", "0=spy"]
+
+
+def test_a_love_letter_situation_set_up_by_clicking_gets_the_command_lines_answer(
+        browser, server_url):
+    """Classic Love Letter on the one advice page, picked from Jabba's Palace's: its own
+    cards (no Jabba's Palace card, no agenda); seat 1, hand Guard and Baron, face-up two
+    Guards and a Handmaid, seat 0 played the Spy; the answer is `jabba hint --game
+    love_letter --json`'s."""
+    page, errors = open_page(browser, server_url)
+    assert page.inner_text("#title") == "Jabba's Palace"
+    page.select_option("#game", "love_letter")
+    page.wait_for_url("**/?game=love_letter")
+    page.wait_for_selector("body[data-loaded=yes]")
+    assert page.inner_text("#title") == "classic Love Letter"
+    assert not page.is_visible("#agenda")
+    shorts = page.eval_on_selector_all("#cards [data-card]", "bs => bs.map(b => b.dataset.card)")
+    assert shorts[:3] == ["spy", "guard", "priest"] and "jabba" not in shorts
+    page.select_option("#seat", "1")
+    for card in ("guard", "baron"):
+        page.click(f'#cards [data-card="{card}"]')
+    page.click('[data-field="face_up"] .field-name')
+    for card in ("guard", "guard", "handmaid"):
+        page.click(f'#cards [data-card="{card}"]')
+    page.click('[data-field="area:0"] .field-name')
+    page.click('#cards [data-card="spy"]')
+    page.click("summary:has-text('Options')")
+    page.fill("#seconds", TINY)
+    page.fill("#search-iterations", ITERATIONS)
+    ask(page)
+    shown = page.evaluate("window.lastAnswer")
+    expected = cli_answer("--search-iterations", ITERATIONS, situation=LOVE_LETTER_FLAGS)
+    assert timeless(shown) == timeless(expected)
+    assert shown["situation"]["game"] == "love_letter"
+    assert page.inner_text("#recommendation") == \
+        f"Recommended: {expected['recommendation']['action']}"
+    rows = page.locator("#plays tbody tr")
+    assert rows.count() == len(expected["plays"])
+    assert page.locator("#plays tbody tr").first.locator("td").first.inner_text() == \
+        expected["plays"][0]["full_action"]
+    # A Jabba's Palace card is refused with the classic cards named.
+    page.click("#clear")
+    page.click("#tab-log")
+    page.fill("#log", "p1 hand:[Jabba the Hutt,Guard] | p0 gets ? (deal)")
+    ask(page)
+    assert "not of classic Love Letter" in page.inner_text("#error")
+    assert not errors
+
+
+def test_an_unknown_game_is_refused_on_the_page(browser, server_url):
+    page, errors = open_page(browser, server_url + "?game=chess")
+    assert page.inner_text("#error") == ("game: unknown game 'chess': the games are "
+                                         "jabbas_palace, love_letter, han_solo")
     assert not errors
 
 

@@ -1,10 +1,12 @@
-"""`jabba serve`: the local web app (FastAPI on uvicorn). Pages: advice (`/`, describe a
-situation by clicking cards or paste a log) and play (`/play`, the terminal game with the
-coach), static files from static/. The JSON API is in docs/play.md; FastAPI serves its
+"""`jabba serve`: the local web app (FastAPI on uvicorn). Pages: advice (`/`, one page for
+every game, `/?game=NAME`: its form is built from the game's description, `GET
+/api/meta?game=NAME`, that its adapter gives, solver/games/) and play (`/play`, the
+terminal game with the coach), static files from static/. A game's former page route
+(`/han-solo`) redirects to its advice page. The JSON API is in docs/play.md; FastAPI serves its
 OpenAPI schema at /openapi.json and a browsable form of it at /docs.
 
 - `POST /api/hint`: the body is a situation with the fields of a situation file
-  (docs/hint.md; han_solo's: docs/han-solo.md "Hints", its form at `/han-solo`), the
+  (docs/hint.md; han_solo's: docs/han-solo.md "Hints", its form at `/?game=han_solo`), the
   query the command's other flags (seconds, resolve_seconds, seed, search,
   search_seconds, search_iterations, score, match_goal, rounds_played, opponent,
   exploit, confidence, rollouts); the answer is `jabba hint --json`'s, made
@@ -43,7 +45,7 @@ from typing import Annotated, Any
 import anyio
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, RedirectResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
@@ -340,8 +342,9 @@ router = APIRouter(route_class=_DepthCheckedRoute)  # bodies of bounded depth
 
 
 @router.get("/", include_in_schema=False)
-def advice_page(state: State):
-    return FileResponse(STATIC / games.adapter(state.page_game).advice_page)
+def advice_page():
+    """The advice page of every game: `?game=NAME`, else the served game (`/api/meta`)."""
+    return FileResponse(STATIC / "index.html")
 
 
 @router.get("/play", include_in_schema=False)
@@ -349,10 +352,18 @@ def play_page():
     return FileResponse(STATIC / "play.html")
 
 
-@router.get("/han-solo", include_in_schema=False)
-def han_solo_page():
-    """The advice form of the Han Solo card game (its hint: /api/hint, game han_solo)."""
-    return FileResponse(STATIC / "han_solo.html")
+def _redirect_to_advice(name: str):
+    def former_page():
+        """A game's former page: its advice page now."""
+        return RedirectResponse(f"/?game={name}")
+
+    return former_page
+
+
+for _adapter in games.ADAPTERS.values():
+    if _adapter.advice_route is not None:
+        router.add_api_route(f"/{_adapter.advice_route}", _redirect_to_advice(_adapter.name),
+                             include_in_schema=False)
 
 
 @router.get("/api/status", summary="Warming up or ready")
@@ -360,18 +371,26 @@ def status(state: State) -> dict:
     return state.warmup.to_json()
 
 
-@router.get("/api/meta", summary="Cards, agendas and opponents, for the pages")
-def meta() -> dict:
+@router.get("/api/meta", summary="The games and one game's description, for the pages")
+def meta(state: State, game: str | None = Query(
+        None, max_length=64, description="the game whose advice form to describe "
+        "(default: the served one, jabba serve --game)")) -> dict:
+    """`advice`: the game's description, from its adapter (its form, cards, player counts,
+    example situation, hint options); `games`: every game's name, title and label; the
+    rest is the play page's (Jabba's Palace's cards, agendas, opponents)."""
     from spiel_game.cards import AGENDA_NAMES, CHARACTERS
 
     from solver.evaluation.tournament import TOKEN_GOAL
     from solver.play.opponents import HEURISTIC_KINDS, OPPONENTS
 
-    from spiel_game.han_solo import layout as hs
-
-    return {"han_solo": {"cards": [hs.card_name(k) for k in range(hs.NUM_CARD_KINDS)],
-                         "tokens": list(hs.TOKEN_NAMES), "turns": 3,
-                         "max_players": hs.MAX_PLAYERS},
+    name = state.page_game if game is None else game
+    try:
+        advice = games.adapter(name).advice()
+    except games.UnknownGame as err:
+        raise BadRequest(400, f"game: {err}") from None
+    return {"advice": advice, "default": state.page_game,
+            "games": [{"name": a.name, "label": a.advice_label,
+                       "title": a.advice()["title"]} for a in games.ADAPTERS.values()],
             "cards": [{"id": c.id, "name": c.name, "short": c.aliases[0],
                        "number": c.number, "side": c.side.name.lower(),
                        "copies": c.copies, "effect": c.effect.name.lower(), "text": c.text}

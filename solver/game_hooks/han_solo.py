@@ -82,3 +82,16 @@ def opponent(name: str, against: str, game, seed: int, search_iterations: int):
     from solver.han_solo.session import resolve
 
     return resolve(against, game, seed)
+
+
+def advice_description(name: str) -> dict:
+    """The advice page's form "events" (cli/web/static/app.js): the hand, the pot, and
+    the round so far as its events, by clicking (docs/han-solo.md "Hints")."""
+    from spiel_game.han_solo import layout as L
+    from spiel_game.han_solo.game import DEFAULTS
+
+    return {"form": "events", "title": "Han Solo card game",
+            "players": list(range(2, L.MAX_PLAYERS + 1)),
+            "cards": [L.card_name(k) for k in range(L.NUM_CARD_KINDS)],
+            "tokens": list(L.TOKEN_NAMES), "turns": DEFAULTS["turns"],
+            "max_hand": L.MAX_HAND}

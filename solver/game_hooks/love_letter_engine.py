@@ -78,3 +78,21 @@ def opponent(name: str, against: str, game, seed: int, search_iterations: int):
     from solver.play.opponents import resolve
 
     return resolve(against, game, seed, search_iterations=search_iterations)
+
+
+def advice_description(name: str) -> dict:
+    """The advice page's form "cards" (cli/web/static/app.js): a situation by clicking
+    this rule set's cards into the hand, the face-up cards (2 players), the play areas
+    and what is known; the numbers a card may name; the agendas (none: no agenda)."""
+    from spiel_game.cards import RULES_FACE_UP_2P, ruleset
+    from spiel_game.layout import MAX_PLAYERS
+
+    rules = ruleset(name)
+    return {"form": "cards", "title": rules.title,
+            "players": list(range(2, MAX_PLAYERS + 1)),
+            "cards": [{"id": c.id, "name": c.name, "short": c.aliases[0],
+                       "number": c.number, "side": c.side.name.lower(),
+                       "copies": c.copies, "effect": c.effect.name.lower(), "text": c.text}
+                      for c in rules.characters],
+            "numbers": sorted({c.number for c in rules.characters}),
+            "face_up_2p": RULES_FACE_UP_2P, "agendas": list(rules.agendas)}

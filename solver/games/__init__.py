@@ -69,14 +69,16 @@ class GameAdapter:
     # hint_situation(name, data, policy_files, policies_of) -> (situation, game, policies);
     # hint_answer(request); first_run_note(name) (a note before a hint compiles, or
     # None); session(name) (the solver/play Session class); opponent(name, against, game,
-    # seed, search_iterations).
+    # seed, search_iterations); advice_description(name) (what the web advice page builds
+    # its form from: its `form`, cards and player counts).
     hooks: Hook  # the module holding them
-    # The web app (cli/web/app.py): its advice page, served at / (None: no page), its own
-    # route beside another game's pages, the page's label, the warm-up's situation.
-    advice_page: str | None = None
+    # The web app (cli/web/app.py): one advice page for every game (static/index.html, at
+    # /?game=NAME, and at / for the game `jabba serve --game` names), built from
+    # `advice()`; a former route of its own that now redirects there (None: none); the
+    # page's label; the warm-up's situation (also the page's example).
+    example_situation: dict
     advice_route: str | None = None
     advice_label: str = "advice"
-    example_situation: dict | None = None
     # The command line's module for its commands where they differ from the Love Letter
     # engine's (named, not imported: solver imports nothing from cli); None: none.
     cli_module: str | None = None
@@ -126,6 +128,14 @@ class GameAdapter:
     def opponent(self, against: str, game, seed: int, search_iterations: int):
         return self.hook("opponent")(self.name, against, game, seed, search_iterations)
 
+    def advice(self) -> dict:
+        """What the web advice page builds its form from: the game, its label, its
+        example situation, the hint options it takes, and its engine's description (the
+        `form` to build, its cards, player counts; hook `advice_description`)."""
+        return {"game": self.name, "label": self.advice_label,
+                "example": self.example_situation, "hint_options": list(self.hint_options),
+                **self.hook("advice_description")(self.name)}
+
 
 def _love_letter_engine_game(rules) -> GameAdapter:
     agendas = rules.has_agendas
@@ -142,11 +152,19 @@ def _love_letter_engine_game(rules) -> GameAdapter:
                       "rounds_played", "opponent", "exploit", "confidence",
                       "resolve_seconds", "search_seconds", "search_iterations", "seconds"),
         hooks="solver.game_hooks.love_letter_engine",
-        # The pages read Jabba's Palace's cards: classic Love Letter has none of its own.
-        advice_page="index.html" if agendas else None,
-        example_situation={"players": 2, "seat": 1, "hand": ["jabba", "guard"],
-                           "face_up": ["crumb", "bib", "merc"], "areas": {"0": ["han"]}}
-        if agendas else None)
+        advice_label=f"{rules.title} advice",
+        example_situation=_EXAMPLES[rules.game])
+
+
+# Each Love Letter engine game's example situation: the README's worked hints.
+_EXAMPLES = {
+    "jabbas_palace": {"players": 2, "seat": 1, "hand": ["jabba", "guard"],
+                      "face_up": ["crumb", "bib", "merc"], "areas": {"0": ["han"]}},
+    "love_letter": {"game": "love_letter", "players": 2, "seat": 1,
+                    "hand": ["guard", "baron"], "face_up": ["guard", "guard", "handmaid"],
+                    "areas": {"0": ["spy", "guard@1:5", "priest@1"],
+                              "1": ["guard@0:7", "guard@0:3"]},
+                    "seen_by": {"0": "baron"}}}
 
 
 HAN_SOLO = GameAdapter(
@@ -160,7 +178,7 @@ HAN_SOLO = GameAdapter(
     no_agendas="has no agendas",
     hint_options=("pot", "turn"),
     hooks="solver.game_hooks.han_solo",
-    advice_page="han_solo.html", advice_route="han-solo", advice_label="Han Solo advice",
+    advice_route="han-solo", advice_label="Han Solo advice",
     example_situation={"game": "han_solo", "seat": 1, "hand": ["green +4", "red -2"],
                        "pot": ["green", "gold"],
                        "log": "flip green +9; p0 draw; p0 discard red -2"},

@@ -11,8 +11,9 @@ solver/hint/answer.py's HintAnswer out, `advice.answer` dispatching here).
    weight, everybody then playing the policy (the shipped table, closest_to_zero where
    it has no key; with no table for these parameters, closest_to_zero), common random
    numbers across options; 95% intervals cluster-robust (solver/hint/choice.py).
-3. The choice: every hint's rule (solver/hint/choice.py `_choose`): the best mean, or
-   the table's likeliest of the options within the interval of their difference to it.
+3. The choice: every hint's rule, step by step (solver/hint/options.py `decide` over
+   this game's `option_tree`; solver/hint/choice.py `choose`): the best mean, or the
+   table's likeliest of the options within the interval of their difference to it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from solver.han_solo.players import HanSoloPlayer, default_player, resolve
 from solver.han_solo.playout import HAN_SOLO_PLAYOUT, STREAM_HS_HINT
 from solver.han_solo.situation import HanSoloSituation, from_mapping
 from solver.hint.answer import HintAnswer
-from solver.hint.choice import _choose
+from solver.hint import options as hint_options
+from solver.hint.choice import choose
 from solver.hint.parse import SituationError
 from solver.sim.playout import padded_paths, path_values
 from solver.sim.rng import check_seed
@@ -118,6 +120,15 @@ def _names(cards) -> str:
     return ", ".join(L.card_name(int(c)) for c in cards)
 
 
+def replayed_worlds(game, events, seat: int, player: HanSoloPlayer | None, seed: int,
+                    own: tuple[int, ...]) -> belief.HanSoloPosterior:
+    """The hint's one call of the belief (solver/han_solo/belief.py `replay`): the worlds
+    of the seat's log, weighted by `player`'s choices (None: the chance odds alone), within
+    PARTICLES. A HanSoloPosterior: `present`, `worlds`, `weights`, `exact`, `ess`,
+    `events`, and the opponents' hand totals (`hand_total_distribution`)."""
+    return belief.replay(game, events, seat, player, PARTICLES, seed, own)
+
+
 def posterior(sit: HanSoloSituation, game, player: HanSoloPlayer, prior_only: bool,
               seed: int) -> belief.HanSoloPosterior:
     """The seat's posterior at the log's end, checked: its decision, its hand, its turn."""
@@ -126,8 +137,8 @@ def posterior(sit: HanSoloSituation, game, player: HanSoloPlayer, prior_only: bo
         if any(k == L.E_POT for k, _, _ in events):
             raise SituationError("pot: given twice, as a field and in the log; give one")
         events = [(L.E_POT, -1, k) for k in sit.pot] + events
-    post = belief.replay(game, events, sit.seat, None if prior_only else player,
-                         PARTICLES, seed, own_deal(sit, events))
+    post = replayed_worlds(game, events, sit.seat, None if prior_only else player, seed,
+                           own_deal(sit, events))
     s = post.present
     phase, me = int(s[L.S_PHASE]), sit.seat
     if phase not in (L.PH_TURN, L.PH_DISCARD) or int(s[L.S_CUR]) != me:
@@ -150,20 +161,30 @@ def posterior(sit: HanSoloSituation, game, player: HanSoloPlayer, prior_only: bo
     return post
 
 
-def _paths(s, me: int) -> list[tuple[int, ...]]:
-    """Every full option now: a turn's draw (its discard left to the policy: the card is
-    not seen yet), take with each discard or keep, stand; a discard decision's each."""
+def _legal(s) -> list[int]:
     acts = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    out = []
-    for a in acts[:engine.legal_actions(s, acts)].tolist():
-        if a == L.TAKE:
-            t = s.copy()
-            engine.apply_action(t, a)
-            follow = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-            out += [(a, b) for b in follow[:engine.legal_actions(t, follow)].tolist()]
-        else:
-            out.append((a,))
-    return out
+    return acts[:engine.legal_actions(s, acts)].tolist()
+
+
+def _applied(s, a):
+    t = s.copy()
+    engine.apply_action(t, a)
+    return t
+
+
+def option_tree(player: HanSoloPlayer) -> hint_options.OptionTree:
+    """han_solo's decisions at a hint (solver/hint/options.py): a turn's draw (its discard
+    left to the policy: the card is not seen yet), take with each discard or keep, stand;
+    a discard decision's each. The player's table breaks the rule's ties."""
+
+    def probabilities(s, legal):
+        row = player.table_row(s)
+        return None if row is None else [row.get(a, 0.0) for a in legal]
+
+    return hint_options.OptionTree(
+        legal=_legal, apply=_applied, chosen_now=lambda s, prefix: prefix[-1] == L.TAKE,
+        probabilities=probabilities, words=L.action_to_string,
+        decision=lambda s: L.PHASE_NAMES[int(s[L.S_PHASE])])
 
 
 def answer(request) -> HintAnswer:
@@ -174,45 +195,26 @@ def answer(request) -> HintAnswer:
     me = sit.seat
     post = posterior(sit, game, player, request.prior_only, seed)
     s0 = post.present
-    paths = _paths(s0, me)
+    tree = option_tree(player)
+    paths = hint_options.full_actions(tree, s0)
     count = request.rollouts or DEFAULT_ROLLOUTS
     roll_start = time.perf_counter()
     values, picks, counts = rollout_values(post.worlds, post.weights, paths, me, player,
                                            count, seed)
     roll_seconds = time.perf_counter() - roll_start
     clusters = np.arange(count)
-    root = player.table_row(s0)
-    firsts = list(dict.fromkeys(p[0] for p in paths))
-    plays, rows, full = [], [], []
-    _, path_stats, _ = _choose(values, clusters, None)
-    for i, path in enumerate(paths):
-        full.append({"action": _words(path), "action_ids": list(path), **path_stats[i]})
-    for a in firsts:
-        group = [i for i, p in enumerate(paths) if p[0] == a]
-        steps = []
-        chosen = group[0]
-        if len(paths[group[0]]) > 1:
-            t = s0.copy()
-            engine.apply_action(t, a)
-            row = player.table_row(t)
-            probs = None if row is None else [row.get(paths[i][1], 0.0) for i in group]
-            k, stats, how = _choose(values[group], clusters, probs)
-            chosen = group[k]
-            steps = [{"decision": "discard", "chosen": L.action_to_string(paths[chosen][1]),
-                      "chosen_by": how,
-                      "options": [{"action": L.action_to_string(paths[i][1]),
-                                   "action_id": paths[i][1],
-                                   "probability": None if probs is None else probs[j],
-                                   "full_action": _words(paths[i]), **stats[j]}
-                                  for j, i in enumerate(group)]}]
-        rows.append(values[chosen])
-        plays.append({"action": L.action_to_string(a), "action_id": a, "card": None,
-                      "probability": None if root is None else root.get(a, 0.0),
-                      "full_action": _words(paths[chosen]), "steps": steps})
-    probs = None if root is None else [p["probability"] for p in plays]
-    best, stats, chosen_by = _choose(np.stack(rows), clusters, probs)
-    for play, st in zip(plays, stats):
-        play.update(st)
+    index_of = {path: i for i, path in enumerate(paths)}
+    legal, lines = hint_options.play_lines(tree, s0, index_of, values, clusters)
+    root = tree.probabilities(s0, legal)
+    best, stats, chosen_by = choose(np.stack([row for row, _, _ in lines]), clusters, root)
+    plays = [{"action": tree.words(a), "action_id": a, "card": None,
+              "probability": None if root is None else root[i],
+              "full_action": tree.full_words([a] + lines[i][2]), "steps": lines[i][1],
+              **stats[i]}
+             for i, a in enumerate(legal)]
+    _, path_stats, _ = choose(values, clusters, None)
+    full = [{"action": tree.full_words(path), "action_ids": list(path), **path_stats[i]}
+            for i, path in enumerate(paths)]
     cfg = game.config
     hand = sorted(int(c) for c in s0[L.S_HAND + me * L.MAX_HAND:
                                      L.S_HAND + me * L.MAX_HAND + s0[L.S_HAND_N + me]])
@@ -288,10 +290,6 @@ def _fallback_name(player: HanSoloPlayer) -> str:
     from solver.han_solo.features import HEURISTIC_NAMES
 
     return HEURISTIC_NAMES[player.heuristic]
-
-
-def _words(path) -> str:
-    return ", ".join(L.action_to_string(a) for a in path)
 
 
 def _opponent(post: belief.HanSoloPosterior, q: int) -> dict:

@@ -17,8 +17,9 @@
    often), with common random numbers across actions. The 95% intervals count both
    sources of noise, the rollouts and the worlds: rollouts from one world form a cluster
    and the standard error is the cluster-robust one (`_standard_error`).
-4. The choice (`_choose`), the same rule for the card, the target and the number: the
-   option of best mean value, unless other options are within the 95% interval of their
+4. The choice (solver/hint/choice.py `choose`; solver/hint/options.py `decide`, step by
+   step), the same rule for the card, the target and the number: the option of best mean
+   value, unless other options are within the 95% interval of their
    paired difference to it; then the policy's likeliest of those.
 
 `answer(request)` is the one pipeline: a `HintRequest` (solver/hint/request.py, read and
@@ -49,7 +50,8 @@ from solver.search.resolve import ModelCannotExplain, SearchLimits, SearchUnfini
 from solver.search.single_agent import SearchTooShort, single_agent_search
 from solver.search.subgame import SubgameTooLarge
 from solver.hint.answer import SCHEMA, SCHEMA_VERSION, HintAnswer  # noqa: F401  (re-exported)
-from solver.hint.choice import Z95, _choose, _standard_error
+from solver.hint.choice import Z95, _standard_error, choose
+from solver.hint import options as hint_options
 from solver.hint.log import log_worlds, prior_worlds, summary_log_worlds
 from solver.hint.request import (SEARCH_MAX_PLAYERS, HintRequest,  # noqa: F401
                                  MatchContext, OpponentModelUse, check_game, match_context)
@@ -147,21 +149,34 @@ def _chosen_now(s, me) -> bool:
             and engine.current_actor(s) == me and s[L.S_PHASE] in (L.PH_TARGET, L.PH_NAME))
 
 
+def _applied(s, a):
+    t = s.copy()
+    engine.apply_action(t, a)
+    return t
+
+
+def option_tree(policies: PolicySet, me: int) -> hint_options.OptionTree:
+    """The Love Letter engine's decisions at a hint of seat `me` (solver/hint/options.py):
+    the play, then its target and number; the tables' probabilities (the first level that
+    has the key) break the rule's ties."""
+    chars = policies.characters
+
+    def probabilities(s, legal):
+        found = policies.lookup(s, me, len(legal))
+        return None if found is None else found[0]
+
+    return hint_options.OptionTree(
+        legal=_legal, apply=_applied, chosen_now=lambda s, prefix: _chosen_now(s, me),
+        probabilities=probabilities, words=lambda a: decision_to_string(a, chars),
+        decision=lambda s: L.PHASE_NAMES[s[L.S_PHASE]])
+
+
 def full_actions(s0, me) -> list[tuple[int, ...]]:
     """Every full action of mine from s0 (a play decision): play, target, number."""
-    out = []
-
-    def walk(s, prefix):
-        if prefix and not _chosen_now(s, me):
-            out.append(prefix)
-            return
-        for a in _legal(s):
-            t = s.copy()
-            engine.apply_action(t, a)
-            walk(t, prefix + (a,))
-
-    walk(s0.copy(), ())
-    return out
+    tree = hint_options.OptionTree(
+        legal=_legal, apply=_applied, chosen_now=lambda s, prefix: _chosen_now(s, me),
+        probabilities=None, words=None, decision=None)
+    return hint_options.full_actions(tree, s0.copy())
 
 
 def _rollouts(worlds, paths, me, policies, seconds, seed, rollouts=None, min_rollouts=64,
@@ -232,36 +247,6 @@ def _card_settled(values: np.ndarray, clusters: np.ndarray, cards: list[list[int
             if diff.mean() + Z95 * _standard_error(diff, clusters) >= 0:
                 return False
     return True
-
-
-def _decide(s, prefix, index_of, values, clusters, policies, me, follow=None):
-    """The decision after `prefix` (state s): each option valued by the rule applied
-    below it. Returns (the value row of the chosen line, its steps, its action ids).
-    follow: a full action whose steps to take instead of the rule's (by value)."""
-    if prefix in index_of:
-        return values[index_of[prefix]], [], []
-    legal = _legal(s)
-    lines = []
-    for a in legal:
-        t = s.copy()
-        engine.apply_action(t, a)
-        lines.append(_decide(t, prefix + (a,), index_of, values, clusters, policies, me,
-                             follow))
-    found = policies.lookup(s, me, len(legal))
-    probs = None if found is None else found[0]
-    chosen, stats, how = _choose(np.stack([row for row, _, _ in lines]), clusters, probs)
-    if follow is not None:
-        chosen, how = legal.index(follow[len(prefix)]), "value"
-    chars = policies.characters
-    options = [{"action": decision_to_string(a, chars), "action_id": a,
-                "probability": None if probs is None else float(probs[i]),
-                "full_action": _words([a] + lines[i][2], chars), **stats[i]}
-               for i, a in enumerate(legal)]
-    step = {"decision": L.PHASE_NAMES[s[L.S_PHASE]],
-            "chosen": decision_to_string(legal[chosen], chars),
-            "chosen_by": how, "options": options}
-    row, steps, ids = lines[chosen]
-    return row, [step] + steps, [legal[chosen]] + ids
 
 
 def _words(ids, chars) -> str:
@@ -374,7 +359,7 @@ def _run_single_agent(worlds, paths, me, policies, seconds, seed, samples):
 
 
 def search_overruled(stats: dict) -> bool:
-    """Whether a full action's rollout figures (`_choose`'s ev, vs_best, vs_best_ci95)
+    """Whether a full action's rollout figures (`choose`'s ev, vs_best, vs_best_ci95)
     put it more than GUARD_MARGIN below the best with the interval excluding 0."""
     return (stats["vs_best"] < -GUARD_MARGIN
             and stats["vs_best"] + stats["vs_best_ci95"] < 0)
@@ -517,17 +502,14 @@ def engine_answer(request: HintRequest) -> HintAnswer:
     if searching is not None:
         result, search_note, plain = searching.result()
     index_of = {path: i for i, path in enumerate(paths)}
+    tree = option_tree(policies, me)
     if result is not None and single_agent:
         # The plan's full action by the hint's own rule over the plan's values: the best,
         # the table breaking ties within the interval, step by step.
         plan_clusters = np.arange(result.plan.shape[1])
-        plan_lines = []
-        for a in legal:
-            t = s0.copy()
-            engine.apply_action(t, a)
-            plan_lines.append(_decide(t, (a,), index_of, result.plan, plan_clusters,
-                                      policies, me))
-        pick, _, _ = _choose(np.stack([row for row, _, _ in plan_lines]), plan_clusters,
+        _, plan_lines = hint_options.play_lines(tree, s0, index_of, result.plan,
+                                                plan_clusters)
+        pick, _, _ = choose(np.stack([row for row, _, _ in plan_lines]), plan_clusters,
                              probs)
         result.choose(tuple([legal[pick]] + plan_lines[pick][2]))
         policy_source = "search"
@@ -546,16 +528,12 @@ def engine_answer(request: HintRequest) -> HintAnswer:
                f"({how})")
     # The rule chooses by the round's margin, or with a match by the match utility.
     values = scored[0] if match is None else scored[1]
-    lines = []
-    for a in legal:
-        t = s0.copy()
-        engine.apply_action(t, a)
-        lines.append(_decide(t, (a,), index_of, values, clusters, policies, me))
-    best, stats, chosen_by = _choose(np.stack([row for row, _, _ in lines]), clusters, probs)
+    _, lines = hint_options.play_lines(tree, s0, index_of, values, clusters)
+    best, stats, chosen_by = choose(np.stack([row for row, _, _ in lines]), clusters, probs)
     chars = game.characters
     path_index = [index_of[tuple([a] + lines[i][2])] for i, a in enumerate(legal)]
     if match is not None:  # ev fields stay the round's; the match's beside them
-        _, round_stats, _ = _choose(scored[0][path_index], clusters, None)
+        _, round_stats, _ = choose(scored[0][path_index], clusters, None)
         stats = [{**round_stats[i], **_match_stats(stats[i], scored[2][path_index[i]],
                                                    clusters)} for i in range(len(legal))]
     plays = [{"action": decision_to_string(a, chars), "action_id": a,
@@ -564,22 +542,20 @@ def engine_answer(request: HintRequest) -> HintAnswer:
               "full_action": _words([a] + lines[i][2], chars), "steps": lines[i][1],
               **stats[i]}
              for i, a in enumerate(legal)]
-    _, path_stats, _ = _choose(scored[0], clusters, None)
+    _, path_stats, _ = choose(scored[0], clusters, None)
     if match is not None:
-        _, match_stats, _ = _choose(values, clusters, None)
+        _, match_stats, _ = choose(values, clusters, None)
         path_stats = [{**path_stats[i], **_match_stats(match_stats[i], scored[2][i], clusters)}
                       for i in range(len(paths))]
     recommendation = {"action": plays[best]["full_action"], "card": plays[best]["card"],
                       "chosen_by": chosen_by, "steps": plays[best]["steps"]}
     # The policy breaks ties within each step's interval; two such steps can leave the
     # full action past the guard's margin from the best one: then the best by value.
-    by_value = path_stats if match is None else _choose(values, clusters, None)[1]
+    by_value = path_stats if match is None else choose(values, clusters, None)[1]
     if search_overruled(by_value[path_index[best]]):
         top = int(np.argmax([st["ev"] for st in by_value]))
-        t = s0.copy()
-        engine.apply_action(t, paths[top][0])
-        _, steps, _ = _decide(t, paths[top][:1], index_of, values, clusters, policies, me,
-                              paths[top])
+        _, steps, _ = hint_options.decide(tree, _applied(s0, paths[top][0]), paths[top][:1],
+                                          index_of, values, clusters, paths[top])
         recommendation = {"action": _words(paths[top], chars),
                           "card": chars[paths[top][0] - L.PLAY].name,
                           "chosen_by": "value: the policy's tie-breaks went past the "
@@ -610,7 +586,7 @@ def engine_answer(request: HintRequest) -> HintAnswer:
         chosen = paths[top]
         # The guard: the rollouts judge the search's choice by the values the rule chooses
         # by (the round's margin, or the match utility).
-        guard = path_stats[top] if match is None else _choose(values, clusters, None)[1][top]
+        guard = path_stats[top] if match is None else choose(values, clusters, None)[1][top]
         if search_overruled(guard):
             overruled = {"search_choice": _words(chosen, chars),
                          "vs_best": guard["vs_best"], "vs_best_ci95": guard["vs_best_ci95"],

@@ -1,6 +1,7 @@
 """The hint's rule for every decision, for every game: each option's mean value and the
 95% interval of its difference to the best (cluster-robust standard errors), and the choice
-(`_choose`). solver/hint/advice.py and solver/han_solo/hint.py both choose by it."""
+(`choose`). Every game's hint chooses by it (solver/hint/options.py `decide`, each game's
+answer)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def _standard_error(x: np.ndarray, clusters: np.ndarray) -> float:
     return float(math.sqrt(g / (g - 1) * float((dev ** 2).sum())) / len(x))
 
 
-def _choose(rows: np.ndarray, clusters: np.ndarray, probs) -> tuple[int, list[dict], str]:
+def choose(rows: np.ndarray, clusters: np.ndarray, probs) -> tuple[int, list[dict], str]:
     """The rule for every decision: the option of best mean value; options whose paired
     difference to it is within its 95% interval are ties, and the policy's likeliest tie
     is chosen (the best mean when there is no policy). Returns (chosen, each option's

@@ -241,7 +241,10 @@ class HintRequest:
                 raise HintInputError("exploit", "applies only with opponent")
             if confidence != 0.5:
                 raise HintInputError("confidence", "applies only with opponent")
-        reader = games.hint_reader(data.get("game", games.DEFAULT))
+        name = data.get("game", games.DEFAULT)
+        if isinstance(name, str) and games.find(name) is None:
+            raise SituationError(f"game={name!r}: allowed are {', '.join(games.NAMES)}")
+        reader = games.hint_reader(name)
         for option, value, capability in (("score", score, "match"),
                                           ("opponent", opponent, "opponent_models")):
             if value and not getattr(reader.capabilities, capability):

@@ -1,5 +1,7 @@
-// The pages of `jabba serve`: advice (index.html) and play (play.html). Plain JavaScript,
-// no build step; everything comes from the JSON API (docs/play.md).
+// The pages of `jabba serve`: advice (index.html, one page for every game: /?game=NAME)
+// and play (play.html). Plain JavaScript, no build step; everything comes from the JSON
+// API (docs/play.md): the advice page builds its game's form from the game's description
+// (GET /api/meta?game=NAME, "advice": its form, cards, player counts, example).
 "use strict";
 
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -85,15 +87,41 @@ function fillSelect(select, values, chosen, label = (v) => v) {
 
 // Advice ------------------------------------------------------------------------------
 
-// What the table can see of a play, by the card's effect (docs/hint.md "What the table saw").
+// The advice page: the game picker, then the form the game's description names (a
+// <template> of index.html), which sends the situation to POST /api/hint.
+function advicePage(meta) {
+  const game = meta.advice;
+  document.title = `${game.title}: advice`;
+  $("#title").textContent = game.title;
+  const titles = Object.fromEntries(meta.games.map((g) => [g.name, g.title]));
+  fillSelect($("#game"), meta.games.map((g) => g.name), game.game, (name) => titles[name]);
+  $("#game").addEventListener("change", (e) => {
+    window.location.search = `?game=${encodeURIComponent(e.target.value)}`;
+  });
+  $("#form").replaceChildren($(`#form-${game.form}`).content.cloneNode(true));
+  FORMS[game.form](game);
+}
+
+function showError(message) {
+  $("#answer").hidden = false;
+  $("#error").hidden = false; $("#error").textContent = message;
+}
+function hideError() { $("#error").hidden = true; }
+
+// The form "cards" (the Love Letter engine's games): a situation by clicking its cards into
+// places, or a pasted log. What the table can see of a play, by the card's effect
+// (docs/hint.md "What the table saw").
 const TARGETED = new Set(["guess", "guess_counter", "peek", "peek_or_set_aside", "compare",
-  "eliminate_if_side", "look_may_trade", "steal_hand"]);
+  "eliminate_if_side", "look_may_trade", "steal_hand", "discard_redraw", "trade_hands"]);
+const MAY_CHOOSE_ONESELF = new Set(["discard_redraw"]);  // the classic Prince (C4)
 const NAMES_A_NUMBER = new Set(["guess", "guess_counter"]);
 const CAN_HIT = new Set(["guess", "guess_counter", "compare", "eliminate_if_side"]);
 const LOOKS = new Set(["peek", "peek_or_set_aside", "compare", "look_may_trade"]);
 
-function advicePage(meta) {
-  const byShort = Object.fromEntries(meta.cards.map((c) => [c.short, c]));
+function cardsForm(game) {
+  const byShort = Object.fromEntries(game.cards.map((c) => [c.short, c]));
+  const setAside = game.cards.some((c) => c.effect === "peek_or_set_aside");  // R2-D2's
+  const returner = game.cards.find((c) => c.effect === "draw_keep_return");  // Leia, Chancellor
   const state = {
     mode: "cards", active: "hand", editing: null,
     hand: [], face_up: [], areas: {}, out: new Set(), protected: new Set(),
@@ -102,8 +130,9 @@ function advicePage(meta) {
   const players = () => Number($("#players").value);
   const seat = () => Number($("#seat").value);
 
-  fillSelect($("#players"), [2, 3, 4, 5, 6], 2);
-  fillSelect($("#agenda"), meta.agendas, "exalted_one");
+  fillSelect($("#players"), game.players, 2);
+  fillSelect($("#agenda"), game.agendas, game.agendas[0]);
+  $("#agenda-field").hidden = !game.agendas.length;
   const seats = () => fillSelect($("#seat"), [...Array(players()).keys()], Math.min(seat() || 0, players() - 1));
   seats();
   $("#players").addEventListener("change", () => { seats(); prune(); render(); });
@@ -125,7 +154,7 @@ function advicePage(meta) {
   function place(field) {
     const [kind, arg] = field.split(":");
     if (kind === "hand") return {label: "your hand", max: 2, list: state.hand};
-    if (kind === "face_up") return {label: "the face-up cards", max: 3, list: state.face_up};
+    if (kind === "face_up") return {label: "the face-up cards", max: game.face_up_2p, list: state.face_up};
     if (kind === "area") {
       state.areas[arg] = state.areas[arg] || [];
       return {label: `p${arg}'s play area`, max: 30, list: state.areas[arg], area: true};
@@ -217,15 +246,15 @@ function advicePage(meta) {
       knows.push(field(`saw:${p}`, `You know p${p} holds`, state.saw[p] ? [chip(state.saw[p], () => { delete state.saw[p]; render(); })] : []));
       knows.push(field(`seen_by:${p}`, `p${p} knows your`, state.seen_by[p] ? [chip(state.seen_by[p], () => { delete state.seen_by[p]; render(); })] : []));
     }
-    knows.push(field("set_aside", "The set-aside card (R2-D2)", state.set_aside ? [chip(state.set_aside, () => { state.set_aside = null; render(); })] : []));
-    knows.push(field("bottom", "Under the deck (your Leia)", state.bottom.map((c, i) => chip(c, () => { state.bottom.splice(i, 1); render(); }))));
+    if (setAside) knows.push(field("set_aside", "The set-aside card (R2-D2)", state.set_aside ? [chip(state.set_aside, () => { state.set_aside = null; render(); })] : []));
+    if (returner) knows.push(field("bottom", `Under the deck (your ${returner.name})`, state.bottom.map((c, i) => chip(c, () => { state.bottom.splice(i, 1); render(); }))));
     const open = $("#knowledge") ? $("#knowledge").open : false;
     const details = el("details", {id: "knowledge", open: open || knows.some((k) => k.classList.contains("active")) ? "" : null},
       el("summary", {}, "What you know of hidden cards"), knows);
     fill($("#fields"), ...rows, details);
     $("#active-label").textContent = `go to ${place(state.active).label}`;
     const used = counts();
-    fill($("#cards"), ...meta.cards.map((c) => el("button", {
+    fill($("#cards"), ...game.cards.map((c) => el("button", {
       type: "button", class: `card ${c.side}`, "data-card": c.short, title: c.text, onclick: () => addCard(c.short)},
     el("b", {}, String(c.number)), ` ${c.name} `, el("small", {}, `${c.copies - (used[c.short] || 0)}/${c.copies}`))));
     renderEditor();
@@ -239,7 +268,8 @@ function advicePage(meta) {
     const [owner, index] = state.editing;
     const item = state.areas[owner][index];
     const n = players();
-    const seatOptions = [...Array(n).keys()].filter((p) => p !== Number(owner));
+    const effect = byShort[item.card].effect;
+    const seatOptions = [...Array(n).keys()].filter((p) => p !== Number(owner) || MAY_CHOOSE_ONESELF.has(effect));
     const select = (name, values, current, labels) => el("select", {"data-edit": name, onchange: (e) => {
       const v = e.target.value;
       item[name] = v === "" ? null : (name === "target" && v === "set-aside" ? v : (["seen", "shown"].includes(name) ? v : Number(v)));
@@ -247,9 +277,8 @@ function advicePage(meta) {
     }}, el("option", {value: ""}, "not said"), values.map((v, i) => el("option", {value: v, selected: String(current) === String(v) ? "" : null}, labels ? labels[i] : String(v))));
     const check = (name, label) => el("label", {class: "check"}, el("input", {type: "checkbox", "data-edit": name, checked: item[name] ? "" : null,
       onchange: (e) => { item[name] = e.target.checked; render(); }}), label);
-    const cardNames = meta.cards.map((c) => c.short);
-    const labels = meta.cards.map((c) => c.name);
-    const effect = byShort[item.card].effect;
+    const cardNames = game.cards.map((c) => c.short);
+    const labels = game.cards.map((c) => c.name);
     const played = !item.took;
     const targets = effect === "peek_or_set_aside" ? [...seatOptions, "set-aside"] : seatOptions;
     box.hidden = false;
@@ -260,8 +289,8 @@ function advicePage(meta) {
         n > 2 && item.took ? el("label", {}, "from ", select("from", seatOptions, item.from, seatOptions.map((p) => `p${p}`))) : null),
       played && TARGETED.has(effect) ? el("div", {class: "row"},
         el("label", {}, "chose ", select("target", targets, item.target, targets.map((p) => (p === "set-aside" ? "the set-aside card" : `p${p}`)))),
-        NAMES_A_NUMBER.has(effect) ? el("label", {}, "named ", select("named", [...Array(9).keys()], item.named)) : null,
-        effect === "guess_counter" ? el("label", {}, "named back ", select("named_back", [...Array(9).keys()], item.named_back)) : null,
+        NAMES_A_NUMBER.has(effect) ? el("label", {}, "named ", select("named", game.numbers, item.named)) : null,
+        effect === "guess_counter" ? el("label", {}, "named back ", select("named_back", game.numbers, item.named_back)) : null,
         CAN_HIT.has(effect) ? check("hit", effect === "compare" ? "somebody went out" : "the chosen went out") : null,
         effect === "look_may_trade" ? check("traded", "traded hands") : null) : null,
       played && LOOKS.has(effect) ? el("div", {class: "row"},
@@ -274,7 +303,8 @@ function advicePage(meta) {
   }
 
   function situation() {
-    const data = {players: players(), agenda: $("#agenda").value};
+    const data = {game: game.game, players: players()};
+    if (game.agendas.length) data.agenda = $("#agenda").value;
     if (state.mode === "log") {
       const text = $("#log").value;
       if (!/^\s*p\d+\s+hand:/i.test(text)) data.seat = seat();
@@ -297,12 +327,6 @@ function advicePage(meta) {
     return data;
   }
 
-  function showError(message) {
-    $("#answer").hidden = false;
-    $("#error").hidden = false; $("#error").textContent = message;
-  }
-  function hideError() { $("#error").hidden = true; }
-
   async function ask() {
     const body = situation();
     const query = new URLSearchParams({seconds: $("#seconds").value || "0.25", seed: $("#seed").value || "0"});
@@ -315,7 +339,7 @@ function advicePage(meta) {
   function showAnswer(a) {
     $("#answer").hidden = false; $("#result").hidden = false;
     const s = a.situation;
-    $("#summary").textContent = `${s.players} players, ${s.agenda}, you are seat ${s.seat}: hand ${s.hand.join(", ")}; deck ${s.deck}`;
+    $("#summary").textContent = `${s.players} players, ${s.agenda || s.game}, you are seat ${s.seat}: hand ${s.hand.join(", ")}; deck ${s.deck}`;
     $("#recommendation").textContent = `Recommended: ${a.recommendation.action}`;
     // With the search: its probability and value (the re-solved play of everyone) beside
     // the table's probability and the rollout EV (the table plays on), as `jabba hint` shows.
@@ -376,6 +400,117 @@ function advicePage(meta) {
   });
   render();
 }
+
+// The form "events" (the Han Solo card game): a situation set up by clicking (your hand,
+// the pot, the round's moves as a log) and POST /api/hint's answer, the same as
+// `jabba hint --game han_solo --json` (docs/han-solo.md "Hints").
+function eventsForm(game) {
+  const hs = game;
+  const state = {hand: [], log: [], pending: null, active: "hand"};
+  const players = () => Number($("#players").value);
+  const seat = () => Number($("#seat").value);
+  const colour = (card) => card.split(" ")[0];  // green, red or blue (style.css)
+
+  fillSelect($("#players"), hs.players, 2);
+  function seats() {
+    fillSelect($("#seat"), [...Array(players()).keys()], Math.min(seat() || 0, players() - 1));
+    fillSelect($("#actor"), [...Array(players()).keys()], 0, (p) => `p${p}`);
+    fill($("#pot"), "Pot ", [...Array(players()).keys()].map((i) => {
+      const select = el("select", {"data-pot": i});
+      fillSelect(select, hs.tokens, i === 0 ? "green" : "gold");
+      return select;
+    }));
+  }
+  seats();
+  $("#players").addEventListener("change", () => { seats(); render(); });
+  $("#seat").addEventListener("change", render);
+
+  function add(line) { state.log.push(line); state.pending = null; render(); }
+  function move(kind) {
+    const p = Number($("#actor").value);
+    if (kind === "discard" || (kind === "draw" && p === seat())) {
+      state.pending = {kind, p}; state.active = "log"; render(); return;
+    }
+    add(`p${p} ${kind}`);
+  }
+  document.querySelectorAll("[data-move]").forEach((b) => b.addEventListener("click", () => move(b.dataset.move)));
+  document.querySelectorAll("[data-dice]").forEach((b) => b.addEventListener("click", () => add(`dice ${b.dataset.dice}`)));
+  $("#flip").addEventListener("click", () => { state.pending = {kind: "flip"}; state.active = "log"; render(); });
+  $("#to-hand").addEventListener("click", () => { state.pending = null; state.active = "hand"; render(); });
+  $("#undo").addEventListener("click", () => { state.log.pop(); state.pending = null; render(); });
+
+  function clickCard(card) {
+    if (state.pending) {
+      const {kind, p} = state.pending;
+      add(kind === "flip" ? `flip ${card}` : `p${p} ${kind} ${card}`);
+      return;
+    }
+    if (state.hand.length >= hs.max_hand) { showError(`a hand holds at most ${hs.max_hand} cards; click one to remove it`); return; }
+    state.hand.push(card);
+    render();
+  }
+
+  function render() {
+    $("[data-field=hand]").classList.toggle("active", state.active === "hand" && !state.pending);
+    fill($("#hand"), state.hand.length ? state.hand.map((c, i) => el("button", {type: "button", class: `chip ${colour(c)}`,
+      onclick: () => { state.hand.splice(i, 1); render(); }}, c)) : el("span", {class: "empty"}, "none"));
+    fill($("#log"), state.log.map((line) => el("li", {}, line)));
+    $("#pending").textContent = state.pending
+      ? (state.pending.kind === "flip" ? "click the card turned up" : `click the card p${state.pending.p} ${state.pending.kind === "draw" ? "drew" : "put down"}`)
+      : `cards go to your hand (${state.hand.length} now)`;
+    fill($("#cards"), hs.cards.map((c) => el("button", {type: "button", class: `card ${colour(c)}`,
+      "data-card": c, onclick: () => clickCard(c)}, c)));
+  }
+
+  function situation() {
+    return {game: hs.game, players: players(), seat: seat(), hand: [...state.hand],
+      pot: [...document.querySelectorAll("[data-pot]")].map((s) => s.value), log: state.log.join("; ")};
+  }
+  async function ask() {
+    const body = situation();
+    const query = new URLSearchParams({seed: $("#seed").value || "0", rollouts: $("#rollouts").value || "1000"});
+    await askHint(query, body, show, showError);
+  }
+
+  function show(a) {
+    $("#answer").hidden = false; $("#result").hidden = false;
+    const s = a.situation;
+    $("#summary").textContent = `${s.players} players, you are seat ${s.seat}: hand ${s.hand.join(", ")} (total ${signed(s.hand_total, 0)}); ` +
+      `turn ${s.turn} of ${s.turns}, ${s.decision}; discard top ${s.discard_top || "-"}; pot ${s.pot ? s.pot.join(", ") : "unknown"}; draw pile ${s.deck}`;
+    $("#recommendation").textContent = `Recommended: ${a.recommendation.action}`;
+    fill($("#plays thead"), el("tr", {}, el("th", {}, "option"), el("th", {}, "then"), el("th", {}, "table"),
+      el("th", {}, "EV"), el("th", {class: "vs"}, "vs best")));
+    fill($("#plays tbody"), a.plays.map((p) => el("tr", {class: p.full_action === a.recommendation.action ? "best" : ""},
+      el("td", {}, p.action), el("td", {}, p.full_action.split(", ").slice(1).join(", ")),
+      el("td", {class: "num"}, p.probability === null ? "-" : pct(p.probability)),
+      el("td", {class: "num"}, `${signed(p.ev)} ± ${p.ev_ci95.toFixed(3)}`),
+      el("td", {class: "num vs"}, `${signed(p.vs_best)} ± ${p.vs_best_ci95.toFixed(3)}`))));
+    fill($("#steps"), a.plays.flatMap((p) => p.steps.map((step) => el("p", {class: "small"},
+      `after "${p.action}": `, [...step.options].sort((x, y) => y.ev - x.ev)
+        .map((o) => `${o.action} ${signed(o.ev, 2)}`).join(", ")))));
+    $("#opponents-title").textContent = "What the others hold (hand total)";
+    fill($("#opponents"), a.opponents.map((o) => {
+      const zero = o.total.filter((t) => t.total === 0).reduce((x, t) => x + t.probability, 0);
+      return el("div", {class: "opponent"},
+        el("h4", {}, `p${o.seat}: ${o.cards.map((c) => `${c.cards} cards${c.probability < 0.999 ? ` ${pct(c.probability)}` : ""}`).join(", ")}; zero ${pct(zero)}`),
+        [...o.total].sort((x, y) => y.probability - x.probability).slice(0, 8).map((t) => el("div", {class: "bar"},
+          el("span", {class: "fill", style: `width:${(100 * t.probability).toFixed(1)}%`}),
+          el("span", {class: "label"}, `total ${signed(t.total, 0)}: ${pct(t.probability)}`))));
+    }));
+    const r = a.rollouts, post = a.posterior;
+    $("#source").textContent = `policy: ${a.policy.detail}; posterior: ${post.basis}, ${post.worlds} worlds (effective ${Math.round(post.effective_sample_size)}); ` +
+      `values from ${r.count.toLocaleString()} rollouts; ${a.seconds.toFixed(2)} s`;
+  }
+
+  $("#ask").addEventListener("click", ask);
+  $("#clear").addEventListener("click", () => {
+    Object.assign(state, {hand: [], log: [], pending: null, active: "hand"});
+    $("#answer").hidden = true; render();
+  });
+  render();
+}
+
+const FORMS = {cards: cardsForm, events: eventsForm};
 
 // Play --------------------------------------------------------------------------------
 
@@ -505,9 +640,16 @@ function playPage(meta) {
 
 (async () => {
   watchStatus();
-  const meta = await api("/api/meta");
-  if (document.body.dataset.page === "advice") advicePage(meta);
-  else if (document.body.dataset.page === "han_solo") hanSoloPage(meta);  // han_solo.js
-  else playPage(meta);
+  if (document.body.dataset.page === "advice") {
+    const game = new URLSearchParams(window.location.search).get("game");
+    try {
+      advicePage(await api(game === null ? "/api/meta" : `/api/meta?game=${encodeURIComponent(game)}`));
+    } catch (err) {  // an unknown game: the server's message names the games
+      $("#setup").hidden = true;
+      showError(err.message);
+    }
+  } else {
+    playPage(await api("/api/meta"));
+  }
   document.body.dataset.loaded = "yes";
 })();
