@@ -71,11 +71,10 @@ def test_identity_is_the_information_state_partition(small_nodes):
 
 
 def test_coarser_levels_have_fewer_keys(small_nodes):
-    """identity, counting, fine, coarse: each coarser than the one before. (`many` and
-    `many_fine` sum
+    """identity, counting, fine, coarse: each coarser than the one before. (`many` sums
     the opponents up instead of keying each: a 2-player deck is not what it is for, see
     tests/test_abstraction_many.py.)"""
-    ordered = [i for i, level in enumerate(LEVELS) if level not in (A.MANY, A.MANY_FINE)]
+    ordered = [i for i, level in enumerate(LEVELS) if level != A.MANY]
     counts = [len({keys[i] for _, keys, _ in small_nodes}) for i in ordered]
     assert counts == sorted(counts, reverse=True), counts
     assert counts[-1] < counts[0] / 4  # the coarse level really is coarse

@@ -84,34 +84,6 @@ def test_a_play_key_is_exactly_the_documented_features(players, agenda):
     assert len(key_of) > 200
 
 
-def _decision_states(players, agenda, rounds, seed):
-    game = load(players=players, agenda=agenda)
-    rng = random.Random(seed)
-    for _ in range(rounds):
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if not state.is_chance_node():
-                yield state._s.copy(), state.current_player()
-            state.apply_action(random_action(state, rng))
-
-
-@pytest.mark.parametrize("players,agenda", [(4, "rescue_mission"), (5, "exalted_one")])
-def test_many_fine_refines_many(players, agenda):
-    """`many_fine` only adds features to `many`: one `many_fine` key is never two `many`
-    keys, at every phase; and it does tell apart target decisions `many` merges."""
-    many_of = {}
-    target_keys = {A.MANY: set(), A.MANY_FINE: set()}
-    for s, p in _decision_states(players, agenda, 120, 7 + players):
-        fine = int(A.abstract_key(s, p, A.MANY_FINE))
-        many = int(A.abstract_key(s, p, A.MANY))
-        assert many_of.setdefault(fine, many) == many
-        if s[L.S_PHASE] == L.PH_TARGET:
-            target_keys[A.MANY].add(many)
-            target_keys[A.MANY_FINE].add(fine)
-    split = len(target_keys[A.MANY_FINE]) - len(target_keys[A.MANY])
-    assert split > 0, target_keys
-
-
 @pytest.mark.slow
 def test_many_saturates_where_coarse_does_not():
     """4 players, MCCFR from one seed: `many` adds few keys from its 400th to its 800th

@@ -77,10 +77,9 @@ FINE = 1
 COARSE = 2
 COUNTING = 3
 MANY = 4
-MANY_FINE = 5
 # Finest first (solver/policies/shipped.py looks tables up in this order).
 LEVELS = {"identity": IDENTITY, "counting": COUNTING, "fine": FINE, "coarse": COARSE,
-          "many_fine": MANY_FINE, "many": MANY}
+          "many": MANY}
 # Bump whenever the keys of any level change: tables and policy files store it and are
 # refused by another version (their keys would silently mean something else).
 VERSION = 1
@@ -693,12 +692,11 @@ _MEAN_EDGES_MANY = np.array([35], dtype=np.int64)
 
 
 @njit(cache=True)
-def _mix_unseen(h, t, rules, fine):
+def _mix_unseen(h, t, rules):
     """One summary of what every unknown opponent card can be: the Rebel share (<25%,
-    <45%, more; `fine`: `fine`'s five buckets) and the mean number (<3.5, more) of the
-    unseen cards, no per-seat constraint."""
-    return _mix_shares(h, t, T_UNSEEN, _REBEL_EDGES_FINE if fine else _REBEL_EDGES_COARSE,
-                       _MEAN_EDGES_MANY, rules)
+    <45%, more) and the mean number (<3.5, more) of the unseen cards, no per-seat
+    constraint."""
+    return _mix_shares(h, t, T_UNSEEN, _REBEL_EDGES_COARSE, _MEAN_EDGES_MANY, rules)
 
 
 @njit(cache=True)
@@ -723,13 +721,12 @@ def _mix_opponents(h, s, player, t, n):
 
 
 @njit(cache=True)
-def _many_key(s, player, t, fine):
-    """`many_key` (`fine`: `many_fine_key`) from `track`'s output in the work space t
-    (KEY_WORK_SIZE)."""
+def _many_key(s, player, t):
+    """`many_key` from `track`'s output in the work space t (KEY_WORK_SIZE)."""
     n = s[L.S_NUM_PLAYERS]
     phase = s[L.S_PHASE]
     rules = s[L.S_RULES]
-    h = _mix(_FNV_OFFSET, 100 + (MANY_FINE if fine else MANY))
+    h = _mix(_FNV_OFFSET, 100 + MANY)
     h = _mix(h, phase)
     if phase != L.PH_TARGET:  # (a target is chosen for the card being played)
         for j in range(t[T_HAND_N]):
@@ -740,7 +737,7 @@ def _many_key(s, player, t, fine):
     deck = s[L.S_UNKNOWN_DECK] + s[L.S_QUEUE_LEN]
     if phase == L.PH_PLAY:
         h = _mix_opponents(h, s, player, t, n)
-        h = _mix_unseen(h, t, rules, fine)
+        h = _mix_unseen(h, t, rules)
         h = _mix(h, _bucket(deck, _DECK_EDGES_MANY))
         h = _agenda(h, s, player, t, n)
     elif phase == L.PH_TARGET:
@@ -756,27 +753,19 @@ def _many_key(s, player, t, fine):
                 h = _mix(h, t[T_KNOWN + q])
                 if leader >= 0:
                     h = _mix(h, 1 if q == leader else 0)
-                if fine:
-                    h = _mix(h, t[T_LAST_PLAY + q])
-                    if t[T_KNOWN + q] < 0:
-                        _hand_counts(t, q)
-                        h = _mix_summary(h, t, True, rules)
         if (CARD_TABLES[rules, s[L.S_PENDING_CARD], COL_EFFECT] == _PEEK_OR_SET_ASIDE
                 and s[L.S_SET_ASIDE_GONE] == 0):
             mask |= 1
         if CARD_TABLES[rules, s[L.S_PENDING_CARD], COL_EFFECT] == _DISCARD_REDRAW:
             mask |= 2 << player  # a classic Prince may choose its own player
         h = _mix(h, mask)
-        h = _mix_unseen(h, t, rules, fine)
+        h = _mix_unseen(h, t, rules)
         h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
     elif phase == L.PH_NAME or phase == L.PH_COUNTER:
-        q = _other(s)
-        h = _mix_other_card(h, t, q, rules)
-        if fine and t[T_KNOWN + q] < 0:
-            h = _mix(h, t[T_LAST_PLAY + q])
+        h = _mix_other_card(h, t, _other(s), rules)
     elif phase == L.PH_KEEP:
         h = _mix_opponents(h, s, player, t, n)
-        h = _mix_unseen(h, t, rules, fine)
+        h = _mix_unseen(h, t, rules)
         h = _mix(h, _bucket(deck, _DECK_EDGES_SHORT))
     elif phase == L.PH_ORDER:
         h = _mix(h, t[T_RETURNING])
@@ -793,8 +782,8 @@ def _many_key(s, player, t, fine):
 def _bucketed_key(s, player, level, t):
     """`coarse_key`, `fine_key`, `counting_key` and `many_key` (by `level`) from
     `track`'s output in the work space t (KEY_WORK_SIZE); see their docstrings."""
-    if level == MANY or level == MANY_FINE:
-        return _many_key(s, player, t, level == MANY_FINE)
+    if level == MANY:
+        return _many_key(s, player, t)
     n = s[L.S_NUM_PLAYERS]
     phase = s[L.S_PHASE]
     fine = level != COARSE
@@ -946,24 +935,10 @@ def many_key(s, player):
 
 
 @njit(cache=True)
-def many_fine_key(s, player):
-    """Level 5, `many_fine`: `many` with what `fine` adds to `coarse` at 2 players, for
-    the seats a decision chooses: at 'target', per choosable opponent their last played
-    card and, unless their card is known, `fine`'s summary of what it can be (five Rebel
-    buckets, the mean number); at 'name' and 'counter', the other player's last played
-    card; the unseen summary in `fine`'s five Rebel buckets (docs/solving.md "Training to
-    saturation at 4–6 players" measures it against `many`).
-    """
-    return _bucketed_key(s, player, MANY_FINE, _tracked(s, player))
-
-
-@njit(cache=True)
 def abstract_key(s, player, level):
     """The key of `player`'s information state at `level` (LEVELS); 0 never occurs."""
     if level == MANY:
         return many_key(s, player)
-    if level == MANY_FINE:
-        return many_fine_key(s, player)
     if level == FINE:
         return fine_key(s, player)
     if level == COARSE:
