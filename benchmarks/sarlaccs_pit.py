@@ -1,0 +1,143 @@
+"""Battle at Sarlacc's Pit (sarlaccs_pit) measured (docs/sarlaccs-pit.md):
+
+    python benchmarks/sarlaccs_pit.py speed [--games 2000]
+    python benchmarks/sarlaccs_pit.py exact --game tiny2 [--results DIR]
+    python benchmarks/sarlaccs_pit.py tournament [--deals 20000] [--results DIR]
+
+speed: the game's size (turns, actions and decisions a game) and play-out speed, games
+and turns a second through the shared play-out loop (each heuristic against itself, one
+thread). exact: solver/sarlaccs_pit/exact.py's study of a reduced game, written as
+exploitability_sarlaccs_pit_<game>_2p.{json,csv}. tournament: the heuristics' duplicate-
+deal cross table on the full game, 2 players, written as
+tournament_sarlaccs_pit_2p.{json,csv}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pyspiel
+
+import spiel_game  # noqa: F401
+
+from solver import provenance
+from solver.reports.csv import table as csv_table
+
+
+def _command(argv) -> str:
+    return "python benchmarks/sarlaccs_pit.py " + " ".join(argv)
+
+
+def speed(args, argv) -> dict:
+    from spiel_game.sarlacc.layout import S_ACTIONS, S_TURN
+
+    from solver.sarlaccs_pit.features import HEURISTIC_NAMES
+    from solver.sarlaccs_pit.playout import SARLACC_GAME
+    from solver.sim.playout import play_out  # noqa: F401  (the shared loop, below)
+    from solver.sarlaccs_pit.commands import duplicate_match
+
+    game = pyspiel.load_game("sarlaccs_pit", {"players": args.players})
+    rows = []
+    for kind, name in enumerate(HEURISTIC_NAMES):
+        duplicate_match(game, kind, kind, 2, args.seed)  # compile outside the clock
+        clock = time.perf_counter()
+        r = duplicate_match(game, kind, kind, args.games // args.players, args.seed)
+        seconds = time.perf_counter() - clock
+        rows.append({"policy": name, "games": r["games"], "seconds": round(seconds, 2),
+                     "games_per_second": round(r["games"] / seconds, 1)})
+        print(rows[-1])
+    # The game's size: turns and actions of games of each heuristic, played by the engine.
+    from spiel_game.sarlacc import engine
+    rng = np.random.default_rng(args.seed)
+    sizes = {}
+    for kind, name in enumerate(HEURISTIC_NAMES):
+        turns, actions = [], []
+        for _ in range(200):
+            s = SARLACC_GAME.root(game)
+            buf = np.empty(200, np.int32)
+            probs = np.empty(200)
+            out = np.empty(200)
+            from solver.sarlaccs_pit.features import heuristic_probs
+            while not engine.is_terminal(s):
+                if engine.is_chance(s):
+                    m = engine.chance_outcomes(s, buf, probs)
+                    a = buf[rng.choice(m, p=probs[:m] / probs[:m].sum())]
+                else:
+                    m = engine.legal_actions(s, buf)
+                    heuristic_probs(s, kind, buf, m, out)
+                    a = buf[rng.choice(m, p=out[:m] / out[:m].sum())]
+                engine.apply_action(s, a)
+            turns.append(int(s[S_TURN]))
+            actions.append(int(s[S_ACTIONS]))
+        sizes[name] = {"turns_mean": float(np.mean(turns)), "turns_max": max(turns),
+                       "actions_mean": float(np.mean(actions))}
+        rows[kind]["turns_per_game"] = sizes[name]["turns_mean"]
+        rows[kind]["turns_per_second"] = round(rows[kind]["games_per_second"]
+                                               * sizes[name]["turns_mean"], 1)
+        print(name, sizes[name])
+    return {**provenance.header(game, command=_command(argv)),
+            "what": "play-out speed through the shared loop (duplicate deals, each heuristic "
+                    "against itself, one thread) and game size (200 games each)",
+            "rows": rows, "sizes": sizes}
+
+
+def exact(args, argv) -> dict:
+    from solver.sarlaccs_pit.exact import study
+
+    return study(args.game, iterations=tuple(args.iterations), command=_command(argv))
+
+
+def tournament(args, argv) -> dict:
+    from solver.sarlaccs_pit.commands import cross_table
+    from solver.sarlaccs_pit.features import HEURISTIC_NAMES
+
+    game = pyspiel.load_game("sarlaccs_pit", {"players": args.players})
+    clock = time.perf_counter()
+    rows = cross_table(game, list(HEURISTIC_NAMES), args.deals, args.seed)
+    for r in rows:
+        m = r["margin"]
+        print(f"{r['policy']:18s} v {r['opponent']:18s} margin {m['mean']:+.3f} "
+              f"[{m['low']:+.3f}, {m['high']:+.3f}] win {r['win_rate']['mean']:.3f}")
+    return {**provenance.header(game, seconds=time.perf_counter() - clock,
+                                command=_command(argv)),
+            "what": "duplicate-deal tournament, sarlaccs_pit: margin = the policy's Jedi "
+                    "points less its opponent's a game (both seatings of each deal), 95% "
+                    "intervals; win rate: more points (a tie half)",
+            "deals": args.deals, "seed": args.seed, "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    import sys
+
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=("speed", "exact", "tournament"))
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--deals", type=int, default=20_000)
+    parser.add_argument("--game", default="tiny2")
+    parser.add_argument("--iterations", type=int, nargs="+", default=[10, 100, 1000, 10000])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--results", metavar="DIR", help="write the record into DIR")
+    args = parser.parse_args(argv)
+    record = {"speed": speed, "exact": exact, "tournament": tournament}[args.what](args, argv)
+    if args.results:
+        stem = {"speed": f"sarlaccs_pit_speed_{args.players}p",
+                "exact": f"exploitability_sarlaccs_pit_{args.game}_2p",
+                "tournament": f"tournament_sarlaccs_pit_{args.players}p"}[args.what]
+        path = Path(args.results) / f"{stem}.json"
+        provenance.write_json(path, record)
+        rows = [{k: (v["mean"] if isinstance(v, dict) and "mean" in v else v)
+                 for k, v in r.items() if not isinstance(v, list)} for r in record["rows"]]
+        header = list(rows[0])
+        provenance.write_atomic(path.with_suffix(".csv"), csv_table(
+            header, [[r.get(h) for h in header] for r in rows]).encode())
+        print(f"wrote {path}, .csv")
+    return record
+
+
+if __name__ == "__main__":
+    main()
