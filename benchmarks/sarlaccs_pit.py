@@ -3,13 +3,15 @@
     python benchmarks/sarlaccs_pit.py speed [--games 2000]
     python benchmarks/sarlaccs_pit.py exact --game tiny2 [--results DIR]
     python benchmarks/sarlaccs_pit.py tournament [--deals 20000] [--results DIR]
+    python benchmarks/sarlaccs_pit.py train --seconds 1080 --checkpoint CKPT --out FILE
 
 speed: the game's size (turns, actions and decisions a game) and play-out speed, games
 and turns a second through the shared play-out loop (each heuristic against itself, one
 thread). exact: solver/sarlaccs_pit/exact.py's study of a reduced game, written as
 exploitability_sarlaccs_pit_<game>_2p.{json,csv}. tournament: the heuristics' duplicate-
 deal cross table on the full game, 2 players, written as
-tournament_sarlaccs_pit_2p.{json,csv}.
+tournament_sarlaccs_pit_2p.{json,csv}. train: an MCCFR table on the shared driver (also
+`jabba solve --game sarlaccs_pit --algorithm mccfr`).
 """
 
 from __future__ import annotations
@@ -109,12 +111,32 @@ def tournament(args, argv) -> dict:
             "deals": args.deals, "seed": args.seed, "rows": rows}
 
 
+def train_table(args, argv) -> dict:
+    """MCCFR on the shared driver (solver/mccfr/train.py: budget, checkpoints, resume,
+    the memory limit, Ctrl-C), the table written to --out."""
+    from solver.mccfr.train import train
+    from solver.sarlaccs_pit.abstraction import level_id
+    from solver.sarlaccs_pit.table_policy import export_table
+
+    game = pyspiel.load_game("sarlaccs_pit", {"players": args.players})
+    outcome = train(game, level_id(args.level), args.iterations_total, args.seconds,
+                    threads=1, seed=args.seed, checkpoint=args.checkpoint,
+                    checkpoint_every=args.checkpoint_every, resume=args.resume, log=print)
+    solver = outcome.solver
+    header = export_table(solver, args.out, command=_command(argv),
+                          stopped_by=outcome.stopped_by)
+    print(f"MCCFR ({args.level}): {solver.iterations:,} iterations, {solver.num_keys:,} "
+          f"keys in {solver.seconds:.1f} s (stopped by {outcome.stopped_by}); wrote "
+          f"{args.out} ({header['keys']:,} keys)")
+    return header
+
+
 def main(argv: list[str] | None = None) -> dict:
     import sys
 
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("speed", "exact", "tournament"))
+    parser.add_argument("what", choices=("speed", "exact", "tournament", "train"))
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--deals", type=int, default=20_000)
@@ -122,7 +144,16 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--iterations", type=int, nargs="+", default=[10, 100, 1000, 10000])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--results", metavar="DIR", help="write the record into DIR")
+    parser.add_argument("--level", default="compact", help="train: the abstraction level")
+    parser.add_argument("--seconds", type=float, help="train: this session's budget")
+    parser.add_argument("--iterations-total", type=int, help="train: the run's iterations")
+    parser.add_argument("--checkpoint", type=Path, help="train: the checkpoint file")
+    parser.add_argument("--checkpoint-every", type=float, default=120.0)
+    parser.add_argument("--resume", action="store_true", help="train: from --checkpoint")
+    parser.add_argument("--out", type=Path, help="train: the table file")
     args = parser.parse_args(argv)
+    if args.what == "train":
+        return train_table(args, argv)
     record = {"speed": speed, "exact": exact, "tournament": tournament}[args.what](args, argv)
     if args.results:
         stem = {"speed": f"sarlaccs_pit_speed_{args.players}p",

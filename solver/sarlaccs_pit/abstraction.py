@@ -5,21 +5,25 @@ Levels:
   player hidden, a Jabba card shown) and the set of legal actions: perfect recall, the
   partition of OpenSpiel's information-state strings. Every legal action is a choice.
   For reduced games and checks.
-- `compact`: position features, cards in hand and guards left; the table decides which
-  card to play (S4) and where a drawn Jabba card sends Jabba (S8). The rest is played as
-  the `save_force` heuristic plays it (features.py), one choice, no key: where to move
-  with the card played (its best end, so next to a guard when it can reach one), whom to
-  change places with or ask for The Force, which of two guards to challenge, and The
-  Force on Jabba (it defeats him at once, S11). Its key: the phase, the hand's counts
-  (S12: the player's own), each legal play with whether its best end challenges and the
-  row it gains (clipped), the Gamorreans left (0, 1-3, 4-7, 8+), whether Nikto and Boba
-  Fett stand, whether the hero is blocked (S9), its row (halved), the row of the
-  opponent nearest the Top Deck (halved), the points margin over the best opponent
-  (clipped to +-4), whether The Force is in hand; at a Jabba move each hero's line and
-  the legal lines.
+- `compact`: position features, cards in hand and guards left. The table decides, at a
+  play (S4), among at most three plays: the one `always_challenge` makes (the card whose
+  best end is worth the most, a challenge first), the best without The Force (saving it
+  for Jabba, S11) and the best that does not challenge (S6: a lost challenge sends the
+  hero to the Detention Area), each where it differs from those before; and where a
+  drawn Jabba card sends Jabba (S8), among the legal lines. The rest is played as the
+  `save_force` heuristic plays it (features.py), one choice, no key: where to move with
+  the card played (its best end), whom to change places with or ask for The Force, which
+  of two guards to challenge, and The Force on Jabba (it defeats him at once, S11). Its
+  key: the phase; which of the three plays there are and, for each, whether it
+  challenges and whether it spends The Force; the Force cards held (0, 1, 2+, S12: the
+  player's own hand); the Gamorreans left (0, 1-3, 4-7, 8+); whether Nikto and Boba
+  Fett stand; whether the hero is blocked (S9); its row (quartered); how far ahead the
+  opponent nearest the Top Deck is (halved, clipped to +-2); the points margin over the
+  best opponent (clipped to +-2); at a Jabba move each hero's line and the legal lines.
 
-Every key mixes the phase, the level and the set of choices, so a key's block always has
-as many entries as its decision has choices.
+Every key mixes the phase, the level and what its choices are (the legal actions, or
+`compact`'s plays), so a key's block always has as many entries as its decision has
+choices.
 """
 
 from __future__ import annotations
@@ -28,17 +32,17 @@ import numpy as np
 from numba import njit
 
 from spiel_game.sarlacc import engine
-from spiel_game.sarlacc.layout import (BOBA_FETT, CHANGE_PLACES, DETENTION, E_DEAL, E_DRAW,
+from spiel_game.sarlacc.layout import (BOBA_FETT, DETENTION, E_DEAL, E_DRAW,
                                        EVENT_SIZE, FORCE, FORCE_RANGE, HIDDEN, JABBA, NIKTO,
                                        NUM_ACTIONS, NUM_KINDS, PH_JABBA_MOVE, PH_PLAY,
-                                       PLAY, PLAYABLE_KINDS, S_BLOCKED, S_CUR, S_EVENT_N,
+                                       PLAY, S_BLOCKED, S_CUR, S_EVENT_N,
                                        S_EVENTS, S_GAMORREANS_LEFT, S_GUARD, S_HAND,
                                        S_LINE, S_NUM_PLAYERS, S_NUM_SPACES, S_PHASE,
-                                       S_POINTS, S_POS, S_ROW, TAKE_FORCE)
+                                       S_POINTS, S_POS, S_ROW)
 
 from solver.abstraction.hashing import FNV_OFFSET, finish, mix
-from solver.sarlaccs_pit.features import (CHALLENGE_BONUS, SAVE_FORCE, best_end, card_mask,
-                                          heuristic_action, space_value)
+from solver.sarlaccs_pit.features import (ALWAYS_CHALLENGE, CHALLENGE_BONUS, SAVE_FORCE,
+                                          heuristic_action, play_value)
 
 _JIT = dict(cache=True, nogil=True)
 EXACT, COMPACT = range(2)
@@ -55,15 +59,58 @@ def level_id(name: str) -> int:
 
 
 @njit(**_JIT)
+def _play_macros(s, acts, n, out):
+    """`compact`'s choices at a play (S4): indices into acts[:n], into out, of (1) the
+    play `always_challenge` makes (features.py: the card whose best end is worth the
+    most, a challenge first), (2) the best play without The Force, (3) the best play that
+    does not challenge; each only where it differs from those before. Returns (their
+    number, a code of which are there and what they are: the key's)."""
+    p = s[S_CUR]
+    masks = np.zeros(FORCE_RANGE + 1, dtype=np.int64)
+    engine.walk_masks(s, p, masks)
+    best = np.full(3, -1, dtype=np.int64)
+    value = np.full(3, -np.inf)
+    challenges = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        v = play_value(s, p, acts[i], ALWAYS_CHALLENGE, masks)
+        kind = acts[i] - PLAY
+        challenges[i] = v >= CHALLENGE_BONUS / 2  # the bonus, less a penalty
+        if v > value[0]:
+            best[0], value[0] = i, v
+        if kind != FORCE and v > value[1]:
+            best[1], value[1] = i, v
+        if not challenges[i] and v > value[2]:
+            best[2], value[2] = i, v
+    m = 0
+    code = 0
+    for j in range(3):
+        i = best[j]
+        fresh = i >= 0
+        for k in range(m):
+            if out[k] == i:
+                fresh = False
+        if fresh:
+            out[m] = i
+            m += 1
+            kind = acts[i] - PLAY
+            code = code * 8 + 1 + j + 3 * (1 if challenges[i] else 0) + (
+                4 if kind == FORCE else 0)
+    return m, code
+
+
+@njit(**_JIT)
 def table_actions(s, acts, n, level, out):
     """The table's choices at the decision in s as indices into its legal actions acts[:n],
-    into out; their number. Every legal action, but at `compact` outside a play and a
-    Jabba move the base heuristic's one action."""
+    into out; their number. Every legal action, but at `compact` a play's `_play_macros`
+    and, outside a play and a Jabba move, the base heuristic's one action."""
     ph = s[S_PHASE]
-    if level == EXACT or ph == PH_PLAY or ph == PH_JABBA_MOVE or n == 1:
+    if level == EXACT or ph == PH_JABBA_MOVE or n == 1:
         for i in range(n):
             out[i] = i
         return n
+    if ph == PH_PLAY:
+        m, _ = _play_macros(s, acts, n, out)
+        return m
     out[0] = heuristic_action(s, BASE_HEURISTIC, acts, n)
     return 1
 
@@ -95,9 +142,10 @@ def info_key(s, acts, n, level):
     ph = s[S_PHASE]
     h = mix(FNV_OFFSET, level + 1)
     h = mix(h, ph)
-    h = mix(h, n)
-    for i in range(n):
-        h = mix(h, acts[i])
+    if level == EXACT or ph == PH_JABBA_MOVE:  # the choices are the legal actions
+        h = mix(h, n)
+        for i in range(n):
+            h = mix(h, acts[i])
     if level == EXACT:
         h = mix(h, p)
         for e in range(s[S_EVENT_N]):
@@ -115,35 +163,23 @@ def info_key(s, acts, n, level):
         if q != p:
             best_row = max(best_row, _row(s, q))
             best_points = max(best_points, s[S_POINTS + q])
+    own_row = _row(s, p)
     gamorreans = s[S_GAMORREANS_LEFT]
     h = mix(h, 0 if gamorreans == 0 else (1 if gamorreans <= 3 else
                                           (2 if gamorreans <= 7 else 3)))
     h = mix(h, _guard_standing(s, NIKTO) * 2 + _guard_standing(s, BOBA_FETT))
-    h = mix(h, max(-4, min(4, s[S_POINTS + p] - best_points)))
-    h = mix(h, (_row(s, p) + 1) // 2)
-    h = mix(h, (best_row + 1) // 2)
+    h = mix(h, max(-2, min(2, s[S_POINTS + p] - best_points)))
+    h = mix(h, (own_row + 1) // 4)
+    h = mix(h, max(-2, min(2, (best_row - own_row) // 2)))
     if ph == PH_JABBA_MOVE:
         for q in range(num):
             h = mix(h, _line(s, (p + q) % num))
         return finish(h)
     h = mix(h, s[S_BLOCKED])
-    for k in range(NUM_KINDS):
-        h = mix(h, s[S_HAND + p * NUM_KINDS + k])
-    masks = np.zeros(FORCE_RANGE + 1, dtype=np.int64)
-    engine.walk_masks(s, p, masks)
-    here = space_value(s, s[S_POS + p], False, False)
-    force = s[S_HAND + p * NUM_KINDS + FORCE]
-    for i in range(n):
-        kind = acts[i] - PLAY
-        if 0 <= kind < PLAYABLE_KINDS and kind != CHANGE_PLACES and kind != TAKE_FORCE:
-            force_after = force - (1 if kind == FORCE else 0) > 0
-            space, v = best_end(s, card_mask(s, p, kind, masks), True, force_after)
-            if space >= 0:
-                challenges = v >= CHALLENGE_BONUS / 2  # the bonus, less a penalty
-                gain = space_value(s, space, False, False) - here
-                h = mix(h, 1 if challenges else 0)
-                h = mix(h, int(max(-3.0, min(6.0, gain))))
-    return finish(h)
+    h = mix(h, min(s[S_HAND + p * NUM_KINDS + FORCE], 2))
+    scratch = np.empty(3, dtype=np.int32)
+    _, code = _play_macros(s, acts, n, scratch)
+    return finish(mix(h, code))
 
 
 @njit(**_JIT)

@@ -4,7 +4,9 @@ its `MCCFRGame`, which its adapter's hook `mccfr` returns. The shared MCCFR solv
 (solver/mccfr/) trains it: `MCCFRSolver(game, level=level_id(...))`.
 
 A decision with one choice at the level (at `compact`, a move, a target, a guard, The
-Force on Jabba) is played without a key.
+Force on Jabba) is played without a key. A game is long (some 24 turns with the
+heuristics), so at `compact` a traverser's decision is expanded with chance
+EXPAND_COMPACT only, else sampled (solver/mccfr/kernel.py, hook expand_probability).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from spiel_game.sarlacc.layout import NUM_ACTIONS
 
 from solver.mccfr.games import MCCFRGame
 from solver.mccfr.hooks import mccfr_hooks
-from solver.sarlaccs_pit.abstraction import LEVELS, info_key, table_actions
+from solver.sarlaccs_pit.abstraction import EXACT, LEVELS, info_key, table_actions
 from solver.sim.sampler import sample
 
 _JIT = {"cache": True, "nogil": True}
@@ -31,6 +33,7 @@ STREAM_SARLACC_MCCFR = 51
 # The key's scratch, filled by `_key` for `_choices`: the level's choices (indices into the
 # legal actions), their number, then the legal actions.
 _W_COUNT = NUM_ACTIONS
+EXPAND_COMPACT = 0.2  # the chance a traverser's `compact` decision is expanded
 
 
 @njit(**_JIT)
@@ -92,12 +95,20 @@ def _work_size():
     return 2 * NUM_ACTIONS + 1
 
 
+@njit(**_JIT)
+def _expand_probability(level):
+    """`exact` (the reduced games): external sampling. `compact` (the full game, some 12
+    table decisions a player): each expanded with chance EXPAND_COMPACT
+    (solver/mccfr/kernel.py)."""
+    return 1.0 if level == EXACT else EXPAND_COMPACT
+
+
 SARLACC_HOOKS = mccfr_hooks(
     "solver.sarlaccs_pit.mccfr", row_size=_row_size, row_width=_row_width,
     row_start=_row_start, key=_key, choices=_choices,
     lookup_after_children=_lookup_after_children, chance_action=_chance_action,
     terminal_value=_terminal_value, max_actions=_max_actions, max_choices=_max_actions,
-    work_size=_work_size)
+    work_size=_work_size, expand_probability=_expand_probability)
 
 SARLACCS_PIT = MCCFRGame(engine.ENGINE, SARLACC_HOOKS, LEVELS, UTILITIES,
                          STREAM_SARLACC_MCCFR, lambda game: game.initial_array.copy())
