@@ -159,15 +159,27 @@ def main(argv: list[str] | None = None) -> dict:
         stem = {"speed": f"sarlaccs_pit_speed_{args.players}p",
                 "exact": f"exploitability_sarlaccs_pit_{args.game}_2p",
                 "tournament": f"tournament_sarlaccs_pit_{args.players}p"}[args.what]
-        path = Path(args.results) / f"{stem}.json"
-        provenance.write_json(path, record)
-        rows = [{k: (v["mean"] if isinstance(v, dict) and "mean" in v else v)
-                 for k, v in r.items() if not isinstance(v, list)} for r in record["rows"]]
-        header = list(rows[0])
-        provenance.write_atomic(path.with_suffix(".csv"), csv_table(
-            header, [[r.get(h) for h in header] for r in rows]).encode())
-        print(f"wrote {path}, .csv")
+        write_record(Path(args.results) / f"{stem}.json", record)
     return record
+
+
+def write_record(path: Path, record: dict) -> None:
+    """The record as JSON (its provenance header first) and its rows as CSV beside it (an
+    interval as its mean, _low and _high)."""
+    provenance.write_json(path, record)
+    rows = []
+    for r in record["rows"]:
+        flat = {}
+        for k, v in r.items():
+            if isinstance(v, dict) and "mean" in v:
+                flat.update({k: v["mean"], f"{k}_low": v["low"], f"{k}_high": v["high"]})
+            elif not isinstance(v, list):
+                flat[k] = v
+        rows.append(flat)
+    header = list(rows[0])
+    provenance.write_atomic(path.with_suffix(".csv"), csv_table(
+        header, [[r.get(h) for h in header] for r in rows]).encode())
+    print(f"wrote {path}, .csv")
 
 
 if __name__ == "__main__":
