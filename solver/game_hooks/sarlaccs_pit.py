@@ -8,17 +8,17 @@ from solver.games import OptionError
 
 
 def load(name: str, players: int, deck: str, utility: str, agenda: str | None):
-    """`deck`: full, or a reduced game of solver/sarlaccs_pit/exact.py (GAMES: a small
+    """`deck`: full, or a reduced game of solver/sarlaccs_pit/exact.py (REDUCED: a small
     board, fewer cards, a turn limit); it has no agenda."""
     import pyspiel
 
     import spiel_game  # noqa: F401 (registers the games with pyspiel)
-    from solver.sarlaccs_pit.exact import GAMES
+    from solver.sarlaccs_pit.exact import REDUCED
 
-    if deck != "full" and deck not in GAMES:
-        raise OptionError("deck", f"{deck!r}: {name}'s decks are full, {', '.join(GAMES)} "
+    if deck != "full" and deck not in REDUCED:
+        raise OptionError("deck", f"{deck!r}: {name}'s decks are full, {', '.join(REDUCED)} "
                                   "(docs/sarlaccs-pit.md)")
-    params = {} if deck == "full" else dict(GAMES[deck])
+    params = {} if deck == "full" else dict(REDUCED[deck])
     return pyspiel.load_game(name, {**params, "players": players, "utility": utility})
 
 

@@ -25,7 +25,7 @@ from solver.sarlaccs_pit.features import HEURISTIC_NAMES
 from solver.sarlaccs_pit.heuristics import SarlaccHeuristic
 
 _TINY = {"board": "tiny", "numbers": "1:1+2:1", "directions": "any_space:1"}
-GAMES = {
+REDUCED = {
     # one turn: the first player's (a move, maybe a challenge); 2 players
     "tiny1": {**_TINY, "max_turns": 1},
     # a turn each: 918,479 histories, 57,337 information states (2 players)
@@ -34,9 +34,9 @@ GAMES = {
 
 
 def load(name: str, players: int = 2) -> pyspiel.Game:
-    if name not in GAMES:
-        raise ValueError(f"reduced game {name!r}: known are {', '.join(GAMES)}")
-    return pyspiel.load_game("sarlaccs_pit", {**GAMES[name], "players": players})
+    if name not in REDUCED:
+        raise ValueError(f"reduced game {name!r}: known are {', '.join(REDUCED)}")
+    return pyspiel.load_game("sarlaccs_pit", {**REDUCED[name], "players": players})
 
 
 def heuristic_strategy(tree: GameTree, name: str) -> np.ndarray:
