@@ -26,7 +26,7 @@ import pyspiel
 import spiel_game  # noqa: F401
 
 from solver import provenance
-from solver.reports.csv import table as csv_table
+from solver.sarlaccs_pit.commands import write_record
 
 
 def _command(argv) -> str:
@@ -159,27 +159,9 @@ def main(argv: list[str] | None = None) -> dict:
         stem = {"speed": f"sarlaccs_pit_speed_{args.players}p",
                 "exact": f"exploitability_sarlaccs_pit_{args.game}_2p",
                 "tournament": f"tournament_sarlaccs_pit_{args.players}p"}[args.what]
-        write_record(Path(args.results) / f"{stem}.json", record)
+        for path in write_record(Path(args.results) / f"{stem}.json", record):
+            print(f"wrote {path}")
     return record
-
-
-def write_record(path: Path, record: dict) -> None:
-    """The record as JSON (its provenance header first) and its rows as CSV beside it (an
-    interval as its mean, _low and _high)."""
-    provenance.write_json(path, record)
-    rows = []
-    for r in record["rows"]:
-        flat = {}
-        for k, v in r.items():
-            if isinstance(v, dict) and "mean" in v:
-                flat.update({k: v["mean"], f"{k}_low": v["low"], f"{k}_high": v["high"]})
-            elif not isinstance(v, list):
-                flat[k] = v
-        rows.append(flat)
-    header = list(rows[0])
-    provenance.write_atomic(path.with_suffix(".csv"), csv_table(
-        header, [[r.get(h) for h in header] for r in rows]).encode())
-    print(f"wrote {path}, .csv")
 
 
 if __name__ == "__main__":

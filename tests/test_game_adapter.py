@@ -168,7 +168,7 @@ def _game_choices(name: str, command) -> tuple[str, ...] | None:
     param = next((p for p in command.params if "--game" in getattr(p, "opts", ())), None)
     if param is None:
         return None
-    return tuple(game for game in ("jabbas_palace", "love_letter", "han_solo")
+    return tuple(game for game in ("jabbas_palace", "love_letter", "han_solo", "sarlaccs_pit")
                  if command.make_context(name, ["--game", game], resilient_parsing=True
                                          ).params.get(param.name) == game)
 

@@ -154,3 +154,26 @@ def test_a_heuristic_against_itself_breaks_even_on_duplicate_deals():
         assert r["win_rate"]["mean"] == pytest.approx(0.5)
     r = duplicate_match(game, ALWAYS_CHALLENGE, 0, 30, seed=2)  # against uniform play
     assert r["margin"]["low"] > 0
+
+
+def test_the_command_line_solves_and_refuses_what_the_game_lacks(tmp_path):
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    runner = CliRunner()
+    done = runner.invoke(app, ["solve", "--game", "sarlaccs_pit", "--deck", "tiny1",
+                               "--algorithm", "cfr", "--iterations", "100"])
+    assert done.exit_code == 0, done.output
+    assert "39,375 histories" in done.output and "NashConv 0.00069" in done.output
+    refused = runner.invoke(app, ["solve", "--game", "sarlaccs_pit", "--deck", "tiny1",
+                                  "--ray"])
+    assert refused.exit_code != 0 and "not sarlaccs_pit" in refused.output
+    ckpt, out = tmp_path / "run.npz", tmp_path / "table.npz"
+    for extra in ([], ["--resume"]):
+        run = runner.invoke(app, ["solve", "--game", "sarlaccs_pit", "--deck", "full",
+                                  "--algorithm", "mccfr", "--iterations",
+                                  "20" if not extra else "40", "--threads", "1",
+                                  "--checkpoint", str(ckpt), "--out", str(out), *extra])
+        assert run.exit_code == 0, run.output
+    assert "40 iterations" in run.output and out.is_file()

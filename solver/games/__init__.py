@@ -173,10 +173,11 @@ SARLACCS_PIT = GameAdapter(
     capabilities=Capabilities(agendas=False, match=False, opponent_models=False,
                               search=False, coach=False, policy_bank=False, exact_lp=False,
                               ray=False, compiled_tree=False, play_page=False,
-                              commands=()),
+                              commands=("solve", "tournament", "exploit")),
     no_agendas="has no agendas",
     hint_options=(),
-    hooks="solver.game_hooks.sarlaccs_pit")
+    hooks="solver.game_hooks.sarlaccs_pit",
+    cli_module="cli.sarlaccs_pit")
 
 # The registry, in the order the help and the refusals list the games: the Love Letter
 # rule sets (spiel_game.cards.RULESETS, the default first), then han_solo, sarlaccs_pit.

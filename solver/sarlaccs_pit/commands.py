@@ -1,14 +1,18 @@
 """sarlaccs_pit's duplicate-deal tournament on the shared one (solver/evaluation/
-tournament.py `play_chains`, dealt and scored by solver/sarlaccs_pit/playout.py)."""
+tournament.py `play_chains`, dealt and scored by solver/sarlaccs_pit/playout.py), and its
+records written (the command line's and benchmarks/sarlaccs_pit.py's)."""
 
 from __future__ import annotations
 
 import itertools
 import math
 import time
+from pathlib import Path
 
 import numpy as np
 
+from solver import provenance
+from solver.reports.csv import table as csv_table
 from solver.sarlaccs_pit.features import HEURISTIC_NAMES
 from solver.sarlaccs_pit.playout import TABLE, table_bank
 
@@ -75,3 +79,22 @@ def cross_table(game, names: list[str], deals: int, seed: int, table=None,
         rows.append({"policy": names[i], "opponent": names[j], **r,
                      "seconds": round(time.perf_counter() - clock, 2)})
     return rows
+
+
+def write_record(path: Path, record: dict) -> list[Path]:
+    """The record as JSON (its provenance header first) and its rows as CSV beside it (an
+    interval as its mean, _low and _high); the paths written."""
+    provenance.write_json(path, record)
+    rows = []
+    for r in record["rows"]:
+        flat = {}
+        for k, v in r.items():
+            if isinstance(v, dict) and "mean" in v:
+                flat.update({k: v["mean"], f"{k}_low": v["low"], f"{k}_high": v["high"]})
+            elif not isinstance(v, list):
+                flat[k] = v
+        rows.append(flat)
+    header = list(rows[0])
+    provenance.write_atomic(path.with_suffix(".csv"), csv_table(
+        header, [[r.get(h) for h in header] for r in rows]).encode())
+    return [path, path.with_suffix(".csv")]
