@@ -2,7 +2,7 @@
 
     python benchmarks/sarlaccs_pit.py speed [--games 2000]
     python benchmarks/sarlaccs_pit.py exact --game tiny2 [--results DIR]
-    python benchmarks/sarlaccs_pit.py tournament [--deals 20000] [--results DIR]
+    python benchmarks/sarlaccs_pit.py tournament [--deals 20000] [--table FILE] [--results DIR]
     python benchmarks/sarlaccs_pit.py train --seconds 1080 --checkpoint CKPT --out FILE
 
 speed: the game's size (turns, actions and decisions a game) and play-out speed, games
@@ -97,8 +97,14 @@ def tournament(args, argv) -> dict:
     from solver.sarlaccs_pit.features import HEURISTIC_NAMES
 
     game = pyspiel.load_game("sarlaccs_pit", {"players": args.players})
+    table = None
+    if args.table:  # the table against each heuristic (save_force where it has no key)
+        from solver.sarlaccs_pit.table_policy import load_table
+
+        table = load_table(args.table, game)
     clock = time.perf_counter()
-    rows = cross_table(game, list(HEURISTIC_NAMES), args.deals, args.seed)
+    names = (["table"] if table else []) + list(HEURISTIC_NAMES)
+    rows = cross_table(game, names, args.deals, args.seed, table, first_only=bool(table))
     for r in rows:
         m = r["margin"]
         print(f"{r['policy']:18s} v {r['opponent']:18s} margin {m['mean']:+.3f} "
@@ -108,6 +114,10 @@ def tournament(args, argv) -> dict:
             "what": "duplicate-deal tournament, sarlaccs_pit: margin = the policy's Jedi "
                     "points less its opponent's a game (both seatings of each deal), 95% "
                     "intervals; win rate: more points (a tie half)",
+            "table": None if table is None else {
+                "file": args.table.name, "iterations": table.header["iterations"],
+                "level": table.header["abstraction"]["level"], "keys": len(table),
+                "fallback": "save_force"},
             "deals": args.deals, "seed": args.seed, "rows": rows}
 
 
@@ -151,6 +161,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--checkpoint-every", type=float, default=120.0)
     parser.add_argument("--resume", action="store_true", help="train: from --checkpoint")
     parser.add_argument("--out", type=Path, help="train: the table file")
+    parser.add_argument("--table", type=Path, help="tournament: a table file, played "
+                        "against each heuristic")
     args = parser.parse_args(argv)
     if args.what == "train":
         return train_table(args, argv)
@@ -158,7 +170,8 @@ def main(argv: list[str] | None = None) -> dict:
     if args.results:
         stem = {"speed": f"sarlaccs_pit_speed_{args.players}p",
                 "exact": f"exploitability_sarlaccs_pit_{args.game}_2p",
-                "tournament": f"tournament_sarlaccs_pit_{args.players}p"}[args.what]
+                "tournament": f"tournament_sarlaccs_pit_{'table_' if args.table else ''}"
+                              f"{args.players}p"}[args.what]
         for path in write_record(Path(args.results) / f"{stem}.json", record):
             print(f"wrote {path}")
     return record

@@ -54,9 +54,11 @@ def duplicate_match(game, a: int, b: int, deals: int, seed: int, table=None,
 
 
 def cross_table(game, names: list[str], deals: int, seed: int, table=None,
-                fallback: str = "save_force", diagonal: bool = False) -> list[dict]:
+                fallback: str = "save_force", diagonal: bool = False,
+                first_only: bool = False) -> list[dict]:
     """Every pairing of the named policies (HEURISTIC_NAMES, or "table" for `table`), a
-    before b in `names`: a's duplicate_match against b."""
+    before b in `names` (`first_only`: the first against each other one): a's
+    duplicate_match against b."""
     kinds = []
     for name in names:
         if name == "table":
@@ -68,7 +70,8 @@ def cross_table(game, names: list[str], deals: int, seed: int, table=None,
         else:
             raise ValueError(f"policy {name!r}: known are table, "
                              f"{', '.join(HEURISTIC_NAMES)}")
-    pairs = list(itertools.combinations(range(len(names)), 2))
+    pairs = ([(0, j) for j in range(1, len(names))] if first_only else
+             list(itertools.combinations(range(len(names)), 2)))
     if diagonal:
         pairs = [(i, i) for i in range(len(names))] + pairs
     rows = []
