@@ -8,10 +8,10 @@
 speed: the game's size (turns, actions and decisions a game) and play-out speed, games
 and turns a second through the shared play-out loop (each heuristic against itself, one
 thread). exact: solver/sarlaccs_pit/exact.py's study of a reduced game, written as
-exploitability_sarlaccs_pit_<game>_2p.{json,csv}. tournament: the heuristics' duplicate-
-deal cross table on the full game, 2 players, written as
-tournament_sarlaccs_pit_2p.{json,csv}. train: an MCCFR table on the shared driver (also
-`jabba solve --game sarlaccs_pit --algorithm mccfr`).
+sarlaccs_pit_exploitability_<game>_2p.{json,csv}. tournament: the heuristics' duplicate-
+deal cross table on the full game, 2 players (with --table: that table against each
+heuristic), written as sarlaccs_pit_tournament_[table_]2p.{json,csv}. train: an MCCFR
+table on the shared driver (also `jabba solve --game sarlaccs_pit --algorithm mccfr`).
 """
 
 from __future__ import annotations
@@ -169,8 +169,8 @@ def main(argv: list[str] | None = None) -> dict:
     record = {"speed": speed, "exact": exact, "tournament": tournament}[args.what](args, argv)
     if args.results:
         stem = {"speed": f"sarlaccs_pit_speed_{args.players}p",
-                "exact": f"exploitability_sarlaccs_pit_{args.game}_2p",
-                "tournament": f"tournament_sarlaccs_pit_{'table_' if args.table else ''}"
+                "exact": f"sarlaccs_pit_exploitability_{args.game}_2p",
+                "tournament": f"sarlaccs_pit_tournament_{'table_' if args.table else ''}"
                               f"{args.players}p"}[args.what]
         for path in write_record(Path(args.results) / f"{stem}.json", record):
             print(f"wrote {path}")

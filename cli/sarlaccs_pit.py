@@ -191,7 +191,7 @@ def exploit(deck: str, players: int, iterations: int, out_dir: Path) -> None:
     record = study(deck, iterations=tuple(counts), log=typer.echo,
                    command=f"jabba exploit --game sarlaccs_pit --deck {deck} "
                            f"--iterations {iterations}")
-    for path in write_record(out_dir / f"exploitability_sarlaccs_pit_{deck}_2p.json",
+    for path in write_record(out_dir / f"sarlaccs_pit_exploitability_{deck}_2p.json",
                              record):
         typer.echo(f"wrote {path}")
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from solver import provenance
-from solver.reports.csv import table as csv_table
+from solver.reports.files import write_table
 from solver.sarlaccs_pit.features import HEURISTIC_NAMES
 from solver.sarlaccs_pit.playout import TABLE, table_bank
 
@@ -85,9 +84,10 @@ def cross_table(game, names: list[str], deals: int, seed: int, table=None,
 
 
 def write_record(path: Path, record: dict) -> list[Path]:
-    """The record as JSON (its provenance header first) and its rows as CSV beside it (an
-    interval as its mean, _low and _high); the paths written."""
-    provenance.write_json(path, record)
+    """The record, its rows flattened (an interval as its mean, _low and _high; lists
+    left out) with their `columns`, as JSON at path's .json and its CSV at path's .csv
+    (solver/reports/files.py `write_table`, which the provenance test remakes); the paths
+    written."""
     rows = []
     for r in record["rows"]:
         flat = {}
@@ -97,7 +97,7 @@ def write_record(path: Path, record: dict) -> list[Path]:
             elif not isinstance(v, list):
                 flat[k] = v
         rows.append(flat)
-    header = list(rows[0])
-    provenance.write_atomic(path.with_suffix(".csv"), csv_table(
-        header, [[r.get(h) for h in header] for r in rows]).encode())
-    return [path, path.with_suffix(".csv")]
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    out = Path(path).with_suffix(".csv")
+    write_table(out, {**record, "columns": columns, "rows": rows})
+    return [out.with_suffix(".json"), out]
