@@ -156,7 +156,11 @@ def tournament(game, policies: str | None, deals: int, seed: int, diagonal: bool
                   "what": "duplicate-deal tournament, sarlaccs_pit: margin = the policy's "
                           "Jedi points less its opponents' mean a game (every seating of "
                           "each deal), 95% intervals; win rate: more points (a tie half)",
-                  "table": None if table is None else table.header.get("file"),
+                  "table": None if table is None else {
+                      "level": table.header["abstraction"]["level"], "keys": len(table),
+                      "iterations": table.header["iterations"],
+                      "code_version": table.header["code_version"],
+                      "fallback": "save_force"},
                   "deals": deals, "seed": seed, "rows": rows}
         for path in write_record(out.with_suffix(".json"), record):
             typer.echo(f"wrote {path}")
