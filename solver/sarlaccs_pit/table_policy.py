@@ -25,7 +25,8 @@ FORMAT_VERSION = 1
 def export_table(solver, path: str | Path, max_keys: int | None = None,
                  command: str | None = None, **extra) -> dict:
     """Write an MCCFR run's average strategy (at most `max_keys` keys, the most visited),
-    quantised to 8 bits; returns the header."""
+    quantised to 8 bits, with its exact curve (`curve`: empty unless measured on a tree);
+    returns the header."""
     keys, num_actions, rows, pruned = average_strategy_rows(solver, max_keys)
     return write_rows(path, keys, num_actions, rows, {
         "format": FORMAT, "format_version": FORMAT_VERSION,
@@ -33,7 +34,7 @@ def export_table(solver, path: str | Path, max_keys: int | None = None,
         "algorithm": "external-sampling MCCFR (solver/mccfr/, sarlaccs_pit's hooks)",
         "abstraction": {"level": solver.level_name, "version": abstraction.VERSION},
         "iterations": solver.iterations, "seed": solver.seed, "threads": solver.threads,
-    }, {**pruned, **extra})
+    }, {**pruned, "curve": getattr(solver, "curve", []), **extra})
 
 
 class SarlaccTablePolicy(policy_lib.Policy):
