@@ -1,11 +1,11 @@
 """Exact figures on reduced sarlaccs_pit games (solver/exact/ walks them through pyspiel):
 the heuristics' exploitability and CFR's, after a number of iterations.
 
-The reduced games are game parameters (docs/sarlaccs-pit.md "Exact solving on reduced
-games"): the board `tiny` (spiel_game/sarlacc/boards/tiny.toml: one line of two spaces,
-one Gamorrean), the fewest cards the deal allows (one 1, one 2, one Move To Any Empty
-Space beside the six Force cards; the four Jabba cards join after the deal, S3) and a
-turn limit (S11).
+The reduced games are game parameters: the board `tiny` (spiel_game/sarlacc/boards/
+tiny.toml: one line of two spaces, one Gamorrean), the fewest cards the deal allows (one
+1, one 2, one Move To Any Empty Space beside the six Force cards; the four Jabba cards
+join after the deal, S3) and a turn limit (S11). See docs/sarlaccs-pit.md
+"Exact solving on reduced games".
 """
 
 from __future__ import annotations
