@@ -16,7 +16,7 @@ from .cards import (CHARACTERS, CLASSIC, GAMES, JABBAS_PALACE, RULESETS, Agenda,
 from .game import (EngineGame, EngineState, JabbaPalaceGame, LoveLetterGame,  # noqa: E402,F401
                    RoundView, load, load_parameters, variant)
 from . import han_solo  # noqa: F401,E402  (registers "han_solo"; not in GAMES: docs/han-solo.md)
-from . import sarlacc  # noqa: F401,E402  (registers "sarlaccs_pit"; no command takes it yet)
+from . import sarlacc  # noqa: F401,E402  (registers "sarlaccs_pit"; docs/sarlaccs-pit.md)
 
 # Every game this package registers with pyspiel; GAMES: those the jabba commands take.
-REGISTERED = GAMES + ("han_solo",)
+REGISTERED = GAMES + ("han_solo", "sarlaccs_pit")

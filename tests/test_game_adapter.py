@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-GAME_NAMES = {"jabbas_palace", "love_letter", "han_solo"}
+GAME_NAMES = {"jabbas_palace", "love_letter", "han_solo", "sarlaccs_pit"}
 # Names of game lists: a membership test in one reads a game's name too.
 GAME_LISTS = {"GAMES", "AGENDA_GAMES", "ENGINE_GAMES", "ALL_GAMES", "REGISTERED"}
 # The name branches allowed outside spiel_game/, solver/games/ and solver/game_hooks/,
@@ -94,7 +94,7 @@ def test_unknown_game_is_refused_listing_the_games():
     from solver import games
 
     with pytest.raises(ValueError, match="unknown game 'chess': the games are "
-                       "jabbas_palace, love_letter, han_solo"):
+                       "jabbas_palace, love_letter, han_solo, sarlaccs_pit"):
         games.adapter("chess")
     assert games.find("chess") is None and games.find(None) is None
     assert games.hint_reader("chess") is games.adapter(games.DEFAULT)
@@ -168,7 +168,7 @@ def _game_choices(name: str, command) -> tuple[str, ...] | None:
     param = next((p for p in command.params if "--game" in getattr(p, "opts", ())), None)
     if param is None:
         return None
-    return tuple(game for game in ("jabbas_palace", "love_letter", "han_solo")
+    return tuple(game for game in ("jabbas_palace", "love_letter", "han_solo", "sarlaccs_pit")
                  if command.make_context(name, ["--game", game], resilient_parsing=True
                                          ).params.get(param.name) == game)
 

@@ -32,7 +32,7 @@ LAYERS: list[set[str]] = [
     {"match", "play"},  # match values and duels; sessions, opponents, logs
     {"opponent_model"},  # models fitted to play logs
     {"hint"},  # the hint and its coach
-    {"han_solo"},  # the Han Solo game solved, every layer of it (below)
+    {"han_solo", "sarlaccs_pit"},  # each game solved on the shared layer, every layer of it
     {"game_hooks", "studies"},  # each game's adapter hooks; the studies behind tables
 ]
 

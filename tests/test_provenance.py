@@ -151,7 +151,8 @@ def _committed_renderings() -> dict[str, bytes]:
                         *RESULTS.glob("match_aware*.json"),
                         *RESULTS.glob("belief_accuracy.json"),
                         *RESULTS.glob("advice_by_players.json"),
-                        *RESULTS.glob("han_solo_*.json")]):
+                        *RESULTS.glob("han_solo_*.json"),
+                        *RESULTS.glob("sarlaccs_pit_*.json")]):
         out.update(report_files.table_files(provenance.read_json(path), path.stem))
     loss = RESULTS / "abstraction_loss.json"
     if loss.exists():
@@ -187,13 +188,16 @@ def test_shipped_policy_files_load_with_their_checksums():
 
     import pyspiel
 
-    from solver.han_solo.table_policy import load_table
+    from solver.han_solo import table_policy as han_solo_tables
+    from solver.sarlaccs_pit import table_policy as sarlaccs_pit_tables
 
+    loaders = {module.FORMAT: module.load_table
+               for module in (han_solo_tables, sarlaccs_pit_tables)}  # by file format
     for path in sorted(RESULTS.glob("policy_*.npz")):
         header = _record(path)
         game = pyspiel.load_game(provenance.game_name(header), {
             k: v for k, v in provenance.game_parameters(header).items() if k != "utility"})
-        load = load_table if provenance.game_name(header) == "han_solo" else load_policy
+        load = loaders.get(header["format"], load_policy)
         assert len(load(path, game)) == header["keys"]  # checksum checked on load
 
 

@@ -184,10 +184,23 @@ HAN_SOLO = GameAdapter(
                        "log": "flip green +9; p0 draw; p0 discard red -2"},
     cli_module="cli.han_solo")
 
+SARLACCS_PIT = GameAdapter(
+    name="sarlaccs_pit",
+    title="sarlaccs_pit (Star Wars: Return of the Jedi - Battle at Sarlacc's Pit; "
+          "docs/sarlaccs-pit.md)",
+    capabilities=Capabilities(agendas=False, match=False, opponent_models=False,
+                              search=False, coach=False, policy_bank=False, exact_lp=False,
+                              ray=False, compiled_tree=False, play_page=False,
+                              commands=("solve", "tournament", "exploit")),
+    no_agendas="has no agendas",
+    hint_options=(),
+    hooks="solver.game_hooks.sarlaccs_pit",
+    cli_module="cli.sarlaccs_pit")
+
 # The registry, in the order the help and the refusals list the games: the Love Letter
-# rule sets (spiel_game.cards.RULESETS, the default first), then han_solo.
+# rule sets (spiel_game.cards.RULESETS, the default first), then han_solo, sarlaccs_pit.
 ADAPTERS: dict[str, GameAdapter] = {
-    a.name: a for a in (*map(_love_letter_engine_game, RULESETS), HAN_SOLO)}
+    a.name: a for a in (*map(_love_letter_engine_game, RULESETS), HAN_SOLO, SARLACCS_PIT)}
 NAMES: tuple[str, ...] = tuple(ADAPTERS)
 DEFAULT: str = NAMES[0]  # --game's default
 

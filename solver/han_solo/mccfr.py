@@ -32,7 +32,7 @@ from spiel_game.han_solo.layout import (NUM_ACTIONS, NUM_TOKEN_KINDS, S_GOT, S_K
 
 from solver.han_solo.abstraction import LEVELS, info_key, table_actions
 from solver.mccfr.games import MCCFRGame
-from solver.mccfr.hooks import mccfr_hooks
+from solver.mccfr.hooks import expand_every_decision, mccfr_hooks
 from solver.sim.rng import STREAM_HAN_SOLO_MCCFR
 from solver.sim.sampler import sample
 
@@ -216,7 +216,7 @@ HAN_SOLO_HOOKS = mccfr_hooks(
     "solver.han_solo.mccfr", row_size=_row_size, row_width=_row_width, row_start=_row_start,
     key=_key, choices=_choices, lookup_after_children=_lookup_after_children,
     chance_action=_chance_action, terminal_value=_terminal_value, max_actions=_max_actions,
-    max_choices=_max_actions, work_size=_work_size)
+    max_choices=_max_actions, work_size=_work_size, expand_probability=expand_every_decision)
 
 HAN_SOLO = MCCFRGame(engine.ENGINE, HAN_SOLO_HOOKS, LEVELS, UTILITIES, STREAM_HAN_SOLO_MCCFR,
                      lambda game: game.initial_array.copy(), check_options)

@@ -2,22 +2,18 @@
 no pickles: `header` JSON with the provenance header, `key_gaps` byte planes of the sorted
 keys' differences, `num_actions` uint8 per key, `probs` uint8 probability x 255 with each
 row renormalised on load), format "han-solo-table-policy", with this game's keys
-(solver/han_solo/abstraction.py, its level and VERSION in the header)."""
+(solver/han_solo/abstraction.py, its level and VERSION in the header); written and read by
+the policies layer's functions for games on their own engines."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-from open_spiel.python import policy as policy_lib
-
 from spiel_game.han_solo import engine
 from spiel_game.han_solo.layout import NUM_ACTIONS
 
-from solver import provenance
 from solver.han_solo import abstraction
-from solver.policies.table import (average_strategy_rows, decode_keys, read_rows, row_offsets,
-                                   write_rows)
+from solver.policies.table import EngineTablePolicy, export_engine_table, load_engine_table
 
 FORMAT = "han-solo-table-policy"
 FORMAT_VERSION = 1
@@ -27,64 +23,18 @@ def export_table(solver, path: str | Path, max_keys: int | None = None,
                  command: str | None = None, **extra) -> dict:
     """Write an MCCFR run's average strategy (at most `max_keys` keys, the most visited),
     quantised to 8 bits; returns the header."""
-    keys, num_actions, rows, pruned = average_strategy_rows(solver, max_keys)
-    return write_rows(path, keys, num_actions, rows, {
-        "format": FORMAT, "format_version": FORMAT_VERSION,
-        **provenance.header(solver.game, seconds=solver.seconds, command=command),
-        "algorithm": "external-sampling MCCFR (solver/mccfr/, han_solo's hooks)",
-        "abstraction": {"level": solver.level_name, "version": abstraction.VERSION},
-        "iterations": solver.iterations, "seed": solver.seed, "threads": solver.threads,
-    }, {**pruned, **extra})
+    return export_engine_table(solver, path, FORMAT, FORMAT_VERSION, abstraction.VERSION,
+                               "external-sampling MCCFR (solver/mccfr/, han_solo's hooks)",
+                               max_keys, command, **extra)
 
 
-class HanSoloTablePolicy(policy_lib.Policy):
+class HanSoloTablePolicy(EngineTablePolicy):
     """A loaded table as an OpenSpiel policy; a key not in the table plays uniformly over
     the level's choices (abstraction.table_probs)."""
 
-    def __init__(self, game, header: dict, keys, num_actions, probs):
-        super().__init__(game, list(range(game.num_players())))
-        self.header = header
-        self.level = abstraction.level_id(header["abstraction"]["level"])
-        self.keys = keys
-        self.num_actions = num_actions.astype(np.int64)
-        self.starts = row_offsets(num_actions)
-        self.probs = probs  # float64, rows renormalised
-
-    def __len__(self) -> int:
-        return len(self.keys)
-
-    def action_probabilities(self, state, player_id=None) -> dict[int, float]:
-        s = state._s
-        acts = np.empty(NUM_ACTIONS, dtype=np.int32)
-        n = engine.legal_actions(s, acts)
-        row = np.empty(NUM_ACTIONS)
-        abstraction.table_probs(s, acts, n, self.level, self.keys, self.starts,
-                                self.num_actions, self.probs,
-                                np.empty(abstraction.MAX_CHOICES, dtype=np.int32), row)
-        return {int(acts[i]): float(row[i]) for i in range(n)}
+    engine, abstraction, max_actions = engine, abstraction, NUM_ACTIONS
 
 
 def load_table(path: str | Path, game) -> HanSoloTablePolicy:
     """Read a table, checking its format, checksum, game and abstraction version."""
-    header, arrays = read_rows(path, FORMAT, FORMAT_VERSION)
-    if header["abstraction"]["version"] != abstraction.VERSION:
-        raise ValueError(f"{path}: abstraction version {header['abstraction']['version']}, "
-                         f"this code has {abstraction.VERSION}")
-    params = provenance.game_parameters(header)
-    name = game.get_type().short_name
-    ours = dict(game.get_parameters())
-    if provenance.game_name(header) != name or params != ours:
-        differ = sorted(k for k in {*params, *ours} if params.get(k) != ours.get(k))
-        said = (f"{', '.join(f'{k}={params.get(k)}' for k in differ)}, not "
-                f"{', '.join(f'{k}={ours.get(k)}' for k in differ)}"
-                if provenance.game_name(header) == name else "")
-        raise ValueError(f"{path}: made for {provenance.game_name(header)} "
-                         f"{said + ' ' if said else ''}({params}), not {name} {ours}")
-    num_actions = arrays["num_actions"]
-    probs = arrays["probs"].astype(np.float64)
-    totals = np.add.reduceat(probs, row_offsets(num_actions)) if len(probs) else probs
-    sizes = num_actions.astype(np.int64)
-    totals = np.where(totals > 0, totals, 1.0)
-    probs = np.where(np.repeat(totals, sizes) > 0, probs / np.repeat(totals, sizes), 0.0)
-    return HanSoloTablePolicy(game, header, decode_keys(arrays["key_gaps"]), num_actions,
-                              probs)
+    return load_engine_table(path, game, HanSoloTablePolicy, FORMAT, FORMAT_VERSION)

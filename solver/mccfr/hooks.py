@@ -36,6 +36,10 @@ HOOK_FUNCTIONS = {
     "max_actions": "() -> the most choices or chance outcomes at a node",
     "max_choices": "() -> the most choices at a decision (and chance outcomes)",
     "work_size": "() -> int32s of the key's work space",
+    "expand_probability": "(level) -> the chance that a traverser's decision is expanded "
+                          "(every choice tried); else it is sampled from the current "
+                          "strategy, as an opponent's is (1.0: external sampling, every "
+                          "decision expanded)",
 }
 
 
@@ -89,8 +93,15 @@ def _work_size():
     return KEY_WORK_SIZE
 
 
+@njit(**_JIT)
+def expand_every_decision(level):
+    """External sampling: every traverser decision expanded (the hook of the games whose
+    rounds are short enough for it)."""
+    return 1.0
+
+
 LOVE_LETTER_HOOKS = mccfr_hooks(
     "solver.mccfr.hooks", row_size=_row_size, row_width=path_width, row_start=path_start,
     key=path_key, choices=_choices, lookup_after_children=_lookup_after_children,
     chance_action=_chance_action, terminal_value=_terminal_value, max_actions=_max_actions,
-    max_choices=_max_choices, work_size=_work_size)
+    max_choices=_max_choices, work_size=_work_size, expand_probability=expand_every_decision)

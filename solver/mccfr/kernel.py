@@ -14,6 +14,13 @@ Extensive Games"), one iteration per traverser p:
 2. At p's node I with sampled values v(a): v = sum_a sigma(a) v(a); R(I, a) += v(a) - v.
    (The sampling weights cancel the counterfactual reach in expectation.)
 The average strategy (normalised sums) converges to equilibrium in 2-player zero-sum games.
+A game too long for that (sarlaccs_pit: some 27 decisions a player, and an expanded
+traverser multiplies the traversal by each one's choices) has hooks whose
+`expand_probability` is below 1: each traverser decision is expanded with that chance,
+else sampled from the current strategy (no regret or average update there). The values
+are then still unbiased for the current strategy, but a decision's regret is weighted by
+the chance that the traverser's own sampling reached it: a heuristic, no longer the
+convergence guarantee (docs/sarlaccs-pit.md).
 
 Random numbers: the stream in rng[0] (solver/sim/rng.py), drawn by solver/sim/sampler.py
 (`sample`, inlined; chance by the hooks' `chance_action`); rng[1] counts the nodes touched.
@@ -47,6 +54,7 @@ from solver.mccfr import games  # noqa: F401
 from solver.mccfr.intrinsics import unmanaged
 from solver.mccfr.table import (META_FULL, META_KEYS, META_SLOTS_USED, claim_block,
                                 prefetch_slot)
+from solver.sim.rng import next_float
 from solver.sim.sampler import sample
 
 _JIT = {"cache": True, "nogil": True}
@@ -119,7 +127,13 @@ def _descend(engine, hooks, depth, p, level, utility, weight, shared, table, wor
         if key == 0:
             engine.apply_action(s, choices[0])
             continue
-        if actor == p:
+        # A traverser's decision is expanded (every choice tried), or, with the hooks'
+        # expand_probability below 1 (long games: expanding each one costs the product of
+        # their choices), and always on the stack's last row, sampled as an opponent's.
+        expand = actor == p and depth < _MAX_DEPTH - 1 and (
+            hooks.expand_probability(level) >= 1.0
+            or next_float(rng) < hooks.expand_probability(level))
+        if expand:
             work.frames[F_OPTIONS, depth] = n
             work.frames[F_NEXT, depth] = 0
             if hooks.lookup_after_children(level):
@@ -133,11 +147,12 @@ def _descend(engine, hooks, depth, p, level, utility, weight, shared, table, wor
             return False, 0.0
         sigma = work.sigmas[depth]
         _regret_matching(table.regret, offset, n, sigma)
-        if actor == p:
+        if expand:
             work.frames[F_OFFSET, depth] = offset
             return True, 0.0
-        for i in range(n):
-            table.strategy_sum[offset + i] += weight * sigma[i]
+        if actor != p:  # the average strategy sums the opponents' decisions only
+            for i in range(n):
+                table.strategy_sum[offset + i] += weight * sigma[i]
         engine.apply_action(s, choices[sample(sigma, n, rng)])
 
 

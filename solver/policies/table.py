@@ -268,3 +268,82 @@ def shipped_policies(deck: str, variant: str, players: int, folder: Path | None 
     """The shipped table policies of a game, finest abstraction first, by the rule of
     solver/policies/shipped.py (`variant`: the agenda, or love_letter)."""
     return shipped.policy_files(deck, variant, players, folder)
+
+
+# Tables of the games on engines of their own (han_solo, sarlaccs_pit): the same layout,
+# their own format name, keys and abstraction version.
+
+def export_engine_table(solver, path: str | Path, fmt: str, version: int,
+                        abstraction_version: int, algorithm: str,
+                        max_keys: int | None = None, command: str | None = None,
+                        **extra) -> dict:
+    """Write an MCCFR run's average strategy (at most `max_keys` keys, the most visited),
+    quantised to 8 bits, as format `fmt`; returns the header."""
+    keys, num_actions, rows, pruned = average_strategy_rows(solver, max_keys)
+    return write_rows(path, keys, num_actions, rows, {
+        "format": fmt, "format_version": version,
+        **provenance.header(solver.game, seconds=solver.seconds, command=command),
+        "algorithm": algorithm,
+        "abstraction": {"level": solver.level_name, "version": abstraction_version},
+        "iterations": solver.iterations, "seed": solver.seed, "threads": solver.threads,
+    }, {**pruned, **extra})
+
+
+class EngineTablePolicy(policy_lib.Policy):
+    """A loaded table of a game on its own engine as an OpenSpiel policy; a key not in the
+    table plays uniformly over the level's choices (the abstraction's `table_probs`).
+    A subclass names `engine` (its `legal_actions`), `abstraction` (`level_id`,
+    `table_probs`, `MAX_CHOICES`, `VERSION`) and `max_actions`."""
+
+    engine = None
+    abstraction = None
+    max_actions = 0
+
+    def __init__(self, game, header: dict, keys, num_actions, probs):
+        super().__init__(game, list(range(game.num_players())))
+        self.header = header
+        self.level = self.abstraction.level_id(header["abstraction"]["level"])
+        self.keys = keys
+        self.num_actions = num_actions.astype(np.int64)
+        self.starts = row_offsets(num_actions)
+        self.probs = probs  # float64, rows renormalised
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def action_probabilities(self, state, player_id=None) -> dict[int, float]:
+        s = state.array
+        acts = np.empty(self.max_actions, dtype=np.int32)
+        n = self.engine.legal_actions(s, acts)
+        row = np.empty(self.max_actions)
+        self.abstraction.table_probs(s, acts, n, self.level, self.keys, self.starts,
+                                     self.num_actions, self.probs,
+                                     np.empty(self.abstraction.MAX_CHOICES, dtype=np.int32),
+                                     row)
+        return {int(acts[i]): float(row[i]) for i in range(n)}
+
+
+def load_engine_table(path: str | Path, game, cls: type, fmt: str, version: int):
+    """Read a table of format `fmt` as a `cls` (an EngineTablePolicy), checking its
+    checksum, game, parameters and abstraction version; ValueError saying what differs."""
+    header, arrays = read_rows(path, fmt, version)
+    if header["abstraction"]["version"] != cls.abstraction.VERSION:
+        raise ValueError(f"{path}: abstraction version {header['abstraction']['version']}, "
+                         f"this code has {cls.abstraction.VERSION}")
+    params = provenance.game_parameters(header)
+    name = game.get_type().short_name
+    ours = dict(game.get_parameters())
+    if provenance.game_name(header) != name or params != ours:
+        differ = sorted(k for k in {*params, *ours} if params.get(k) != ours.get(k))
+        said = (f"{', '.join(f'{k}={params.get(k)}' for k in differ)}, not "
+                f"{', '.join(f'{k}={ours.get(k)}' for k in differ)}"
+                if provenance.game_name(header) == name else "")
+        raise ValueError(f"{path}: made for {provenance.game_name(header)} "
+                         f"{said + ' ' if said else ''}({params}), not {name} {ours}")
+    num_actions = arrays["num_actions"]
+    probs = arrays["probs"].astype(np.float64)
+    totals = np.add.reduceat(probs, row_offsets(num_actions)) if len(probs) else probs
+    sizes = num_actions.astype(np.int64)
+    totals = np.where(totals > 0, totals, 1.0)
+    probs = np.where(np.repeat(totals, sizes) > 0, probs / np.repeat(totals, sizes), 0.0)
+    return cls(game, header, decode_keys(arrays["key_gaps"]), num_actions, probs)

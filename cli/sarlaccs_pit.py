@@ -1,0 +1,220 @@
+"""The `jabba` commands with `--game sarlaccs_pit` (docs/sarlaccs-pit.md "Commands"):
+solve (exact CFR on a reduced game, or MCCFR on the shared driver), tournament (duplicate
+deals on the shared tournament) and exploit (the exact study of a reduced game). Each
+command parses and validates as for every game, then calls here, over
+solver/sarlaccs_pit/. The game has no hint, play, LBR or export yet: those refuse."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+
+from cli import options
+from cli.han_solo import STRATEGIES, MCCFRRun  # noqa: F401 (the command line asks for it)
+
+SARLACCS_PIT = "sarlaccs_pit"  # this module's game: its files' names
+DEFAULT_LEVEL = "compact"
+
+
+def _not_yet(what: str):
+    raise typer.BadParameter(f"sarlaccs_pit has no {what} yet (docs/sarlaccs-pit.md)",
+                             param_hint="--game")
+
+
+def solve(game, deck: str, algorithm: str, iterations: int, seconds: float | None,
+          target: float | None, level: str | None, max_keys: int | None, seed: int,
+          out: Path | None, ship: bool, mccfr_run: MCCFRRun | None = None) -> None:
+    """Exactly (cfr, cfr+, dcfr on a reduced game: its exploitability) or by MCCFR (the
+    shared solver/mccfr/ with sarlaccs_pit's hooks; a table file)."""
+    if algorithm == "mccfr":
+        _solve_mccfr(game, deck, iterations, seconds, level, max_keys, seed, out, ship,
+                     mccfr_run or MCCFRRun())
+        return
+    from solver import provenance
+    from solver.exact.solve import solve as solve_tree
+    from solver.exact.tree import build_tree
+    from solver.sarlaccs_pit.exact import figures
+
+    if deck == "full":
+        raise typer.BadParameter("the exact algorithms need a reduced game (tiny1, tiny2): "
+                                 "the full game's tree is far too large; or use "
+                                 "--algorithm mccfr", param_hint="--deck")
+    tree = build_tree(game)
+    outcome = solve_tree(tree, algorithm, iterations=iterations or None, seconds=seconds,
+                         target=None if target is None else target / 2)
+    found = figures(tree, outcome.strategy)
+    typer.echo(f"{algorithm} on sarlaccs_pit {deck}: {tree.num_nodes:,} histories, "
+               f"{tree.num_infosets:,} information states; {outcome.iterations} iterations "
+               f"in {outcome.seconds:.1f} s; NashConv {found['nash_conv']:.6g} (Jedi points)")
+    if out is not None:
+        provenance.write_json(out, {**provenance.header(game, seconds=outcome.seconds),
+                                    "what": f"{algorithm} on a reduced sarlaccs_pit game",
+                                    "deck": deck, "algorithm": algorithm,
+                                    "iterations": outcome.iterations, **found})
+        typer.echo(f"wrote {out}")
+
+
+def _solve_mccfr(game, deck: str, iterations: int, seconds: float | None, level: str | None,
+                 max_keys: int | None, seed: int, out: Path | None, ship: bool,
+                 run: MCCFRRun) -> None:
+    """MCCFR on the shared driver (solver/mccfr/train.py): budgets, checkpoints and
+    resume, the memory limit, Ctrl-C (the run so far is saved); a table file."""
+    from solver.mccfr.train import checkpoint_level, default_max_memory, parse_memory, train
+    from solver.sarlaccs_pit.abstraction import LEVELS, level_id
+    from solver.sarlaccs_pit.table_policy import export_table
+
+    if level is None:
+        resuming = run.resume and run.checkpoint and Path(run.checkpoint).exists()
+        level = checkpoint_level(game, run.checkpoint) if resuming else (
+            DEFAULT_LEVEL if deck == "full" else "exact")
+    if level not in LEVELS:
+        raise typer.BadParameter(f"{level!r}: sarlaccs_pit's levels are {', '.join(LEVELS)}",
+                                 param_hint="--abstraction")
+    if run.strategy not in STRATEGIES:
+        raise typer.BadParameter(f"{run.strategy!r}: allowed are {', '.join(STRATEGIES)}",
+                                 param_hint="--strategy")
+    try:
+        limit = default_max_memory() if run.max_memory is None else parse_memory(
+            run.max_memory)
+    except ValueError as err:
+        raise typer.BadParameter(str(err), param_hint="--max-memory") from None
+    if ship:
+        from solver.policies.shipped import policy_name
+
+        folder = options.ship_folder(out, "--out")
+        try:
+            out = folder / policy_name(deck, SARLACCS_PIT, game.num_players(), level, LEVELS)
+        except ValueError as err:
+            raise typer.BadParameter(str(err), param_hint="--abstraction") from None
+    out = out or Path(f"policy_{deck}_{SARLACCS_PIT}_{game.num_players()}p_{level}.npz")
+    with options.progress_bars() as progress:
+        update = options.tracker(progress)
+        try:
+            outcome = train(game, level_id(level), iterations or None, seconds,
+                            threads=run.threads, seed=seed, checkpoint=run.checkpoint,
+                            checkpoint_every=run.checkpoint_every, resume=run.resume,
+                            max_memory=limit, log=progress.console.print,
+                            on_progress=lambda s, point: update(
+                                "MCCFR iterations", s.iterations, iterations or 0))
+        except ValueError as err:
+            raise typer.BadParameter(str(err)) from None
+    solver = outcome.solver
+    header = export_table(solver.current() if run.strategy == "current" else solver, out,
+                          max_keys=max_keys, stopped_by=outcome.stopped_by,
+                          strategy=run.strategy)
+    typer.echo(f"MCCFR ({level}, {run.strategy} strategy): {solver.iterations:,} "
+               f"iterations, {solver.num_keys:,} keys in {solver.seconds:.1f} s (stopped by "
+               f"{outcome.stopped_by}); wrote {out} ({header['keys']:,} keys)")
+    if outcome.message:
+        typer.echo(outcome.message)
+
+
+def tournament(game, policies: str | None, deals: int, seed: int, diagonal: bool,
+               out: Path | None) -> None:
+    """Duplicate deals of sarlaccs_pit policies (the heuristics, and `table`: the shipped
+    table, save_force where it has no key), each pairing in both seatings: margins (Jedi
+    points) and game-win rates with 95% intervals."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from solver import provenance
+    from solver.sarlaccs_pit.commands import cross_table, write_record
+    from solver.sarlaccs_pit.features import HEURISTIC_NAMES
+
+    if deals == 0:
+        raise typer.BadParameter("0: sarlaccs_pit plays duplicate deals only (no "
+                                 "matches); give at least 1", param_hint="--deals")
+    table = _shipped_table(game)
+    names = ([p.strip() for p in policies.split(",") if p.strip()] if policies else
+             (["table"] if table is not None else []) + list(HEURISTIC_NAMES))
+    if not names:
+        raise typer.BadParameter("give at least one policy", param_hint="--policies")
+    start = time.perf_counter()
+    try:
+        rows = cross_table(game, names, deals, seed, table, diagonal=diagonal)
+    except ValueError as err:
+        raise typer.BadParameter(str(err), param_hint="--policies") from None
+    seconds = time.perf_counter() - start
+    shown = Table(title=f"sarlaccs_pit, {game.num_players()} players, {deals:,} duplicate "
+                  "deals: the row's margin (Jedi points a game) and win rate v the column")
+    for column in ("policy", "opponent", "margin [95%]", "win rate [95%]"):
+        shown.add_column(column)
+    for r in rows:
+        m, w = r["margin"], r["win_rate"]
+        shown.add_row(r["policy"], r["opponent"],
+                      f"{m['mean']:+.3f} [{m['low']:+.3f}, {m['high']:+.3f}]",
+                      f"{w['mean']:.3f} [{w['low']:.3f}, {w['high']:.3f}]")
+    Console().print(shown)
+    typer.echo(f"{sum(r['games'] for r in rows):,} games in {seconds:.1f} s")
+    if out:
+        command = (f"jabba tournament --game sarlaccs_pit --players {game.num_players()} "
+                   f"--policies {','.join(names)} --deals {deals} --seed {seed}"
+                   + (" --diagonal" if diagonal else ""))
+        record = {**provenance.header(game, seconds=seconds, command=command),
+                  "what": "duplicate-deal tournament, sarlaccs_pit: margin = the policy's "
+                          "Jedi points less its opponents' mean a game (every seating of "
+                          "each deal), 95% intervals; win rate: more points (a tie half)",
+                  "table": None if table is None else {
+                      "level": table.header["abstraction"]["level"], "keys": len(table),
+                      "iterations": table.header["iterations"],
+                      "code_version": table.header["code_version"],
+                      "fallback": "save_force"},
+                  "deals": deals, "seed": seed, "rows": rows}
+        for path in write_record(out.with_suffix(".json"), record):
+            typer.echo(f"wrote {path}")
+
+
+def _shipped_table(game):
+    """The shipped table of this game's parameters, or None."""
+    from solver.policies.shipped import policy_files
+    from solver.sarlaccs_pit.abstraction import LEVELS
+    from solver.sarlaccs_pit.table_policy import load_table
+
+    for path in policy_files("full", SARLACCS_PIT, game.num_players(), levels=LEVELS):
+        try:
+            return load_table(path, game)
+        except ValueError as err:  # another game's parameters: said, not used
+            typer.echo(f"note: {path.name} is not played: {err}", err=True)
+    return None
+
+
+def exploit(deck: str, players: int, iterations: int, out_dir: Path) -> None:
+    """The exact study of a reduced sarlaccs_pit game (solver/sarlaccs_pit/exact.py)."""
+    from solver.sarlaccs_pit.commands import write_record
+    from solver.sarlaccs_pit.exact import REDUCED, study
+
+    if deck not in REDUCED:
+        raise typer.BadParameter(f"{deck!r}: sarlaccs_pit's reduced games are "
+                                 f"{', '.join(REDUCED)}", param_hint="--deck")
+    if players != 2:
+        raise typer.BadParameter(f"{players}: the exact study is for 2 players",
+                                 param_hint="--players")
+    counts = sorted({1, 10, 100, iterations})
+    record = study(deck, iterations=tuple(counts), log=typer.echo,
+                   command=f"jabba exploit --game sarlaccs_pit --deck {deck} "
+                           f"--iterations {iterations}")
+    for path in write_record(out_dir / f"sarlaccs_pit_exploitability_{deck}_2p.json",
+                             record):
+        typer.echo(f"wrote {path}")
+
+
+def lbr(game, policy, deals, rollouts, particles, seed, out, print_bound) -> None:
+    _not_yet("local best response")
+
+
+def export_policy(game, policy):
+    raise ValueError("sarlaccs_pit has no export yet (docs/sarlaccs-pit.md)")
+
+
+def render_hint(answer: dict, console) -> None:
+    _not_yet("hint")
+
+
+def play_table(v: dict) -> list[str]:
+    _not_yet("play")
+
+
+def round_end(v: dict) -> list[str]:
+    _not_yet("play")
