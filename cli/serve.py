@@ -42,8 +42,8 @@ def serve(
     # /?game=NAME (the same page).
     pages = ([f"{url} ({adapter.advice_label})"]
              + ([f"{url}play (play)"] if adapter.capabilities.play_page else [])
-             + [f"{url}?game={a.name} ({a.advice_label})" for a in games.ADAPTERS.values()
-                if a is not adapter])
+             + [f"{url}?game={a.name} ({a.advice_label})"
+                for a in map(games.adapter, games.taking("hint")) if a is not adapter])
     typer.echo(f"serving {', '.join(pages)}, {url}docs (the API); Ctrl-C stops")
     typer.echo("warming up: compiling the kernels (about 30 s the first time; the pages "
                "say when ready)")

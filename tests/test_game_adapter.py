@@ -211,20 +211,27 @@ def test_hint_options_are_options_of_jabba_hint():
 
 
 def test_pages_follow_the_web_capabilities():
-    """Every game has the one advice page: its description names a form the page holds,
-    with its cards and player counts; only a game with the play page may start a game."""
+    """Every game with the hint has the one advice page: its description names a form the
+    page holds, with its cards and player counts; a game without the hint has none (its
+    description is refused naming the games that have one); only a game with the play
+    page may start a game."""
     from cli.web.app import STATIC, NewGame
     from solver import games
 
     page = (STATIC / "index.html").read_text()
     for adapter in games.ADAPTERS.values():
+        refused = NewGame(game=adapter.name).misplaced()
+        assert (refused is None) == adapter.capabilities.play_page, adapter.name
+        if adapter.name not in games.taking("hint"):
+            assert adapter.example_situation is None
+            with pytest.raises(games.UnknownGame, match="has no advice page"):
+                adapter.advice()
+            continue
         described = adapter.advice()
         assert f'<template id="form-{described["form"]}">' in page, adapter.name
         assert described["game"] == adapter.name and described["cards"]
         assert described["players"][0] == 2 and described["title"]
         assert described["example"] == adapter.example_situation
-        refused = NewGame(game=adapter.name).misplaced()
-        assert (refused is None) == adapter.capabilities.play_page, adapter.name
 
 
 # Each capability a game lacks: a command's option that needs it, refused naming the games

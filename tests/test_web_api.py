@@ -396,8 +396,8 @@ def test_the_advice_page_describes_every_game_from_its_adapter(client):
 
     meta = client.get("/api/meta").json()
     assert meta["default"] == games.DEFAULT == meta["advice"]["game"]
-    assert [g["name"] for g in meta["games"]] == list(games.NAMES)
-    for name in games.NAMES:
+    assert [g["name"] for g in meta["games"]] == list(games.taking("hint"))
+    for name in games.taking("hint"):
         described = client.get(f"/api/meta?game={name}").json()["advice"]
         assert described == json.loads(json.dumps(games.adapter(name).advice()))
     classic = client.get("/api/meta?game=love_letter").json()["advice"]
@@ -410,7 +410,11 @@ def test_the_advice_page_describes_every_game_from_its_adapter(client):
 
 @pytest.mark.parametrize("path, status, detail", [
     ("/api/meta?game=chess", 400,
-     "game: unknown game 'chess': the games are jabbas_palace, love_letter, han_solo"),
+     "game: unknown game 'chess': the games are jabbas_palace, love_letter, han_solo, "
+     "sarlaccs_pit"),
+    ("/api/meta?game=sarlaccs_pit", 400,
+     "game: sarlaccs_pit has no advice page: it has no hint yet; the games with one are "
+     "jabbas_palace, love_letter, han_solo"),
     ("/api/meta?game=" + "x" * 65, 422, "game: String should have at most 64 characters"),
 ])
 def test_a_page_for_an_unknown_game_is_refused_naming_the_games(client, path, status,
@@ -422,6 +426,9 @@ def test_a_page_for_an_unknown_game_is_refused_naming_the_games(client, path, st
 @pytest.mark.parametrize("body, query, status, detail", [
     ({"game": "chess", "hand": ["guard"]}, "", 422,
      "impossible situation: game='chess': allowed are jabbas_palace, love_letter, han_solo"),
+    ({"game": "sarlaccs_pit", "hand": ["guard"]}, "", 422,
+     "impossible situation: game='sarlaccs_pit': allowed are jabbas_palace, love_letter, "
+     "han_solo (it has no hint yet)"),
     ({"game": "love_letter", "agenda": "exalted_one", "hand": ["guard", "baron"]}, "", 422,
      "impossible situation: agenda='exalted_one': love_letter has no agendas (the highest "
      "card wins at the deck's end, docs/RULES.md C8); agendas are jabbas_palace's"),

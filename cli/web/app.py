@@ -67,7 +67,7 @@ SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the field
     "type": "object", "description": "A situation: the fields of a situation file "
     "(docs/hint.md, 'The situation'), e.g. the README's worked hint.",
     "properties": {
-        "game": {"type": "string", "enum": list(games.NAMES), "default": GAMES[0],
+        "game": {"type": "string", "enum": list(games.taking("hint")), "default": GAMES[0],
                  "description": "love_letter: classic cards, no agenda; han_solo: the "
                  "fields of docs/han-solo.md 'Hints' (players, seat, hand, log, pot, turn, "
                  "params)"},
@@ -390,7 +390,8 @@ def meta(state: State, game: str | None = Query(
         raise BadRequest(400, f"game: {err}") from None
     return {"advice": advice, "default": state.page_game,
             "games": [{"name": a.name, "label": a.advice_label,
-                       "title": a.advice()["title"]} for a in games.ADAPTERS.values()],
+                       "title": a.advice()["title"]}
+                      for a in map(games.adapter, games.taking("hint"))],
             "cards": [{"id": c.id, "name": c.name, "short": c.aliases[0],
                        "number": c.number, "side": c.side.name.lower(),
                        "copies": c.copies, "effect": c.effect.name.lower(), "text": c.text}

@@ -75,8 +75,9 @@ class GameAdapter:
     # The web app (cli/web/app.py): one advice page for every game (static/index.html, at
     # /?game=NAME, and at / for the game `jabba serve --game` names), built from
     # `advice()`; a former route of its own that now redirects there (None: none); the
-    # page's label; the warm-up's situation (also the page's example).
-    example_situation: dict
+    # page's label; the warm-up's situation (also the page's example). A game without the
+    # hint (not in `taking("hint")`) has no advice page: None.
+    example_situation: dict | None = None
     advice_route: str | None = None
     advice_label: str = "advice"
     # The command line's module for its commands where they differ from the Love Letter
@@ -132,6 +133,9 @@ class GameAdapter:
         """What the web advice page builds its form from: the game, its label, its
         example situation, the hint options it takes, and its engine's description (the
         `form` to build, its cards, player counts; hook `advice_description`)."""
+        if self.name not in taking("hint"):
+            raise UnknownGame(f"{self.name} has no advice page: it has no hint yet; the games "
+                              f"with one are {', '.join(taking('hint'))}")
         return {"game": self.name, "label": self.advice_label,
                 "example": self.example_situation, "hint_options": list(self.hint_options),
                 **self.hook("advice_description")(self.name)}

@@ -242,8 +242,9 @@ class HintRequest:
             if confidence != 0.5:
                 raise HintInputError("confidence", "applies only with opponent")
         name = data.get("game", games.DEFAULT)
-        if isinstance(name, str) and games.find(name) is None:
-            raise SituationError(f"game={name!r}: allowed are {', '.join(games.NAMES)}")
+        if isinstance(name, str) and name not in games.taking("hint"):
+            raise SituationError(f"game={name!r}: allowed are {', '.join(games.taking('hint'))}"
+                                 + (" (it has no hint yet)" if games.find(name) else ""))
         reader = games.hint_reader(name)
         for option, value, capability in (("score", score, "match"),
                                           ("opponent", opponent, "opponent_models")):
