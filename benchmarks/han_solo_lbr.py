@@ -1,4 +1,4 @@
-"""Local best response (solver/han_solo/lbr.py) against a han_solo policy, 2 players: a
+"""Local best response (solver/evaluation/lbr.py) against a han_solo policy, 2 players: a
 lower bound on its exploitability with a 95% interval.
 
     python benchmarks/han_solo_lbr.py --policy table \
@@ -20,12 +20,11 @@ import pyspiel
 from _common import add_output_args
 
 from solver import provenance
-from solver.evaluation.lbr import DEFAULT_ROLLOUTS
+from solver.evaluation.lbr import DEFAULT_MAX_PARTICLES, DEFAULT_ROLLOUTS, run_lbr
 from solver.han_solo import exact
 from solver.han_solo.features import HEURISTIC_NAMES
-from solver.han_solo.lbr import DEFAULT_PARTICLES, run_lbr
 from solver.han_solo.table_policy import load_table
-from solver.han_solo.playout import TABLE
+from solver.han_solo.playout import TABLE, HanSoloBank
 from solver.reports.files import table_files
 
 COLUMNS = ["policy", "deck", "deals", "lower_bound", "low", "high", "seat0", "seat1",
@@ -41,7 +40,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--deals", type=int, default=400,
                         help="deals, LBR in each seat (default %(default)s)")
     parser.add_argument("--rollouts", type=int, default=DEFAULT_ROLLOUTS)
-    parser.add_argument("--particles", type=int, default=DEFAULT_PARTICLES)
+    parser.add_argument("--particles", type=int, default=DEFAULT_MAX_PARTICLES)
     parser.add_argument("--results", metavar="DIR",
                         help="add the record to han_solo_lbr.{json,csv} in DIR")
     add_output_args(parser)
@@ -58,8 +57,8 @@ def main(argv: list[str] | None = None) -> dict:
         if done % 20 == 0 or done == total:
             print(f"{done}/{total} deals, {time.perf_counter() - wall:.0f} s", flush=True)
 
-    result = run_lbr(game, policy, args.deals, table, args.seed, args.rollouts,
-                     args.particles, on_progress=progress)
+    result = run_lbr(game, HanSoloBank(table), policy, args.deals, args.seed, args.rollouts,
+                     max_particles=args.particles, on_progress=progress)
     bound = result.lower_bound()
     seats = result.per_seat()
     name = f"table:{Path(args.table).stem.removeprefix('policy_full_han_solo_2p_')}" \
@@ -78,8 +77,9 @@ def main(argv: list[str] | None = None) -> dict:
               "what": "local best response against a policy, 2 players: LBR's mean margin "
                       "over its two seats (thousands of credits a round), a lower bound "
                       "on the policy's exploitability, 95% normal interval over deals",
-              "algorithm": "LBR (solver/han_solo/lbr.py): Bayes belief over the "
-                           "opponent's hidden cards (solver/han_solo/belief.py), each "
+              "algorithm": "LBR (solver/evaluation/lbr.py): Bayes belief over the "
+                           "opponent's hidden cards (the compiled filter, "
+                           "solver/belief/kernel.py with solver/han_solo/filter.py), each "
                            "action valued by rollouts of the policy",
               "seed": args.seed, "rows": [row]}
     if args.results:

@@ -268,11 +268,12 @@ def exploit(deck: str, players: int, iterations: int, out_dir: Path) -> None:
 
 def lbr(game, policy: str, deals: int, rollouts: int, particles: int, seed: int,
         out: Path | None, print_bound) -> None:
-    """A local best response against a han_solo policy (solver/han_solo/lbr.py), 2
+    """A local best response against a han_solo policy (solver/evaluation/lbr.py), 2
     players: a lower bound on its exploitability, printed by `print_bound` (the
     command's)."""
     from solver import provenance
-    from solver.han_solo.lbr import run_lbr
+    from solver.evaluation.lbr import run_lbr
+    from solver.han_solo.playout import HanSoloBank
     from solver.han_solo.players import resolve
 
     _two_players(game, "LBR")
@@ -282,7 +283,8 @@ def lbr(game, policy: str, deals: int, rollouts: int, particles: int, seed: int,
         raise typer.BadParameter(str(err), param_hint="--policy") from None
     with options.progress_bars() as progress:
         update = options.tracker(progress)
-        result = run_lbr(game, player.kind, deals, player.table, seed, rollouts, particles,
+        result = run_lbr(game, HanSoloBank(player.table), player.kind, deals, seed, rollouts,
+                         max_particles=particles,
                          on_progress=lambda done, total: update("LBR deals", done, total))
     print_bound(result, player.describe(), 2, "thousand credits")
     if out:

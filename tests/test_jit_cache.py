@@ -31,8 +31,14 @@ def test_an_engine_edit_makes_every_compiled_importer_stale():
                             "solver.han_solo.playout", "solver.policies.playout",
                             "solver.sim.hooks"):
         assert {"solver.sim.playout", "solver.evaluation.tournament",
-                "solver.han_solo.lbr"} <= jit_cache.stale_modules({engine_or_hooks},
-                                                                  everything)
+                "solver.evaluation.lbr"} <= jit_cache.stale_modules({engine_or_hooks},
+                                                                    everything)
+    # The particle filter's kernel and LBR take each engine's filter hooks as arguments:
+    # the hooks modules name them in COMPILED_INTO.
+    for engine_or_hooks in ("spiel_game.han_solo.engine", "spiel_game.engine",
+                            "solver.han_solo.filter", "solver.belief.filter"):
+        assert {"solver.belief.kernel", "solver.evaluation.lbr"} <= jit_cache.stale_modules(
+            {engine_or_hooks}, everything)
     # The layout's offsets are compiled into the engine and all that calls it.
     assert {"spiel_game.engine", "solver.mccfr.kernel"} <= jit_cache.stale_modules(
         {"spiel_game.layout"}, everything)

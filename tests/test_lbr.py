@@ -162,7 +162,9 @@ def test_belief_carried_through_a_round_equals_the_one_built_from_scratch():
     """In play the belief advances from LBR's previous decision; at every decision the
     choice equals the one from a belief rebuilt from the whole log (so play and
     `exact_lbr_value` measure the same strategy)."""
-    from solver.evaluation.lbr import DEFAULT_MAX_PARTICLES, NUM_BELIEF_STATS, decide, observe
+    from solver.belief.filter import LOVE_LETTER_FILTER, observe
+    from solver.evaluation.lbr import DEFAULT_MAX_PARTICLES, NUM_BELIEF_STATS, decide
+    from solver.policies.playout import LOVE_LETTER_PLAYOUT
     from solver.sim.playout import reset
     from spiel_game import engine
 
@@ -191,6 +193,7 @@ def test_belief_carried_through_a_round_equals_the_one_built_from_scratch():
             if engine.current_actor(s) == viewer:
                 n_obs = observe(s, viewer, observed)
                 best, current, count = decide(
+                    engine.ENGINE, LOVE_LETTER_PLAYOUT, LOVE_LETTER_FILTER,
                     s, observed, n_obs, viewer, buffers, weights, current, count,
                     bank.arrays(), 0, 0, 16, DEFAULT_MAX_PARTICLES, 1, legal, n, values, stats)
                 action = int(legal[best])

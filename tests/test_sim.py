@@ -285,8 +285,8 @@ def test_lbr_rollouts_are_direct_play_outs():
     n = engine.legal_actions(s, legal)
     values = np.empty(L.NUM_ACTIONS)
     key = np.uint64(12345)
-    best = lbr_action(s[None, :].copy(), np.ones(1), 1, viewer, bank.arrays(), 0, 1, 8, key,
-                      legal, n, values)
+    best = lbr_action(engine.ENGINE, LOVE_LETTER_PLAYOUT, s[None, :].copy(), np.ones(1), 1,
+                      viewer, bank.arrays(), 0, 1, 8, key, legal, n, values)
     chains = np.zeros((2, 1), np.int32)
     chains[viewer, 0] = 1  # the continuation policy in LBR's seat
     out = np.empty(2)

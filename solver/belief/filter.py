@@ -1,4 +1,8 @@
-"""The compiled particle filter: histories consistent with an observation pattern.
+"""The compiled particle filter of the Love Letter engine (jabbas_palace, love_letter):
+histories consistent with an observation pattern. The filter's engine-independent part
+(buffers, merging, resampling, the lockstep loop) is solver/belief/kernel.py; this module
+is the engine's own part, its hooks (`LOVE_LETTER_FILTER`), and the entry points that run
+the kernel with them (`advance`, `advance_patterns`).
 
 A particle is a full engine state with a weight and its progress: how many of its
 logged events are matched (`checked`) and how many pattern lines they used (`ptr`).
@@ -48,9 +52,18 @@ from solver.abstraction.hashing import FNV_OFFSET, FNV_PRIME, mix
 from solver.abstraction.keys import (_NUMBER_MASKS, _SIDE_MASK, T_SIZE, identity_key,
                                      redacted_event, track)
 from solver.policies.chain import chain_probs
-from solver.sim.rng import next_float, stream_seed
+from solver.belief import kernel
+# the statistics and ANY_PHASE are the generic filter's (re-exported: callers read them here)
+from solver.belief.kernel import (ANY_PHASE, B_DECISIONS, B_FAIL_ACTOR,  # noqa: F401
+                                  B_FAIL_CARD, B_FAIL_EXTRA, B_FAIL_KIND, B_FAIL_OTHER,
+                                  B_FURTHEST, B_LOST, B_MOST_PARTICLES, B_POLICY_IGNORED,
+                                  B_POLICY_MISSES, B_RESAMPLES, B_STEPS, B_TRUNCATED,
+                                  NUM_BELIEF_STATS, STREAM_RESAMPLE, filter_hooks, resample)
 
 _JIT = dict(cache=True, nogil=True)
+# The kernels that take LOVE_LETTER_FILTER as an argument hold this module's code in their
+# caches: spiel_game/jit_cache.py clears them when this module changes.
+COMPILED_INTO = ("solver.belief.kernel", "solver.evaluation.lbr")
 
 ANY = -9  # a pattern field that fits any value (a log line that does not state it;
 # in the kind field: an event of any kind, e.g. an R2-D2 look at a seat or the set-aside card)
@@ -62,7 +75,6 @@ CARD_SET = -(1 << 20)
 KNOWN_HIDDEN = -(1 << 10)
 OMIT_NONE = 0  # the pattern is the complete redacted log (LBR, search)
 OMIT_LOG = 1  # a hint log: events `omissible` may be left out
-ANY_PHASE = -1
 ALL_CARDS = (1 << L.MAX_CHARS) - 1
 NO_FAILURE = -1  # B_FAIL_KIND before any failure
 NO_COPY = -2  # B_FAIL_KIND: the pattern's card has no copy left to draw
@@ -81,13 +93,6 @@ def card_set(cards) -> int:
         mask |= 1 << int(c)
     return CARD_SET + mask
 
-
-# Statistics, accumulated over calls.
-(B_STEPS, B_MOST_PARTICLES, B_POLICY_IGNORED, B_LOST, B_TRUNCATED, B_DECISIONS,
- B_POLICY_MISSES, B_FURTHEST, B_FAIL_KIND, B_FAIL_ACTOR, B_FAIL_OTHER, B_FAIL_CARD,
- B_FAIL_EXTRA, B_RESAMPLES) = range(14)
-NUM_BELIEF_STATS = 14
-STREAM_RESAMPLE = 0x5E5A  # the resampling's random stream (solver/sim/rng.py)
 
 # Events a log may leave out, as they follow from the lines around them: misses, the
 # round's end, "no effect", targets (the next lines name the target); and other players'
@@ -512,111 +517,8 @@ def state_hash(s, viewer, knowledge, merge_logs):
 
 
 @njit(**_JIT)
-def _thin(weights, count, keep, rng, chosen):
-    """Fearnhead-Clifford's choice of at most `keep` of weights[:count] (count > keep):
-    chosen[k] set for those kept, the weights of the thinned ones that are kept set to
-    c (see `resample`); the others' weights are left as they were."""
-    order = np.argsort(-weights[:count])
-    rest = weights[:count].sum()
-    heavy = 0  # the `heavy` largest weights are kept as they are
-    c = rest / keep
-    while heavy < keep and weights[order[heavy]] >= c:
-        rest -= weights[order[heavy]]
-        heavy += 1
-        c = rest / (keep - heavy) if keep > heavy else np.inf
-    for i in range(heavy):
-        chosen[order[i]] = True
-    if heavy < keep and rest > 0:
-        u = next_float(rng) * c
-        cumulative = 0.0
-        for k in range(count):
-            if chosen[k]:
-                continue
-            cumulative += weights[k]
-            if cumulative > u:  # a grid point u + j c falls in this particle's share
-                chosen[k] = True
-                weights[k] = c
-                u += c
-
-
-@njit(**_JIT)
-def resample(buffers, target, weights, progress, count, keep, rng, slot_hash):
-    """Resample the `count` particles of buffers[target] down to at most `keep` in place
-    (Fearnhead-Clifford: the heavy ones kept, the rest thinned by systematic sampling at
-    weight c, so E[new weight] = old weight and nothing is duplicated); returns the new
-    count. The survivors keep their order (and their hashes in slot_hash)."""
-    if count <= keep:
-        return count
-    chosen = np.zeros(count, dtype=np.bool_)
-    _thin(weights, count, keep, rng, chosen)
-    new_count = 0
-    for k in range(count):
-        if chosen[k] and weights[k] > 0:
-            if k != new_count:
-                used = L.S_EVENTS + buffers[target, k, L.S_EVENT_N] * L.EVENT_SIZE
-                buffers[target, new_count, :used] = buffers[target, k, :used]
-                weights[new_count] = weights[k]
-                progress[target, new_count, 0] = progress[target, k, 0]
-                progress[target, new_count, 1] = progress[target, k, 1]
-                slot_hash[new_count] = slot_hash[k]
-            new_count += 1
-    return new_count
-
-
-@njit(**_JIT)
 def _particle_hash(s, checked, ptr, viewer, knowledge, merge_logs):
     return mix(mix(state_hash(s, viewer, knowledge, merge_logs), checked), ptr)
-
-
-@njit(**_JIT)
-def _rebuild_table(count, table, table_hashes, slot_hash):
-    """The merge table of the first `count` particles from their stored hashes."""
-    table[:] = 0
-    mask = len(table) - 1
-    for k in range(count):
-        h = slot_hash[k]
-        j = np.int64(h & np.uint64(mask))
-        while table[j] != 0:
-            j = (j + 1) & mask
-        table[j] = k + 1
-        table_hashes[j] = h
-
-
-@njit(**_JIT)
-def _insert(child, weight, checked, ptr, buffers, target, weights, progress, count, table,
-            table_hashes, slot_hash, max_particles, viewer, knowledge, merge_logs, stats,
-            rng):
-    """Add a particle to buffers[target], merging with an equal one; returns count. When
-    the buffer is full, the particles so far are resampled down to
-    min(max_particles, capacity / 2) first."""
-    h = _particle_hash(child, checked, ptr, viewer, knowledge, merge_logs)
-    mask = len(table) - 1
-    used = L.S_EVENTS + child[L.S_EVENT_N] * L.EVENT_SIZE
-    while True:
-        j = np.int64(h & np.uint64(mask))
-        while table[j] != 0:
-            k = table[j] - 1
-            if table_hashes[j] == h:
-                if weight > weights[k]:  # keep the likelier history's log
-                    buffers[target, k, :used] = child[:used]
-                weights[k] += weight
-                return count
-            j = (j + 1) & mask
-        if count < buffers.shape[1]:
-            break
-        stats[B_TRUNCATED] += 1
-        stats[B_RESAMPLES] += 1
-        count = resample(buffers, target, weights, progress, count,
-                         max(1, min(max_particles, buffers.shape[1] // 2)), rng, slot_hash)
-        _rebuild_table(count, table, table_hashes, slot_hash)
-    buffers[target, count, :used] = child[:used]
-    weights[count] = weight
-    progress[target, count, 0] = checked
-    progress[target, count, 1] = ptr
-    table[j] = count + 1
-    table_hashes[j] = h
-    slot_hash[count] = h
-    return count + 1
 
 
 @njit(**_JIT)
@@ -639,133 +541,91 @@ def _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_poli
             probs[i] = max(probs[i], floor)
 
 
+# The filter's hooks (solver/belief/kernel.py) for the Love Letter engine -----------------
+
 @njit(**_JIT)
-def _kept_child(kids, kid_w, n, k, action, weight, upto, after):
-    """Note a live child (parent k, action; -1: the parent as it is) in kids, kid_w
-    (grown when full); returns them."""
-    if n == len(kid_w):
-        more = np.empty((2 * n, 4), dtype=kids.dtype)
-        more[:n] = kids
-        more_w = np.empty(2 * n)
-        more_w[:n] = kid_w
-        kids, kid_w = more, more_w
-    kids[n, 0] = k
-    kids[n, 1] = action
-    kids[n, 2] = upto
-    kids[n, 3] = after
-    kid_w[n] = weight
-    return kids, kid_w
+def _max_actions():
+    return L.NUM_ACTIONS
 
 
 @njit(**_JIT)
-def _expand(buffers, source, count, target, weights_in, weights_out, progress, table,
-            table_hashes, slot_hash, pattern, row_start, row_end, reserve, future, viewer,
-            omit, done_phase, bank, chain, floor, miss_unknown, merge_logs, use_policy, child,
-            legal, probs, max_particles, stats, done_actor, rng):
-    """One lockstep step: every particle not yet done advances by one action into
-    buffers[target]; returns the new count.
+def _prepare(pattern, row_start, row_end, viewer, first, count, final):
+    """(reserve, future): each pattern's `reservations` and `future_masks`, its rows
+    counted from its start."""
+    rows = len(row_end)
+    reserve = np.zeros((rows, L.MAX_CHARS), dtype=np.int32)
+    future = np.empty((rows, L.MAX_PLAYERS + 1), dtype=np.int64)
+    rules = first[L.S_RULES] if count > 0 else 0
+    j = 0
+    while j < rows:
+        a, b = row_start[j], row_end[j]
+        reserve[a:b + 1] = reservations(pattern[a:b], b - a, viewer)
+        future[a:b + 1] = future_masks(pattern[a:b], b - a, viewer, rules, final)
+        j = b + 1
+    return reserve, future
 
-    Once the filter samples (it has resampled), the live children are thinned down to
-    twice the buffer's rows (`_thin`, on their weights) before they are keyed and merged: keying a
-    child (`state_hash`: what each opponent knows) costs several times what making it
-    does, and most children of a sampled step would be resampled away. Until then
-    every child is inserted as it comes, so an exact run stays as it was."""
-    table[:] = 0
-    new_count = 0
-    knowledge = np.empty(T_SIZE, dtype=np.int32)
-    thin = stats[B_TRUNCATED] > 0
-    n_kids = 0
-    kids = np.empty((16 * count + 16 if thin else 1, 4), dtype=np.int32)
-    kid_w = np.empty(len(kids))
-    for k in range(count):
-        s = buffers[source, k]
-        w = weights_in[k]
-        checked = progress[source, k, 0]
-        ptr = progress[source, k, 1]
-        n_pat = row_end[ptr]  # the end of this particle's pattern
-        if _is_done(s, checked, ptr, n_pat, done_actor, done_phase):
-            if thin:
-                kids, kid_w = _kept_child(kids, kid_w, n_kids, k, -1, w, checked, ptr)
-                n_kids += 1
-            else:
-                new_count = _insert(s, w, checked, ptr, buffers, target, weights_out,
-                                    progress, new_count, table, table_hashes, slot_hash,
-                                    max_particles, viewer, knowledge, merge_logs, stats, rng)
-            continue
-        if s[L.S_PHASE] == L.PH_TERMINAL:
-            continue  # the real round went another way
-        m = s[L.S_EVENT_N]
-        used = L.S_EVENTS + m * L.EVENT_SIZE
-        if s[L.S_PHASE] == L.PH_CHANCE:
-            candidates = _chance_candidates(s, ptr, pattern, row_start[ptr], n_pat, viewer,
-                                            reserve, future)
-            size = s[L.S_POOL_SIZE]
-            # A card the pattern shows drawn with no copy left is why the particle dies
-            # (of another player's, where it is the one card they can hold)
-            note = candidates != ALL_CARDS and (not _dealt_unseen(s, viewer)
-                                                or candidates & (candidates - 1) == 0)
-            n = 0
-            div = size  # a chance child's weight: w * copies / size, as before
-            for c in range(L.MAX_CHARS):
-                if note and (candidates >> c) & 1 and s[L.S_POOL + c] == 0:
-                    _failed(stats, ptr, NO_COPY, -1, -1, c, -1)
-                if s[L.S_POOL + c] > 0 and (candidates >> c) & 1:
-                    legal[n] = c
-                    probs[n] = s[L.S_POOL + c]
-                    n += 1
-        else:
-            if ptr >= n_pat and checked == m:
-                continue  # the pattern is used up but the round is not at its decision
-            n = engine.legal_actions(s, legal)
-            div = 1.0
-            _decision_probs(s, s[L.S_ACTOR], viewer, bank, chain, floor, miss_unknown,
-                            use_policy, legal, n, probs, stats)
-        for i in range(n):
-            if probs[i] > 0:
-                child[:used] = s[:used]
-                engine.apply_action(child, legal[i])
-                upto, after = _match(child, checked, ptr, pattern, n_pat, viewer, omit,
-                                     stats)
-                if after < 0 or not _hands_fit(child, after, future):
-                    continue
-                if thin:
-                    kids, kid_w = _kept_child(kids, kid_w, n_kids, k, legal[i],
-                                              w * probs[i] / div, upto, after)
-                    n_kids += 1
-                else:
-                    new_count = _insert(child, w * probs[i] / div, upto, after, buffers, target,
-                                        weights_out, progress, new_count, table,
-                                        table_hashes, slot_hash, max_particles, viewer,
-                                        knowledge, merge_logs, stats, rng)
-    if not thin:
-        return new_count
-    # Down to twice the buffer's rows: children that merge count once when the rows fill
-    # (`_insert` resamples then) and at the step's end (`advance`). Thinning to the rows
-    # alone merged less and lost more samples (a 5-player log lost two of 1,024).
-    chosen = np.ones(n_kids, dtype=np.bool_)
-    if n_kids > 2 * buffers.shape[1]:
-        stats[B_TRUNCATED] += 1
-        stats[B_RESAMPLES] += 1
-        chosen[:] = False
-        _thin(kid_w, n_kids, 2 * buffers.shape[1], rng, chosen)
-    for r in range(n_kids):
-        if not chosen[r] or kid_w[r] <= 0:
-            continue
-        s = buffers[source, kids[r, 0]]
-        if kids[r, 1] < 0:
-            new_count = _insert(s, kid_w[r], kids[r, 2], kids[r, 3], buffers, target,
-                                weights_out, progress, new_count, table, table_hashes,
-                                slot_hash, max_particles, viewer, knowledge, merge_logs,
-                                stats, rng)
-            continue
-        used = L.S_EVENTS + s[L.S_EVENT_N] * L.EVENT_SIZE
-        child[:used] = s[:used]
-        engine.apply_action(child, kids[r, 1])
-        new_count = _insert(child, kid_w[r], kids[r, 2], kids[r, 3], buffers, target,
-                            weights_out, progress, new_count, table, table_hashes,
-                            slot_hash, max_particles, viewer, knowledge, merge_logs, stats,
-                            rng)
-    return new_count
+
+@njit(**_JIT)
+def _chance_children(s, ptr, pattern, start, n_pat, viewer, pre, legal, probs, stats):
+    """The pool cards `_chance_candidates` finds worth trying, each at its copies / the
+    pool's size."""
+    candidates = _chance_candidates(s, ptr, pattern, start, n_pat, viewer, pre[0], pre[1])
+    # A card the pattern shows drawn with no copy left is why the particle dies
+    # (of another player's, where it is the one card they can hold)
+    note = candidates != ALL_CARDS and (not _dealt_unseen(s, viewer)
+                                        or candidates & (candidates - 1) == 0)
+    n = 0
+    for c in range(L.MAX_CHARS):
+        if note and (candidates >> c) & 1 and s[L.S_POOL + c] == 0:
+            _failed(stats, ptr, NO_COPY, -1, -1, c, -1)
+        if s[L.S_POOL + c] > 0 and (candidates >> c) & 1:
+            legal[n] = c
+            probs[n] = s[L.S_POOL + c]
+            n += 1
+    return n, float(s[L.S_POOL_SIZE])
+
+
+@njit(**_JIT)
+def _decision_children(s, checked, ptr, n_pat, viewer, bank, chain, floor, miss_unknown,
+                       use_policy, legal, probs, stats):
+    if ptr >= n_pat and checked == s[L.S_EVENT_N]:
+        return 0  # the pattern is used up but the round is not at its decision
+    n = engine.legal_actions(s, legal)
+    _decision_probs(s, s[L.S_ACTOR], viewer, bank, chain, floor, miss_unknown, use_policy,
+                    legal, n, probs, stats)
+    return n
+
+
+@njit(**_JIT)
+def _match_child(s, checked, ptr, pattern, n_pat, viewer, omit, pre, stats):
+    """`_match`, and the hands held then fit the pattern's rest (`_hands_fit`)."""
+    upto, after = _match(s, checked, ptr, pattern, n_pat, viewer, omit, stats)
+    if after >= 0 and not _hands_fit(s, after, pre[1]):
+        return upto, -1
+    return upto, after
+
+
+@njit(**_JIT)
+def _hash_scratch():
+    return np.empty(T_SIZE, dtype=np.int32)
+
+
+@njit(**_JIT)
+def _logged_events(s):
+    return s[L.S_EVENT_N]
+
+
+@njit(**_JIT)
+def _pattern_shape():
+    return L.MAX_EVENTS, L.EVENT_SIZE
+
+
+LOVE_LETTER_FILTER = filter_hooks(
+    "solver.belief.filter", max_actions=_max_actions, prepare=_prepare, is_done=_is_done,
+    chance_children=_chance_children, decision_children=_decision_children,
+    match=_match_child, hash_scratch=_hash_scratch, particle_hash=_particle_hash,
+    logged_events=_logged_events, no_final=no_final, pattern_shape=_pattern_shape,
+    observe=observe, observed_key=observed_key)
 
 
 @njit(**_JIT)
@@ -807,74 +667,11 @@ def advance_patterns(buffers, weights, progress, current, count, pattern, row_st
     its resampling, as histories of one set. One run instead of one per pattern: each
     pattern gets the particles its weight earns, and one that no history fits costs
     little once its particles die."""
-    if done_actor < 0:
-        done_actor = viewer
-    rng = np.empty(1, dtype=np.uint64)
-    rng[0] = stream_seed(seed, STREAM_RESAMPLE, stats[B_STEPS])
-    slot_hash = np.empty(buffers.shape[1], dtype=np.uint64)  # each particle's merge hash
-    child = np.empty(buffers.shape[2], dtype=buffers.dtype)
-    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    probs = np.empty(L.NUM_ACTIONS)
-    size = 1
-    while size < 2 * max(max_particles, buffers.shape[1]):
-        size *= 2
-    table = np.zeros(size, dtype=np.int64)
-    table_hashes = np.zeros(size, dtype=np.uint64)
-    rows = len(row_end)
-    reserve = np.zeros((rows, L.MAX_CHARS), dtype=np.int32)
-    future = np.empty((rows, L.MAX_PLAYERS + 1), dtype=np.int64)
-    rules = buffers[current, 0, L.S_RULES] if count > 0 else 0
-    j = 0
-    while j < rows:  # each pattern's masks, its rows counted from its start
-        a, b = row_start[j], row_end[j]
-        reserve[a:b + 1] = reservations(pattern[a:b], b - a, viewer)
-        future[a:b + 1] = future_masks(pattern[a:b], b - a, viewer, rules, final)
-        j = b + 1
-    while True:
-        done = True
-        for k in range(count):
-            ptr = progress[current, k, 1]
-            if not _is_done(buffers[current, k], progress[current, k, 0], ptr, row_end[ptr],
-                            done_actor, done_phase):
-                done = False
-                break
-        if done or count == 0:
-            break
-        target = 1 - current
-        new_count = _expand(buffers, current, count, target, weights[current],
-                            weights[target], progress, table, table_hashes, slot_hash,
-                            pattern, row_start, row_end, reserve, future,
-                            viewer, omit, done_phase, bank, chain, floor, miss_unknown,
-                            merge_logs, True, child, legal, probs, max_particles, stats,
-                            done_actor, rng)
-        total = weights[target, :new_count].sum()
-        if new_count == 0 or total <= 0:
-            # The policy rules out every history that fits: ignore it for this step.
-            stats[B_POLICY_IGNORED] += 1
-            log_mass[0] = -np.inf
-            new_count = _expand(buffers, current, count, target, weights[current],
-                                weights[target], progress, table, table_hashes, slot_hash,
-                                pattern, row_start, row_end, reserve, future, viewer, omit,
-                                done_phase, bank, chain, floor, miss_unknown, merge_logs,
-                                False, child, legal, probs, max_particles, stats, done_actor,
-                                rng)
-            total = weights[target, :new_count].sum()
-        stats[B_STEPS] += 1
-        stats[B_MOST_PARTICLES] = max(stats[B_MOST_PARTICLES], new_count)
-        if new_count > max_particles:
-            stats[B_TRUNCATED] += 1
-            stats[B_RESAMPLES] += 1
-            new_count = resample(buffers, target, weights[target], progress, new_count,
-                                 max_particles, rng, slot_hash)
-            total = weights[target, :new_count].sum()
-        if new_count > 0 and total > 0:
-            weights[target, :new_count] /= total
-            log_mass[0] += np.log(total)
-        current = target
-        count = new_count
-    if count == 0:
-        stats[B_LOST] += 1
-    return current, count
+    return kernel.advance_patterns(engine.ENGINE, LOVE_LETTER_FILTER, buffers, weights,
+                                   progress, current, count, pattern, row_start, row_end,
+                                   viewer, omit, done_phase, bank, chain, floor,
+                                   miss_unknown, merge_logs, max_particles, stats, log_mass,
+                                   final, done_actor, seed)
 
 
 @njit(**_JIT)

@@ -20,17 +20,27 @@ exploitability, up to sampling noise, which the 95% interval states. `exact_lbr_
 measures it without noise on a reduced deck's whole tree, where the exact exploitability
 is known (solver/exact/best_response.py), and so shows how tight the bound is.
 
-Belief details. The belief is the belief engine's (solver/belief/filter.py) on the
-complete redacted log: particles (full engine states) advance in lockstep to the observed
-decision and are kept when their log, redacted for LBR, agrees with the observed one;
-particles that agree on the state and on what every other player knows (`track`) are
-merged, which is exact for policies that read only that (the heuristics, the `fine` and
+One LBR for every engine: the game's adapter (solver/games/) gives its play-out game
+(engine interface and play-out hooks: the deals, the policies' choices, the rollouts'
+loop, solver/sim/) and its filter hooks (solver/belief/kernel.py), and the compiled
+driver below takes both as arguments, compiled once per engine. `bank` is the game's
+policies for compiled code (a PolicyBank; Han Solo's HanSoloBank).
+
+Belief details. The belief is the compiled particle filter (solver/belief/kernel.py) on
+the complete observation (`hooks.observe`: for the Love Letter engine the redacted log;
+for Han Solo the seat's log with every card seen at a dice match or the round's end
+filled in, solver/han_solo/filter.py): particles (full engine states) advance in lockstep
+to the observed decision and are kept when their log agrees with the observed one;
+particles that agree on the state and on what every other player knows (the Love Letter
+engine: `track`; Han Solo: the state alone, its policies read the present) are merged,
+which is exact for policies that read only that (the heuristics, the `fine` and
 `coarse` keys) and for an `identity` policy lets the likelier history stand for the
-merged ones, which only loosens the bound. Above `max_particles` the least likely
-particles are dropped (counted); should the policy give every consistent history
-probability 0, the step ignores its probabilities, and should none be left, LBR plays
-the continuation policy (counted as lost). Tests compare the belief with the exact
-posterior on reduced decks (tests/test_lbr.py, tests/test_belief.py).
+merged ones, which only loosens the bound. Above `max_particles` the set is resampled
+(counted); should the policy give every consistent history probability 0, the step
+ignores its probabilities, and should none be left, LBR plays the continuation policy
+(counted as lost). Tests compare the belief with the exact posterior on reduced decks
+(tests/test_lbr.py, tests/test_belief.py) and LBR's sampled value with its exact one
+(tests/test_han_solo_solved.py).
 """
 
 from __future__ import annotations
@@ -43,40 +53,40 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from spiel_game import engine
-from spiel_game import layout as L
-
-from solver.belief.filter import (ANY_PHASE, B_DECISIONS, B_LOST, B_MOST_PARTICLES,
-                                  B_POLICY_IGNORED, B_STEPS, B_TRUNCATED, NUM_BELIEF_STATS,
-                                  OMIT_NONE, advance, aligned_progress, no_final, observe,
-                                  observed_key)
-from solver.policies.compiled import PolicyBank, policy_probs
+from solver import games
+from solver.belief import kernel
+from solver.belief.kernel import (ANY_PHASE, B_DECISIONS, B_LOST, B_MOST_PARTICLES,
+                                  B_POLICY_IGNORED, B_STEPS, B_TRUNCATED, NUM_BELIEF_STATS)
 from solver.evaluation.tournament import Estimate, estimate
-from solver.sim.playout import deck_cards, play_out, reset, shuffled
-from solver.policies.playout import LOVE_LETTER_PLAYOUT
-from solver.sim.rng import (STREAM_DEAL, STREAM_DECISIONS, STREAM_LBR_ROLLOUT, next_float,
-                            stream_seed)
+from solver.policies.compiled import PolicyBank
+from solver.sim.playout import play_out, reset
+from solver.sim.rng import STREAM_LBR_ROLLOUT, next_float, stream_seed
 
 _JIT = dict(cache=True, nogil=True)
 
 DEFAULT_ROLLOUTS = 64
 DEFAULT_MAX_PARTICLES = 4096
+OMIT_NONE = 0  # the filter's pattern mode of a complete log (both engines' hooks)
 
 
 # Belief: the compiled particle filter of solver/belief, on the complete redacted log ------
 
 @njit(**_JIT)
-def advance_belief(buffers, weights, current, count, observed, n_obs, viewer, bank, policy,
-                   max_particles, stats):
+def advance_belief(engine, beliefs, buffers, weights, current, count, observed, n_obs,
+                   viewer, bank, policy, max_particles, stats):
     """Advance the particles in buffers[current] (weights[current]) to the observed
-    decision; returns (buffer index, count). Start a round with the initial state as the
-    one particle of weight 1. count 0 on return: the belief is lost."""
+    decision, over the engine's filter hooks `beliefs`; returns (buffer index, count).
+    Start a round with the initial state as the one particle of weight 1. count 0 on
+    return: the belief is lost."""
     progress = np.empty((2, buffers.shape[1], 2), dtype=np.int32)
-    aligned_progress(buffers, progress, current, count)
+    kernel.aligned_progress(beliefs, buffers, progress, current, count)
     chain = np.full(1, policy, dtype=np.int64)
-    return advance(buffers, weights, progress, current, count, observed, n_obs, viewer,
-                   OMIT_NONE, ANY_PHASE, bank, chain, 0.0, False, False, max_particles,
-                   stats, np.zeros(1), no_final())
+    row_start = np.zeros(n_obs + 1, dtype=np.int64)
+    row_end = np.full(n_obs + 1, n_obs, dtype=np.int64)
+    return kernel.advance_patterns(engine, beliefs, buffers, weights, progress, current,
+                                   count, observed, row_start, row_end, viewer, OMIT_NONE,
+                                   ANY_PHASE, bank, chain, 0.0, False, False, max_particles,
+                                   stats, np.zeros(1), beliefs.no_final(), -1, 0)
 
 
 # Choosing ----------------------------------------------------------------------------------
@@ -116,12 +126,13 @@ def systematic_pick(r, rollouts, offset, weights, count, k, cumulative):
 
 
 @njit(**_JIT)
-def lbr_action(particles, particle_weights, count, viewer, bank, policy, continuation,
-               rollouts, key, legal, n, values):
+def lbr_action(engine, hooks, particles, particle_weights, count, viewer, bank, policy,
+               continuation, rollouts, key, legal, n, values):
     """The legal action (index into legal[:n]) with the highest mean rollout value from
     the belief; values[:n] gets the estimates. Rollouts start from particles drawn by
-    systematic resampling; every action sees the same particles and random streams."""
-    num_players = particles[0, L.S_NUM_PLAYERS]
+    systematic resampling; every action sees the same particles and random streams
+    (the play-out loop over the engine and its play-out hooks)."""
+    num_players = engine.num_players(particles[0])
     seat_chain = np.full((num_players, 1), policy, dtype=np.int32)
     seat_chain[viewer, 0] = continuation
     seat_row = np.arange(num_players).astype(np.int32)
@@ -129,8 +140,8 @@ def lbr_action(particles, particle_weights, count, viewer, bank, policy, continu
     no_order = np.empty(0, dtype=np.int32)
     no_state = np.empty(0, dtype=np.uint64)
     state = np.empty(particles.shape[1], dtype=particles.dtype)
-    roll_legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    roll_probs = np.empty(L.NUM_ACTIONS)
+    roll_legal = np.empty(hooks.max_actions(), dtype=np.int32)
+    roll_probs = np.empty(hooks.max_actions())
     returns = np.empty(num_players)
     rng, offset = start_values(key, STREAM_LBR_ROLLOUT, values, n)
     k = 0
@@ -144,77 +155,81 @@ def lbr_action(particles, particle_weights, count, viewer, bank, policy, continu
             state[:used] = source[:used]
             engine.apply_action(state, legal[i])
             rng[0] = stream_seed(key, STREAM_LBR_ROLLOUT, r + 1)
-            play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, state, no_order, no_state, seat_chain,
-                     bank, rng, roll_legal, roll_probs, counts, seat_row, -1)
+            play_out(engine, hooks, state, no_order, no_state, seat_chain, bank, rng,
+                     roll_legal, roll_probs, counts, seat_row, -1)
             engine.returns(state, returns)
             values[i] += returns[viewer]
     return mean_and_best(values, n, rollouts)
 
 
 @njit(**_JIT)
-def decide(s, observed, n_obs, viewer, buffers, weights, current, count, bank, policy,
-           continuation, rollouts, max_particles, seed, legal, n, values, stats):
-    """LBR's choice at its decision in state s, whose log as viewer saw it is
-    observed[:n_obs]: advance the belief, then roll out. Returns (action index, buffer
-    index, particle count). Only the belief and the rollouts choose; s itself is read
-    only by the continuation policy if the belief is lost, and a policy reads only what
-    its player has seen."""
-    current, count = advance_belief(buffers, weights, current, count, observed, n_obs,
-                                    viewer, bank, policy, max_particles, stats)
+def decide(engine, hooks, beliefs, s, observed, n_obs, viewer, buffers, weights, current,
+           count, bank, policy, continuation, rollouts, max_particles, seed, legal, n,
+           values, stats):
+    """LBR's choice at its decision in state s, whose observation by viewer
+    (`beliefs.observe`) is observed[:n_obs]: advance the belief, then roll out. Returns
+    (action index, buffer index, particle count). Only the belief and the rollouts
+    choose; s itself is read only by the continuation policy if the belief is lost, and
+    a policy reads only what its player has seen."""
+    current, count = advance_belief(engine, beliefs, buffers, weights, current, count,
+                                    observed, n_obs, viewer, bank, policy, max_particles,
+                                    stats)
     stats[B_DECISIONS] += 1
-    key = observed_key(observed, n_obs, viewer) ^ np.uint64(seed)
+    key = beliefs.observed_key(observed, n_obs, viewer) ^ np.uint64(seed)
     if count == 0:  # belief lost: play the continuation policy's likeliest action
         probs = np.empty(n)
-        policy_probs(s, viewer, continuation, bank, legal, n, probs)
+        hooks.policy_probs(s, viewer, continuation, bank, legal, n, probs)
         return int(np.argmax(probs)), current, count
-    best = lbr_action(buffers[current], weights[current], count, viewer, bank, policy,
-                      continuation, rollouts, key, legal, n, values)
+    best = lbr_action(engine, hooks, buffers[current], weights[current], count, viewer, bank,
+                      policy, continuation, rollouts, key, legal, n, values)
     return best, current, count
 
 
 # Playing LBR against the policy ---------------------------------------------------------
 
 @njit(**_JIT)
-def _run_lbr(initial, bank, policy, continuation, cards, seed, first_deal, num_deals,
-             rollouts, max_particles, payoffs, stats):
+def _run_lbr(engine, hooks, beliefs, initial, bank, policy, continuation, cards, seed,
+             first_deal, num_deals, rollouts, max_particles, payoffs, stats):
     """payoffs[d, r]: LBR's margin in deal first_deal + d with LBR in seat r and the
-    policy in every other seat (the same cards for every seat: duplicate deals)."""
-    n = initial[L.S_NUM_PLAYERS]
+    policy in every other seat (the same deal for every seat: duplicate deals, the
+    play-out hooks' `start_deal` and `decision_stream`)."""
+    n = engine.num_players(initial)
     s = np.empty_like(initial)
     order = np.empty_like(cards)
-    no_state = np.empty(0, dtype=np.uint64)
-    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    probs = np.empty(L.NUM_ACTIONS)
-    values = np.empty(L.NUM_ACTIONS)
+    deal_state = np.zeros(hooks.deal_size(), dtype=np.uint64)
+    legal = np.empty(hooks.max_actions(), dtype=np.int32)
+    probs = np.empty(hooks.max_actions())
+    values = np.empty(hooks.max_actions())
     rng = np.empty(1, dtype=np.uint64)
     returns = np.empty(n)
     seat_chain = np.full((n, 1), policy, dtype=np.int32)  # LBR's seat is never played
     seat_row = np.arange(n).astype(np.int32)
     counts = np.zeros((n, 2), dtype=np.int64)  # per seat: decided, missed
-    observed = np.empty((L.MAX_EVENTS, L.EVENT_SIZE), dtype=np.int32)
+    rows, fields = beliefs.pattern_shape()
+    observed = np.empty((rows, fields), dtype=np.int32)
     buffers = np.empty((2, max_particles, len(initial)), dtype=initial.dtype)
     weights = np.empty((2, max_particles))
     for d in range(num_deals):
         deal = first_deal + d
-        shuffled(cards, seed, STREAM_DEAL, deal, order)
         for viewer in range(n):
-            rng[0] = stream_seed(seed, STREAM_DECISIONS, deal * n + viewer)
-            reset(engine.ENGINE, s, initial)
+            hooks.start_deal(cards, seed, deal, order, deal_state)
+            rng[0] = hooks.decision_stream(seed, deal, viewer, seat_chain)
+            reset(engine, s, initial)
             current, count = 0, 1
-            reset(engine.ENGINE, buffers[0, 0], initial)
+            reset(engine, buffers[0, 0], initial)
             weights[0, 0] = 1.0
             while True:
                 # The policy's seats and chance, up to LBR's next decision.
-                play_out(engine.ENGINE, LOVE_LETTER_PLAYOUT, s, order, no_state, seat_chain, bank,
-                         rng, legal, probs, counts, seat_row, viewer)
+                play_out(engine, hooks, s, order, deal_state, seat_chain, bank, rng, legal,
+                         probs, counts, seat_row, viewer)
                 if engine.is_terminal(s):
                     break
                 k = engine.legal_actions(s, legal)
-                n_obs = observe(s, viewer, observed)
+                n_obs = beliefs.observe(s, viewer, observed)
                 best, current, count = decide(
-                    s, observed, n_obs, viewer, buffers, weights, current, count, bank,
-                    policy, continuation, rollouts, max_particles, seed, legal, k,
-                    values, stats)
+                    engine, hooks, beliefs, s, observed, n_obs, viewer, buffers, weights,
+                    current, count, bank, policy, continuation, rollouts, max_particles,
+                    seed, legal, k, values, stats)
                 engine.apply_action(s, legal[best])
             engine.returns(s, returns)
             payoffs[d, viewer] = returns[viewer]
@@ -258,20 +273,30 @@ def belief_counts(stats: np.ndarray) -> dict:
             "lost": int(stats[B_LOST]), "truncated": int(stats[B_TRUNCATED])}
 
 
-def run_lbr(game, bank: PolicyBank, policy: int, deals: int, seed: int = 1,
+def lbr_game(game):
+    """(PlayoutGame, filter hooks) of a loaded game: what LBR plays it with (its
+    adapter's, solver/games/)."""
+    adapter = games.of(game)
+    return adapter.playout(), adapter.belief_filter()
+
+
+def run_lbr(game, bank, policy: int, deals: int, seed: int = 1,
             rollouts: int = DEFAULT_ROLLOUTS, continuation: int | None = None,
             max_particles: int = DEFAULT_MAX_PARTICLES,
             on_progress: Callable[[int, int], None] | None = None,
             chunk_seconds: float = 1.0) -> LBRResult:
     """LBR against bank policy `policy` (in every other seat), `deals` duplicate deals
-    with LBR in each seat in turn. Ctrl-C stops after the current chunk."""
+    with LBR in each seat in turn. bank: the game's policies for compiled code, with
+    `arrays()` and `names` (a PolicyBank; Han Solo's HanSoloBank). Ctrl-C stops after
+    the current chunk."""
     if deals <= 0 or rollouts <= 0 or max_particles <= 0:
-        raise ValueError("deals, rollouts and max_particles must be positive")
+        raise ValueError(f"deals ({deals}), rollouts ({rollouts}) and max_particles "
+                         f"({max_particles}) must be positive")
     continuation = policy if continuation is None else continuation
+    played, beliefs = lbr_game(game)
     n = game.num_players()
-    initial = game.initial_array.copy()
-    initial[L.S_LOGGING] = 1
-    cards = deck_cards(initial)
+    initial = played.root(game)
+    cards = played.deck(initial)
     payoffs = np.zeros((deals, n))
     stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
     arrays = bank.arrays()
@@ -283,8 +308,9 @@ def run_lbr(game, bank: PolicyBank, policy: int, deals: int, seed: int = 1,
         while done < deals:
             size = min(size, deals - done)
             t0 = time.perf_counter()
-            _run_lbr(initial, arrays, policy, continuation, cards, seed, done, size,
-                     rollouts, max_particles, payoffs[done:done + size], stats)
+            _run_lbr(played.engine, played.hooks, beliefs, initial, arrays, policy,
+                     continuation, cards, seed, done, size, rollouts, max_particles,
+                     payoffs[done:done + size], stats)
             done += size
             if on_progress:
                 on_progress(done, deals)
@@ -316,46 +342,52 @@ def bank_strategy_on_tree(tree, bank: PolicyBank, policy: int) -> np.ndarray:
 def fresh_buffers(game, capacity: int):
     """Particle buffers (2, capacity, state) and weights holding the round's start as
     the one particle of weight 1."""
-    initial = game.initial_array.copy()
-    initial[L.S_LOGGING] = 1
+    played = lbr_game(game)[0]
+    initial = played.root(game)
     buffers = np.empty((2, capacity, len(initial)), dtype=initial.dtype)
     weights = np.empty((2, capacity))
-    reset(engine.ENGINE, buffers[0, 0], initial)
+    reset(played.engine, buffers[0, 0], initial)
     weights[0, 0] = 1.0
     return buffers, weights
 
 
-def belief(game, state_array: np.ndarray, viewer: int, bank: PolicyBank, policy: int,
+def _observed(beliefs, state_array, viewer: int):
+    observed = np.empty(beliefs.pattern_shape(), dtype=np.int32)
+    return observed, beliefs.observe(state_array, viewer, observed)
+
+
+def belief(game, state_array: np.ndarray, viewer: int, bank, policy: int,
            max_particles: int = DEFAULT_MAX_PARTICLES) -> tuple[np.ndarray, np.ndarray, dict]:
-    """LBR's belief at a decision of `viewer`, from the redacted log only: (particle
+    """LBR's belief at a decision of `viewer`, from its observation only: (particle
     states, normalised weights, belief stats)."""
-    observed = np.empty((L.MAX_EVENTS, L.EVENT_SIZE), dtype=np.int32)
-    n_obs = observe(state_array, viewer, observed)
+    played, beliefs = lbr_game(game)
+    observed, n_obs = _observed(beliefs, state_array, viewer)
     buffers, weights = fresh_buffers(game, max_particles)
     stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
-    current, count = advance_belief(buffers, weights, 0, 1, observed, n_obs, viewer,
-                                    bank.arrays(), policy, max_particles, stats)
+    current, count = advance_belief(played.engine, beliefs, buffers, weights, 0, 1,
+                                    observed, n_obs, viewer, bank.arrays(), policy,
+                                    max_particles, stats)
     return buffers[current, :count].copy(), weights[current, :count].copy(), \
         belief_counts(stats)
 
 
-def lbr_choice(game, state_array: np.ndarray, viewer: int, bank: PolicyBank, policy: int,
+def lbr_choice(game, state_array: np.ndarray, viewer: int, bank, policy: int,
                seed: int = 1, rollouts: int = DEFAULT_ROLLOUTS,
                continuation: int | None = None,
                max_particles: int = DEFAULT_MAX_PARTICLES) -> tuple[int, np.ndarray, dict]:
-    """LBR's action at a decision of `viewer`, its belief built from scratch from the
-    redacted log only: (action id, value estimate per legal action, belief stats)."""
+    """LBR's action at a decision of `viewer`, its belief built from scratch from its
+    observation only: (action id, value estimate per legal action, belief stats)."""
     continuation = policy if continuation is None else continuation
-    observed = np.empty((L.MAX_EVENTS, L.EVENT_SIZE), dtype=np.int32)
-    n_obs = observe(state_array, viewer, observed)
-    legal = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    n = engine.legal_actions(state_array, legal)
+    played, beliefs = lbr_game(game)
+    observed, n_obs = _observed(beliefs, state_array, viewer)
+    legal = np.empty(played.hooks.max_actions(), dtype=np.int32)
+    n = played.engine.legal_actions(state_array, legal)
     buffers, weights = fresh_buffers(game, max_particles)
-    values = np.empty(L.NUM_ACTIONS)
+    values = np.empty(played.hooks.max_actions())
     stats = np.zeros(NUM_BELIEF_STATS, dtype=np.int64)
-    best, _, _ = decide(state_array, observed, n_obs, viewer, buffers, weights, 0, 1,
-                        bank.arrays(), policy, continuation, rollouts, max_particles, seed,
-                        legal, n, values, stats)
+    best, _, _ = decide(played.engine, played.hooks, beliefs, state_array, observed, n_obs,
+                        viewer, buffers, weights, 0, 1, bank.arrays(), policy, continuation,
+                        rollouts, max_particles, seed, legal, n, values, stats)
     return int(legal[best]), values[:n].copy(), belief_counts(stats)
 
 
@@ -391,19 +423,23 @@ def _combine(per_seat, policy_values) -> float:
     return nash_conv / 2 if len(per_seat) == 2 else nash_conv
 
 
-def exact_lbr_value(tree, bank: PolicyBank, policy: int, seed: int = 1,
+def exact_lbr_value(tree, bank, policy: int, seed: int = 1,
                     rollouts: int = DEFAULT_ROLLOUTS, continuation: int | None = None,
-                    max_particles: int = DEFAULT_MAX_PARTICLES) -> ExactComparison:
+                    max_particles: int = DEFAULT_MAX_PARTICLES,
+                    strategy: np.ndarray | None = None) -> ExactComparison:
     """LBR's exact expected margin against `policy` in each seat, computed on the whole
     tree: LBR's choice at each of its information states (from one state of it, reading
-    only the redacted log), the policy elsewhere; with the exact best response's."""
+    only the redacted log), the policy elsewhere; with the exact best response's.
+    strategy: the policy's flat strategy on the tree (default: a PolicyBank's,
+    `bank_strategy_on_tree`)."""
     from solver.exact.best_response import best_response, profile_values
     from solver.exact.cfr import TreeArrays
     from solver.exact.tree import infoset_states
 
     start = time.perf_counter()
     arrays = TreeArrays(tree)
-    strategy = bank_strategy_on_tree(tree, bank, policy)
+    if strategy is None:
+        strategy = bank_strategy_on_tree(tree, bank, policy)
     offsets = tree.action_offsets()
     on_policy = profile_values(tree, strategy, arrays)
     game = tree.game

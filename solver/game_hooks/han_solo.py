@@ -53,6 +53,12 @@ def playout(name: str):
     return HAN_SOLO_GAME
 
 
+def belief_filter(name: str):
+    from solver.han_solo.filter import HAN_SOLO_FILTER
+
+    return HAN_SOLO_FILTER
+
+
 def hint_situation(name: str, data: dict, policy_files, policies_of):
     """(situation, game, player): its policy is a HanSoloPlayer; the web app's shared
     tables (`policies_of`) are the Love Letter engine's, not its."""

@@ -41,6 +41,12 @@ def playout(name: str):
     return LOVE_LETTER_ENGINE
 
 
+def belief_filter(name: str):
+    from solver.belief.filter import LOVE_LETTER_FILTER
+
+    return LOVE_LETTER_FILTER
+
+
 def hint_situation(name: str, data: dict, policy_files, policies_of):
     """The situation (defaults filled), the game and its tables: `policies_of(game)` (e.g.
     the web app's shared ones), else `policy_files`, else the shipped ones."""

@@ -66,6 +66,7 @@ class GameAdapter:
     # Hooks: load(name, players, deck, utility, agenda); load_parameters(name, params);
     # levels(name) (abstraction levels, by id); heuristics(name); mccfr(name)
     # (its solver.mccfr.games.MCCFRGame); playout(name) (its solver.sim.games.PlayoutGame);
+    # belief_filter(name) (its filter hooks, solver/belief/kernel.py);
     # hint_situation(name, data, policy_files, policies_of) -> (situation, game, policies);
     # hint_answer(request); first_run_note(name) (a note before a hint compiles, or
     # None); session(name) (the solver/play Session class); opponent(name, against, game,
@@ -112,6 +113,10 @@ class GameAdapter:
     def playout(self):
         """Its `solver.sim.games.PlayoutGame` (the play-out loop's and tournament's)."""
         return self.hook("playout")(self.name)
+
+    def belief_filter(self):
+        """Its filter hooks (solver/belief/kernel.py; LBR's belief)."""
+        return self.hook("belief_filter")(self.name)
 
     def hint_situation(self, data: dict, policy_files=None, policies_of=None):
         """(situation, game, policies) of a hint's situation mapping."""

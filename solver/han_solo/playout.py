@@ -70,6 +70,20 @@ def table_bank(table) -> tuple:
     return (*arrays, np.empty(MAX_CHOICES, dtype=np.int32))
 
 
+class HanSoloBank:
+    """Han Solo's policies as compiled code takes them (the bank of `table_bank`), by id:
+    the heuristics (features.HEURISTIC_NAMES), then TABLE, the table given (or None)."""
+
+    names = (*HEURISTIC_NAMES, "table")
+
+    def __init__(self, table=None):
+        self.table = table
+        self._arrays = table_bank(table)
+
+    def arrays(self) -> tuple:
+        return self._arrays
+
+
 @njit(**_JIT)
 def _max_actions():
     return NUM_ACTIONS

@@ -231,8 +231,9 @@ class SearchAwareLBR:
         values = np.empty(L.NUM_ACTIONS)
         policies = self.model.policies
         policy = int(policies.chain[0])
-        best = lbr_action(particles, weights, len(particles), seat, policies.bank.arrays(),
-                          policy, policy, self.rollouts, key, legal, len(legal), values)
+        best = lbr_action(engine.ENGINE, LOVE_LETTER_PLAYOUT, particles, weights,
+                          len(particles), seat, policies.bank.arrays(), policy, policy,
+                          self.rollouts, key, legal, len(legal), values)
         return int(legal[best])
 
     def belief_at(self, s, seat: int):

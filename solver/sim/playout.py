@@ -32,7 +32,7 @@ What each caller counts as a miss:
   first, then `agenda_expert`; the answer reports the share of rollout decisions taken by
   the first table, by a coarser one, and by `agenda_expert`, the fallback (so never a
   miss); han_solo's (`path_values`, solver/han_solo/hint.py): its player's chain;
-- LBR (solver/evaluation/lbr.py, solver/han_solo/lbr.py): the policy's seats (in the
+- LBR (solver/evaluation/lbr.py, every engine): the policy's seats (in the
   real deals and in LBR's rollouts) and LBR's continuation policy in its rollouts have
   one-policy chains; a table's absent key is a miss, played uniformly, as in a
   tournament (LBR's result does not report these counts; with a heuristic policy there
