@@ -75,8 +75,9 @@ class GameAdapter:
     # The web app (cli/web/app.py): one advice page for every game (static/index.html, at
     # /?game=NAME, and at / for the game `jabba serve --game` names), built from
     # `advice()`; a former route of its own that now redirects there (None: none); the
-    # page's label; the warm-up's situation (also the page's example).
-    example_situation: dict
+    # page's label; the warm-up's situation (also the page's example; None: a game
+    # without hints has none).
+    example_situation: dict | None
     advice_route: str | None = None
     advice_label: str = "advice"
     # The command line's module for its commands where they differ from the Love Letter
@@ -195,6 +196,7 @@ SARLACCS_PIT = GameAdapter(
     no_agendas="has no agendas",
     hint_options=(),
     hooks="solver.game_hooks.sarlaccs_pit",
+    example_situation=None,  # no hint: no advice page
     cli_module="cli.sarlaccs_pit")
 
 # The registry, in the order the help and the refusals list the games: the Love Letter
