@@ -32,8 +32,7 @@ from spiel_game.han_solo.layout import (CH_DICE, CH_POT, CH_TIE, MAX_PLAYERS, NU
 from solver.han_solo.abstraction import MAX_CHOICES, table_probs
 from solver.han_solo.features import HEURISTIC_NAMES, heuristic_probs
 from solver.sim.deal import shuffle
-from solver.policies.engine_playout import (MISSED, engine_table_bank, seating_stream,
-                                             table_or_heuristic_probs)
+from solver.policies.engine_playout import FOUND, MISSED, engine_table_bank, seating_stream
 from solver.sim.games import PlayoutGame
 from solver.sim.hooks import playout_hooks
 from solver.sim.rng import stream_seed
@@ -72,8 +71,14 @@ def _max_actions():
 
 @njit(**_JIT)
 def _policy_probs(s, player, policy, bank, legal, n, out):
-    return table_or_heuristic_probs(s, policy, TABLE, bank, legal, n, out, table_probs,
-                                    heuristic_probs)
+    """TABLE: the table's row, or MISSED where it has no key; else the heuristic's."""
+    if policy == TABLE:
+        if table_probs(s, legal, n, bank[0], bank[1], bank[2], bank[3], bank[4], bank[5],
+                       out):
+            return FOUND
+        return MISSED
+    heuristic_probs(s, policy, legal, n, out)
+    return FOUND
 
 
 @njit(**_JIT)

@@ -1,10 +1,11 @@
 """The play-out hooks (solver/sim/hooks.py) that the games on their own engines
-(han_solo, sarlaccs_pit) play their tables with, written once: the table's bank, a table
-policy that falls back on nothing (the chain's next policy does), and the decisions'
-stream keyed by the seating. Each game's hooks module (solver/han_solo/playout.py,
-solver/sarlaccs_pit/playout.py) calls these with its own table lookup, heuristics and
-stream purpose; its hook functions stay its own, as numba caches a kernel compiled over
-a function set but not a closure over jitted functions.
+(han_solo, sarlaccs_pit) play their tables with, written once: the table's bank, what a
+policy says of its key, and the decisions' stream keyed by the seating. Each game's hooks
+module (solver/han_solo/playout.py, solver/sarlaccs_pit/playout.py) calls these with its
+own table, scratch size and stream purpose. Its `policy_probs` stays its own: written
+once here with the game's table lookup and heuristics passed as arguments, the kernels
+that call it are not cached (numba: "uses dynamic globals"), and each run compiled the
+tournament anew (about 40 s).
 """
 
 from __future__ import annotations
@@ -29,21 +30,6 @@ def engine_table_bank(table, max_choices: int) -> tuple:
     else:
         arrays = (table.level, table.keys, table.starts, table.num_actions, table.probs)
     return (*arrays, np.empty(max_choices, dtype=np.int32))
-
-
-@njit(**_JIT)
-def table_or_heuristic_probs(s, policy, table_policy, bank, legal, n, out, table_probs,
-                             heuristic_probs):
-    """The hook `policy_probs` for policy ids that are heuristics (heuristic_probs's
-    index) or `table_policy`, the bank's table: its row (table_probs: the game's
-    lookup), or MISSED where it has no key; a heuristic always decides."""
-    if policy == table_policy:
-        if table_probs(s, legal, n, bank[0], bank[1], bank[2], bank[3], bank[4], bank[5],
-                       out):
-            return FOUND
-        return MISSED
-    heuristic_probs(s, policy, legal, n, out)
-    return FOUND
 
 
 @njit(**_JIT)
