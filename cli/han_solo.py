@@ -5,13 +5,13 @@ for the Love Letter games only are refused, naming them (docs/bad-input.md)."""
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from pathlib import Path
 
 import typer
 
 from cli import options
+from cli.engine_mccfr import MCCFRRun, train_table
 
 HAN_SOLO = "han_solo"  # this module's game: its files' names
 
@@ -114,7 +114,6 @@ def export_policy(game, policy: Path | None):
 
 
 DEFAULT_LEVEL = "compact"  # MCCFR's level where no table ships for the player count
-STRATEGIES = ("average", "current")
 
 
 def training_utility(level: str) -> str:
@@ -123,18 +122,6 @@ def training_utility(level: str) -> str:
     pot's variance, solver/han_solo/mccfr.py); at the other levels, which read the pot,
     the game's returns."""
     return "pot_mean" if level in ("compact", "many") else "returns"
-
-
-@dataclasses.dataclass
-class MCCFRRun:
-    """How an MCCFR run goes (jabba solve's options, as for the Love Letter games)."""
-
-    threads: int = 1
-    max_memory: str | None = None  # a size (solver.mccfr.train.parse_memory)
-    checkpoint: Path | None = None
-    checkpoint_every: float = 600.0
-    resume: bool = False
-    strategy: str = "average"  # the table written: the average or the current strategy
 
 
 def solve(game, deck: str, algorithm: str, iterations: int, seconds: float | None,
@@ -183,55 +170,23 @@ def solve(game, deck: str, algorithm: str, iterations: int, seconds: float | Non
 def _solve_mccfr(game, deck: str, iterations: int, seconds: float | None, level: str | None,
                  max_keys: int | None, seed: int, out: Path | None, ship: bool,
                  run: MCCFRRun) -> None:
-    """MCCFR on the shared driver (solver/mccfr/train.py): budgets, checkpoints and
-    resume, the memory limit, Ctrl-C (the run so far is saved); a table file."""
+    """MCCFR on the shared driver (cli/engine_mccfr.py); a table file. The level, where
+    not given or resumed: the shipped table's, or compact."""
     from solver.han_solo.abstraction import LEVELS, level_id
     from solver.han_solo.table_policy import export_table
-    from solver.mccfr.train import checkpoint_level, default_max_memory, parse_memory, train
 
-    if level is None:  # a resumed run's own; else that of the shipped table, or compact
-        if run.resume and run.checkpoint and Path(run.checkpoint).exists():
-            level = checkpoint_level(game, run.checkpoint)
-        else:
-            from solver.han_solo.players import shipped_table
+    def default_level() -> str:
+        from solver.han_solo.players import shipped_table
 
-            try:
-                table = shipped_table(game)
-            except ValueError:
-                table = None
-            level = DEFAULT_LEVEL if table is None else table.header["abstraction"]["level"]
-    if level not in LEVELS:
-        raise typer.BadParameter(f"{level!r}: han_solo's levels are "
-                                 f"{', '.join(LEVELS)}", param_hint="--abstraction")
-    if run.strategy not in STRATEGIES:
-        raise typer.BadParameter(f"{run.strategy!r}: allowed are {', '.join(STRATEGIES)}",
-                                 param_hint="--strategy")
-    try:
-        limit = default_max_memory() if run.max_memory is None else parse_memory(
-            run.max_memory)
-    except ValueError as err:
-        raise typer.BadParameter(str(err), param_hint="--max-memory") from None
-    if ship:
-        from solver.policies.shipped import policy_name
-
-        folder = options.ship_folder(out, "--out")
         try:
-            out = folder / policy_name(deck, HAN_SOLO, game.num_players(), level, LEVELS)
-        except ValueError as err:
-            raise typer.BadParameter(str(err), param_hint="--abstraction") from None
-    out = out or Path(f"policy_{deck}_{HAN_SOLO}_{game.num_players()}p_{level}.npz")
-    with options.progress_bars() as progress:
-        update = options.tracker(progress)
-        try:
-            outcome = train(game, level_id(level), iterations or None, seconds,
-                            threads=run.threads, seed=seed, checkpoint=run.checkpoint,
-                            checkpoint_every=run.checkpoint_every, resume=run.resume,
-                            max_memory=limit, log=progress.console.print,
-                            utility=training_utility(level),
-                            on_progress=lambda s, point: update(
-                                "MCCFR iterations", s.iterations, iterations or 0))
-        except ValueError as err:
-            raise typer.BadParameter(str(err)) from None
+            table = shipped_table(game)
+        except ValueError:
+            table = None
+        return DEFAULT_LEVEL if table is None else table.header["abstraction"]["level"]
+
+    outcome, out, level = train_table(game, HAN_SOLO, deck, iterations, seconds, level, seed,
+                                      out, ship, run, LEVELS, level_id, default_level,
+                                      training_utility)
     solver = outcome.solver
     header = export_table(solver.current() if run.strategy == "current" else solver, out,
                           max_keys=max_keys, stopped_by=outcome.stopped_by,

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import typer
 
-from cli import options
-from cli.han_solo import STRATEGIES, MCCFRRun  # noqa: F401 (the command line asks for it)
+from cli.engine_mccfr import MCCFRRun, train_table
 
 SARLACCS_PIT = "sarlaccs_pit"  # this module's game: its files' names
 DEFAULT_LEVEL = "compact"
@@ -59,47 +58,14 @@ def solve(game, deck: str, algorithm: str, iterations: int, seconds: float | Non
 def _solve_mccfr(game, deck: str, iterations: int, seconds: float | None, level: str | None,
                  max_keys: int | None, seed: int, out: Path | None, ship: bool,
                  run: MCCFRRun) -> None:
-    """MCCFR on the shared driver (solver/mccfr/train.py): budgets, checkpoints and
-    resume, the memory limit, Ctrl-C (the run so far is saved); a table file."""
-    from solver.mccfr.train import checkpoint_level, default_max_memory, parse_memory, train
+    """MCCFR on the shared driver (cli/engine_mccfr.py); a table file. The level, where
+    not given or resumed: compact on the full game, exact on a reduced one."""
     from solver.sarlaccs_pit.abstraction import LEVELS, level_id
     from solver.sarlaccs_pit.table_policy import export_table
 
-    if level is None:
-        resuming = run.resume and run.checkpoint and Path(run.checkpoint).exists()
-        level = checkpoint_level(game, run.checkpoint) if resuming else (
-            DEFAULT_LEVEL if deck == "full" else "exact")
-    if level not in LEVELS:
-        raise typer.BadParameter(f"{level!r}: sarlaccs_pit's levels are {', '.join(LEVELS)}",
-                                 param_hint="--abstraction")
-    if run.strategy not in STRATEGIES:
-        raise typer.BadParameter(f"{run.strategy!r}: allowed are {', '.join(STRATEGIES)}",
-                                 param_hint="--strategy")
-    try:
-        limit = default_max_memory() if run.max_memory is None else parse_memory(
-            run.max_memory)
-    except ValueError as err:
-        raise typer.BadParameter(str(err), param_hint="--max-memory") from None
-    if ship:
-        from solver.policies.shipped import policy_name
-
-        folder = options.ship_folder(out, "--out")
-        try:
-            out = folder / policy_name(deck, SARLACCS_PIT, game.num_players(), level, LEVELS)
-        except ValueError as err:
-            raise typer.BadParameter(str(err), param_hint="--abstraction") from None
-    out = out or Path(f"policy_{deck}_{SARLACCS_PIT}_{game.num_players()}p_{level}.npz")
-    with options.progress_bars() as progress:
-        update = options.tracker(progress)
-        try:
-            outcome = train(game, level_id(level), iterations or None, seconds,
-                            threads=run.threads, seed=seed, checkpoint=run.checkpoint,
-                            checkpoint_every=run.checkpoint_every, resume=run.resume,
-                            max_memory=limit, log=progress.console.print,
-                            on_progress=lambda s, point: update(
-                                "MCCFR iterations", s.iterations, iterations or 0))
-        except ValueError as err:
-            raise typer.BadParameter(str(err)) from None
+    outcome, out, level = train_table(
+        game, SARLACCS_PIT, deck, iterations, seconds, level, seed, out, ship, run, LEVELS,
+        level_id, lambda: DEFAULT_LEVEL if deck == "full" else "exact")
     solver = outcome.solver
     header = export_table(solver.current() if run.strategy == "current" else solver, out,
                           max_keys=max_keys, stopped_by=outcome.stopped_by,

@@ -386,6 +386,43 @@ def play_chains(game, bank: tuple, chains: np.ndarray, names: list[str], deals: 
                         round_winner_masks[:done_deals], scores)
 
 
+
+def mean_interval(x: np.ndarray) -> dict:
+    """Mean and its 95% normal interval (the half-width nan for fewer than 2 values)."""
+    mean = float(x.mean())
+    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("nan")
+    return {"mean": mean, "low": mean - half, "high": mean + half}
+
+
+def duplicate_match(game, bank: tuple, table_policy: int, a: int, b: int, deals: int,
+                    seed: int, fallback: int, score: str, played: str) -> dict:
+    """Policy ids a and b of a game on its own engine (its heuristics, or `table_policy`:
+    the table of `bank`, then `fallback` where it has no key) on `deals` duplicate deals
+    (`play_chains`): a in one seat and b in the other n - 1, each deal played in every
+    rotation. a's margin (its return, score 1: its points less the others' mean) per deal
+    averaged over the rotations; a's and the others' points a round (score 0, named
+    `score`: `score` and `opponent_<score>`); a's game-win rate (the share of the others
+    it beats; a tie counts half); `played`: the name of the count of games played."""
+    n = game.num_players()
+    chains = [(table_policy, fallback) if p == table_policy else (p, p)
+              for p in [a] + [b] * (n - 1)]
+    result = play_chains(game, bank, np.array(chains, np.int32), ["a"] + ["b"] * (n - 1),
+                         deals, seed=seed, chunk_seconds=math.inf,
+                         tables=[p == table_policy for p in [a] + [b] * (n - 1)])
+    if result.interrupted:
+        raise KeyboardInterrupt
+    points = result.scores[..., 0]  # (deal, rotation, role)
+    mine = points[:, :, 0].T  # (rotation, deal)
+    others = points[:, :, 1:].transpose(1, 0, 2)  # (rotation, deal, role)
+    per_deal = result.scores[:, :, 0, 1].mean(axis=1)  # a's return, every rotation
+    wins = ((mine[:, :, None] > others) + 0.5 * (mine[:, :, None] == others)).mean(axis=2)
+    misses = int(result.counts[:, 2].sum())
+    return {"deals": deals, played: n * deals, "seed": seed,
+            "margin": mean_interval(per_deal), score: mean_interval(mine.mean(axis=0)),
+            f"opponent_{score}": mean_interval(others.mean(axis=2).mean(axis=0)),
+            "win_rate": mean_interval(wins.mean(axis=0)), "table_misses": misses,
+            "table_decisions": int(result.counts[:, 1].sum()) + misses}
+
 # Cross-tables -------------------------------------------------------------------------------
 
 @dataclasses.dataclass

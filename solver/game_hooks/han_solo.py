@@ -3,30 +3,15 @@ solver/games/__init__.py names them and says what each hook is)."""
 
 from __future__ import annotations
 
-from solver.games import OptionError
+from solver.game_hooks.own_engine import load_game, load_parameters  # noqa: F401 (hooks)
 
 
 def load(name: str, players: int, deck: str, utility: str, agenda: str | None):
     """`deck`: full, or a reduced deck of solver/han_solo/exact.py (DECKS: the exact
     tools' one-turn decks); it has no agenda."""
-    import pyspiel
-
-    import spiel_game  # noqa: F401 (registers the games with pyspiel)
     from solver.han_solo.exact import DECKS
 
-    if deck != "full" and deck not in DECKS:
-        raise OptionError("deck", f"{deck!r}: {name}'s decks are full, {', '.join(DECKS)} "
-                                  "(docs/han-solo.md)")
-    params = {} if deck == "full" else dict(DECKS[deck])
-    return pyspiel.load_game(name, {**params, "players": players, "utility": utility})
-
-
-def load_parameters(name: str, params: dict):
-    import pyspiel
-
-    import spiel_game  # noqa: F401 (registers the games with pyspiel)
-
-    return pyspiel.load_game(name, params)
+    return load_game(name, players, deck, utility, DECKS, "docs/han-solo.md")
 
 
 def levels(name: str) -> tuple[str, ...]:

@@ -4,30 +4,15 @@ has no hint, session or opponents yet: those hooks refuse, saying so."""
 
 from __future__ import annotations
 
-from solver.games import OptionError
+from solver.game_hooks.own_engine import load_game, load_parameters  # noqa: F401 (hooks)
 
 
 def load(name: str, players: int, deck: str, utility: str, agenda: str | None):
     """`deck`: full, or a reduced game of solver/sarlaccs_pit/exact.py (REDUCED: a small
     board, fewer cards, a turn limit); it has no agenda."""
-    import pyspiel
-
-    import spiel_game  # noqa: F401 (registers the games with pyspiel)
     from solver.sarlaccs_pit.exact import REDUCED
 
-    if deck != "full" and deck not in REDUCED:
-        raise OptionError("deck", f"{deck!r}: {name}'s decks are full, {', '.join(REDUCED)} "
-                                  "(docs/sarlaccs-pit.md)")
-    params = {} if deck == "full" else dict(REDUCED[deck])
-    return pyspiel.load_game(name, {**params, "players": players, "utility": utility})
-
-
-def load_parameters(name: str, params: dict):
-    import pyspiel
-
-    import spiel_game  # noqa: F401 (registers the games with pyspiel)
-
-    return pyspiel.load_game(name, params)
+    return load_game(name, players, deck, utility, REDUCED, "docs/sarlaccs-pit.md")
 
 
 def levels(name: str) -> tuple[str, ...]:

@@ -204,6 +204,7 @@ SARLACCS_PIT = GameAdapter(
     no_agendas="has no agendas",
     hint_options=(),
     hooks="solver.game_hooks.sarlaccs_pit",
+    example_situation=None,  # no hint: no advice page
     cli_module="cli.sarlaccs_pit")
 
 # The registry, in the order the help and the refusals list the games: the Love Letter

@@ -48,6 +48,7 @@ from spiel_game.han_solo.layout import (DISCARD, E_DEAL, E_DRAW, E_REDEAL, E_STA
 
 from solver.abstraction.hashing import FNV_OFFSET, finish, mix
 from solver.han_solo.features import key_score, turns_left
+from solver.policies.engine_playout import only_choice, table_row_probs
 
 _JIT = dict(cache=True, nogil=True)
 EXACT, FINE, COARSE, COMPACT, MANY = range(5)
@@ -179,17 +180,10 @@ def table_probs(s, acts, n, level, keys, starts, num_actions, probs, choices, ou
     keys[j] is probs[starts[j]:starts[j] + num_actions[j]]. choices: scratch, NUM_ACTIONS
     ints."""
     m = table_actions(s, acts, n, level, choices)
-    for i in range(n):
-        out[i] = 0.0
     if m == 1:  # no choice: no key
-        out[choices[0]] = 1.0
-        return True
-    key = info_key(s, acts, n, level)
-    j = np.searchsorted(keys, key)
-    found = j < len(keys) and keys[j] == key and num_actions[j] == m
-    for i in range(m):
-        out[choices[i]] = probs[starts[j] + i] if found else 1.0 / m
-    return found
+        return only_choice(n, choices, out)
+    return table_row_probs(info_key(s, acts, n, level), m, n, choices, keys, starts,
+                           num_actions, probs, out)
 
 
 @njit(**_JIT)

@@ -7,7 +7,6 @@ solver/hint/export.py, from seeded self-play), and the round as a player sees it
 from __future__ import annotations
 
 import itertools
-import math
 import random
 import time
 
@@ -16,6 +15,7 @@ import numpy as np
 from spiel_game.han_solo import engine
 from spiel_game.han_solo import layout as L
 
+from solver.evaluation.tournament import duplicate_match as shared_duplicate_match
 from solver.han_solo.abstraction import info_key
 from solver.han_solo.players import HanSoloPlayer
 from solver.han_solo.playout import TABLE, table_bank
@@ -25,45 +25,18 @@ TOURNAMENT_COLUMNS = ("policy", "opponent", "deals", "margin", "margin_low", "ma
                       "win_rate_high", "table_miss_rate", "seconds")
 
 
-def _interval(x: np.ndarray) -> dict:
-    """Mean and its 95% normal interval."""
-    mean = float(x.mean())
-    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("nan")
-    return {"mean": mean, "low": mean - half, "high": mean + half}
-
-
 def duplicate_match(game, a: int, b: int, deals: int, seed: int, table=None,
                     fallback: int = 0) -> dict:
     """Policy ids a and b (HEURISTIC_NAMES index, or TABLE with `table` a loaded
     HanSoloTablePolicy) on `deals` duplicate deals: a in one seat and b in the other n - 1,
-    each deal played in every rotation (the shared tournament, solver/evaluation/
-    tournament.py `play_chains`, dealt and scored by solver/han_solo/playout.py). a's
-    margin (the game's return: its credits less the others' mean, thousands a round) per
-    deal averaged over the rotations, a's and the others' credits a round, and a's
-    game-win rate (the share of the others whose token a's beats; a tie counts half).
+    each deal played in every rotation (solver/evaluation/tournament.py
+    `duplicate_match`, dealt and scored by solver/han_solo/playout.py). a's margin (the
+    game's return: its credits less the others' mean, thousands a round) per deal
+    averaged over the rotations, a's and the others' credits a round, and a's game-win
+    rate (the share of the others whose token a's beats; a tie counts half).
     `fallback`: the heuristic a table plays where it has no key (0: uniform)."""
-    from solver.evaluation.tournament import play_chains
-
-    n = game.num_players()
-    chains = [(TABLE, fallback) if p == TABLE else (p, p) for p in [a] + [b] * (n - 1)]
-    result = play_chains(game, table_bank(table), np.array(chains, np.int32),
-                         ["a"] + ["b"] * (n - 1), deals, seed=seed, chunk_seconds=math.inf,
-                         tables=[p == TABLE for p in [a] + [b] * (n - 1)])
-    if result.interrupted:
-        raise KeyboardInterrupt
-    credit = result.scores[..., 0]  # (deal, rotation, role)
-    mine = credit[:, :, 0].T  # (rotation, deal)
-    others = credit[:, :, 1:].transpose(1, 0, 2)  # (rotation, deal, role)
-    per_deal = result.scores[:, :, 0, 1].mean(axis=1)  # a's return, every rotation
-    wins = ((mine[:, :, None] > others) + 0.5 * (mine[:, :, None] == others)).mean(axis=2)
-    misses = int(result.counts[:, 2].sum())
-    return {"deals": deals, "rounds": n * deals, "seed": seed,
-            "margin": _interval(per_deal),
-            "credits": _interval(mine.mean(axis=0)),
-            "opponent_credits": _interval(others.mean(axis=2).mean(axis=0)),
-            "win_rate": _interval(wins.mean(axis=0)),
-            "table_misses": misses,
-            "table_decisions": int(result.counts[:, 1].sum()) + misses}
+    return shared_duplicate_match(game, table_bank(table), TABLE, a, b, deals, seed,
+                                  fallback, "credits", "rounds")
 
 
 def cross_table(game, players: list[HanSoloPlayer], deals: int, seed: int,

@@ -32,7 +32,8 @@ from spiel_game.han_solo.layout import (NUM_ACTIONS, NUM_TOKEN_KINDS, S_GOT, S_K
 
 from solver.han_solo.abstraction import LEVELS, info_key, table_actions
 from solver.mccfr.games import MCCFRGame
-from solver.mccfr.hooks import expand_every_decision, mccfr_hooks
+from solver.mccfr.hooks import (expand_every_decision, lookup_before_children, mccfr_hooks,
+                                no_row_width, no_row_start)
 from solver.sim.rng import STREAM_HAN_SOLO_MCCFR
 from solver.sim.sampler import sample
 
@@ -152,16 +153,6 @@ def _row_size():
 
 
 @njit(**_JIT)
-def _row_width(level):
-    return 0
-
-
-@njit(**_JIT)
-def _row_start(row, player, level):
-    pass
-
-
-@njit(**_JIT)
 def _key(s, actor, level, row, work):
     n = engine.legal_actions(s, row)
     m = table_actions(s, row, n, level, work)
@@ -175,13 +166,6 @@ def _choices(s, level, row, work, out):
     for i in range(m):
         out[i] = row[work[i]]
     return m
-
-
-@njit(**_JIT)
-def _lookup_after_children(level):
-    # `exact` has perfect recall, but its blocks are claimed in visiting order, as
-    # before the shared kernel, so that a seed gives the same tables.
-    return False
 
 
 @njit(**_JIT)
@@ -212,9 +196,12 @@ def _work_size():
     return NUM_ACTIONS + 1
 
 
+# lookup_before_children: `exact` has perfect recall, but its blocks are claimed in
+# visiting order, as before the shared kernel, so that a seed gives the same tables.
 HAN_SOLO_HOOKS = mccfr_hooks(
-    "solver.han_solo.mccfr", row_size=_row_size, row_width=_row_width, row_start=_row_start,
-    key=_key, choices=_choices, lookup_after_children=_lookup_after_children,
+    "solver.han_solo.mccfr", row_size=_row_size, row_width=no_row_width,
+    row_start=no_row_start, key=_key, choices=_choices,
+    lookup_after_children=lookup_before_children,
     chance_action=_chance_action, terminal_value=_terminal_value, max_actions=_max_actions,
     max_choices=_max_actions, work_size=_work_size, expand_probability=expand_every_decision)
 

@@ -32,6 +32,7 @@ from spiel_game.han_solo.layout import (CH_DICE, CH_POT, CH_TIE, MAX_PLAYERS, NU
 from solver.han_solo.abstraction import MAX_CHOICES, table_probs
 from solver.han_solo.features import HEURISTIC_NAMES, heuristic_probs
 from solver.sim.deal import shuffle
+from solver.policies.engine_playout import FOUND, MISSED, engine_table_bank, seating_stream
 from solver.sim.games import PlayoutGame
 from solver.sim.hooks import playout_hooks
 from solver.sim.rng import stream_seed
@@ -49,7 +50,6 @@ STREAM_HS_HINT = 40  # a han_solo hint's rollouts (index: the rollout)
 # A deal's state: its streams (the deck's shuffle, then reshuffled picks; the pot; the
 # dice; the ties) and the cards taken from its order.
 _DEAL, _POT, _DICE, _TIE, _TAKEN = range(5)
-_FOUND, _MISSED = 0, 1  # what a policy's probabilities say of its key
 
 
 def deck_cards(initial: np.ndarray) -> np.ndarray:
@@ -59,15 +59,9 @@ def deck_cards(initial: np.ndarray) -> np.ndarray:
 
 
 def table_bank(table) -> tuple:
-    """A loaded table (table_policy.HanSoloTablePolicy, or None) as the bank of the
-    compiled play: (level, keys, starts, num_actions, probs, scratch). The scratch is
-    written by every lookup: one bank per thread."""
-    if table is None:
-        arrays = (0, np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
-                  np.zeros(1))
-    else:
-        arrays = (table.level, table.keys, table.starts, table.num_actions, table.probs)
-    return (*arrays, np.empty(MAX_CHOICES, dtype=np.int32))
+    """A loaded table (table_policy.py, or None) as the bank of the compiled play
+    (solver/policies/engine_playout.py)."""
+    return engine_table_bank(table, MAX_CHOICES)
 
 
 class HanSoloBank:
@@ -91,19 +85,19 @@ def _max_actions():
 
 @njit(**_JIT)
 def _policy_probs(s, player, policy, bank, legal, n, out):
-    """TABLE: the table's row, or _MISSED where it has no key; else the heuristic's."""
+    """TABLE: the table's row, or MISSED where it has no key; else the heuristic's."""
     if policy == TABLE:
         if table_probs(s, legal, n, bank[0], bank[1], bank[2], bank[3], bank[4], bank[5],
                        out):
-            return _FOUND
-        return _MISSED
+            return FOUND
+        return MISSED
     heuristic_probs(s, policy, legal, n, out)
-    return _FOUND
+    return FOUND
 
 
 @njit(**_JIT)
 def _missed():
-    return _MISSED
+    return MISSED
 
 
 @njit(**_JIT)
@@ -145,10 +139,7 @@ def _chance_action(s, rng, outcomes, probs):
 
 @njit(**_JIT)
 def _decision_stream(seed, deal, rotation, seat_chain):
-    seating = 0
-    for q in range(len(seat_chain)):
-        seating = seating * 16 + seat_chain[q, 0]
-    return stream_seed(seed, STREAM_HS_DECISIONS, deal * 65536 + seating)
+    return seating_stream(seed, STREAM_HS_DECISIONS, deal, seat_chain)
 
 
 @njit(**_JIT)

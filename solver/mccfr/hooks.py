@@ -100,6 +100,26 @@ def expand_every_decision(level):
     return 1.0
 
 
+# The hooks of the games whose keys read the state, not a path of events (han_solo,
+# sarlaccs_pit): their rows hold only the key's scratch, and their blocks are claimed in
+# the order the traversal visits their keys.
+@njit(**_JIT)
+def no_row_width(level):
+    """row_width: nothing of a row is copied down the path."""
+    return 0
+
+
+@njit(**_JIT)
+def no_row_start(row, player, level):
+    """row_start: a row is not read before the events."""
+
+
+@njit(**_JIT)
+def lookup_before_children(level):
+    """lookup_after_children: never (a key is looked up, its block claimed, on arrival)."""
+    return False
+
+
 LOVE_LETTER_HOOKS = mccfr_hooks(
     "solver.mccfr.hooks", row_size=_row_size, row_width=path_width, row_start=path_start,
     key=path_key, choices=_choices, lookup_after_children=_lookup_after_children,

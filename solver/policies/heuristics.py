@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
+import numpy as np
 from open_spiel.python import policy as policy_lib
 
 from spiel_game import actions
@@ -413,6 +414,32 @@ GAME_HEURISTICS: dict[str, tuple[str, ...]] = {
 }
 assert all(set(names) <= set(HEURISTICS) for names in GAME_HEURISTICS.values())
 
+
+class EngineHeuristic(policy_lib.Policy):
+    """A compiled heuristic of a game on its own engine as an OpenSpiel policy (every
+    player), so a play-out and the policy agree. A subclass names `engine` (its
+    `legal_actions`), `features` (`HEURISTIC_NAMES`, `heuristic_probs`) and
+    `max_actions`."""
+
+    engine = None
+    features = None
+    max_actions = 0
+
+    def __init__(self, game, name: str):
+        names = self.features.HEURISTIC_NAMES
+        if name not in names:
+            raise ValueError(f"heuristic {name!r}: known are {', '.join(names)}")
+        super().__init__(game, list(range(game.num_players())))
+        self.name = name
+        self.kind = names.index(name)
+
+    def action_probabilities(self, state, player_id=None) -> dict[int, float]:
+        s = state.array
+        acts = np.empty(self.max_actions, dtype=np.int32)
+        n = self.engine.legal_actions(s, acts)
+        out = np.zeros(self.max_actions)
+        self.features.heuristic_probs(s, self.kind, acts, n, out)
+        return {int(acts[i]): float(out[i]) for i in range(n)}
 
 def heuristics_for(game) -> dict[str, type[Heuristic]]:
     """The heuristics of a game's studies and reports (GAME_HEURISTICS), by name, in the

@@ -43,6 +43,7 @@ from spiel_game.sarlacc.layout import (BOBA_FETT, DETENTION, E_DEAL, E_DRAW,
 from solver.abstraction.hashing import FNV_OFFSET, finish, mix
 from solver.sarlaccs_pit.features import (ALWAYS_CHALLENGE, CHALLENGE_BONUS, SAVE_FORCE,
                                           heuristic_action, play_value)
+from solver.policies.engine_playout import only_choice, table_row_probs
 
 _JIT = dict(cache=True, nogil=True)
 EXACT, COMPACT = range(2)
@@ -190,17 +191,10 @@ def table_probs(s, acts, n, level, keys, starts, num_actions, probs, choices, ou
     keys[j] is probs[starts[j]:starts[j] + num_actions[j]]. choices: scratch, MAX_CHOICES
     ints."""
     m = table_actions(s, acts, n, level, choices)
-    for i in range(n):
-        out[i] = 0.0
     if m == 1:  # no choice: no key
-        out[choices[0]] = 1.0
-        return True
-    key = info_key(s, acts, n, level)
-    j = np.searchsorted(keys, key)
-    found = j < len(keys) and keys[j] == key and num_actions[j] == m
-    for i in range(m):
-        out[choices[i]] = probs[starts[j] + i] if found else 1.0 / m
-    return found
+        return only_choice(n, choices, out)
+    return table_row_probs(info_key(s, acts, n, level), m, n, choices, keys, starts,
+                           num_actions, probs, out)
 
 
 def state_key(state, level: str) -> int:

@@ -5,51 +5,26 @@ records written (the command line's and benchmarks/sarlaccs_pit.py's)."""
 from __future__ import annotations
 
 import itertools
-import math
 import time
 from pathlib import Path
 
-import numpy as np
 
+from solver.evaluation.tournament import duplicate_match as shared_duplicate_match
 from solver.reports.files import write_table
 from solver.sarlaccs_pit.features import HEURISTIC_NAMES
 from solver.sarlaccs_pit.playout import TABLE, table_bank
-
-
-def interval(x: np.ndarray) -> dict:
-    """Mean and its 95% normal interval."""
-    mean = float(x.mean())
-    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("nan")
-    return {"mean": mean, "low": mean - half, "high": mean + half}
 
 
 def duplicate_match(game, a: int, b: int, deals: int, seed: int, table=None,
                     fallback: int = 0) -> dict:
     """Policy ids a and b (HEURISTIC_NAMES index, or TABLE with `table` a loaded
     SarlaccTablePolicy, `fallback` where it has no key) on `deals` duplicate deals: a in
-    one seat and b in the others, each deal played in every rotation. a's margin (its
-    return: Jedi points less the others' mean, S13) per deal averaged over the rotations,
-    its points, and its game-win rate (the share of the others it beats; a tie half)."""
-    from solver.evaluation.tournament import play_chains
-
-    n = game.num_players()
-    chains = [(TABLE, fallback) if p == TABLE else (p, p) for p in [a] + [b] * (n - 1)]
-    result = play_chains(game, table_bank(table), np.array(chains, np.int32),
-                         ["a"] + ["b"] * (n - 1), deals, seed=seed, chunk_seconds=math.inf,
-                         tables=[p == TABLE for p in [a] + [b] * (n - 1)])
-    if result.interrupted:
-        raise KeyboardInterrupt
-    points = result.scores[..., 0]  # (deal, rotation, role)
-    mine = points[:, :, 0].T  # (rotation, deal)
-    others = points[:, :, 1:].transpose(1, 0, 2)
-    per_deal = result.scores[:, :, 0, 1].mean(axis=1)
-    wins = ((mine[:, :, None] > others) + 0.5 * (mine[:, :, None] == others)).mean(axis=2)
-    misses = int(result.counts[:, 2].sum())
-    return {"deals": deals, "games": n * deals, "seed": seed,
-            "margin": interval(per_deal), "points": interval(mine.mean(axis=0)),
-            "opponent_points": interval(others.mean(axis=2).mean(axis=0)),
-            "win_rate": interval(wins.mean(axis=0)), "table_misses": misses,
-            "table_decisions": int(result.counts[:, 1].sum()) + misses}
+    one seat and b in the others, each deal played in every rotation
+    (solver/evaluation/tournament.py `duplicate_match`). a's margin (its return: Jedi
+    points less the others' mean, S13) per deal averaged over the rotations, its points,
+    and its game-win rate (the share of the others it beats; a tie half)."""
+    return shared_duplicate_match(game, table_bank(table), TABLE, a, b, deals, seed,
+                                  fallback, "points", "games")
 
 
 def cross_table(game, names: list[str], deals: int, seed: int, table=None,

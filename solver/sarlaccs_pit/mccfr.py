@@ -17,7 +17,7 @@ from spiel_game.sarlacc import engine
 from spiel_game.sarlacc.layout import NUM_ACTIONS
 
 from solver.mccfr.games import MCCFRGame
-from solver.mccfr.hooks import mccfr_hooks
+from solver.mccfr.hooks import lookup_before_children, mccfr_hooks, no_row_start, no_row_width
 from solver.sarlaccs_pit.abstraction import EXACT, LEVELS, info_key, table_actions
 from solver.sim.sampler import sample
 
@@ -42,16 +42,6 @@ def _row_size():
 
 
 @njit(**_JIT)
-def _row_width(level):
-    return 0
-
-
-@njit(**_JIT)
-def _row_start(row, player, level):
-    pass
-
-
-@njit(**_JIT)
 def _key(s, actor, level, row, work):
     acts = work[_W_COUNT + 1:]
     n = engine.legal_actions(s, acts)
@@ -66,11 +56,6 @@ def _choices(s, level, row, work, out):
     for i in range(m):
         out[i] = work[_W_COUNT + 1 + work[i]]
     return m
-
-
-@njit(**_JIT)
-def _lookup_after_children(level):
-    return False
 
 
 @njit(**_JIT)
@@ -104,9 +89,9 @@ def _expand_probability(level):
 
 
 SARLACC_HOOKS = mccfr_hooks(
-    "solver.sarlaccs_pit.mccfr", row_size=_row_size, row_width=_row_width,
-    row_start=_row_start, key=_key, choices=_choices,
-    lookup_after_children=_lookup_after_children, chance_action=_chance_action,
+    "solver.sarlaccs_pit.mccfr", row_size=_row_size, row_width=no_row_width,
+    row_start=no_row_start, key=_key, choices=_choices,
+    lookup_after_children=lookup_before_children, chance_action=_chance_action,
     terminal_value=_terminal_value, max_actions=_max_actions, max_choices=_max_actions,
     work_size=_work_size, expand_probability=_expand_probability)
 

@@ -25,6 +25,7 @@ from spiel_game.sarlacc.layout import (MAX_PLAYERS, NUM_ACTIONS, NUM_KINDS, S_NU
 
 from solver.sarlaccs_pit.abstraction import MAX_CHOICES, table_probs
 from solver.sarlaccs_pit.features import HEURISTIC_NAMES, heuristic_probs
+from solver.policies.engine_playout import FOUND, MISSED, engine_table_bank, seating_stream
 from solver.sim.games import PlayoutGame
 from solver.sim.hooks import playout_hooks
 from solver.sim.rng import stream_seed
@@ -37,7 +38,6 @@ _JIT = dict(cache=True, nogil=True)
 COMPILED_INTO = ("solver.sim.playout", "solver.evaluation.tournament")
 TABLE = len(HEURISTIC_NAMES)  # the policy id of the table (after the heuristics)
 STREAM_SP_DEAL, STREAM_SP_DECISIONS = 52, 53  # 51: MCCFR (mccfr.py)
-_FOUND, _MISSED = 0, 1  # what a policy's probabilities say of its key
 
 
 def deck_cards(initial: np.ndarray) -> np.ndarray:
@@ -47,15 +47,9 @@ def deck_cards(initial: np.ndarray) -> np.ndarray:
 
 
 def table_bank(table) -> tuple:
-    """A loaded table (table_policy.SarlaccTablePolicy, or None) as the bank of the
-    compiled play: (level, keys, starts, num_actions, probs, scratch). The scratch is
-    written by every lookup: one bank per thread."""
-    if table is None:
-        arrays = (0, np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64),
-                  np.zeros(1))
-    else:
-        arrays = (table.level, table.keys, table.starts, table.num_actions, table.probs)
-    return (*arrays, np.empty(MAX_CHOICES, dtype=np.int32))
+    """A loaded table (table_policy.py, or None) as the bank of the compiled play
+    (solver/policies/engine_playout.py)."""
+    return engine_table_bank(table, MAX_CHOICES)
 
 
 @njit(**_JIT)
@@ -65,19 +59,19 @@ def _max_actions():
 
 @njit(**_JIT)
 def _policy_probs(s, player, policy, bank, legal, n, out):
-    """TABLE: the table's row, or _MISSED where it has no key; else the heuristic's."""
+    """TABLE: the table's row, or MISSED where it has no key; else the heuristic's."""
     if policy == TABLE:
         if table_probs(s, legal, n, bank[0], bank[1], bank[2], bank[3], bank[4], bank[5],
                        out):
-            return _FOUND
-        return _MISSED
+            return FOUND
+        return MISSED
     heuristic_probs(s, policy, legal, n, out)
-    return _FOUND
+    return FOUND
 
 
 @njit(**_JIT)
 def _missed():
-    return _MISSED
+    return MISSED
 
 
 @njit(**_JIT)
@@ -105,10 +99,7 @@ def _chance_action(s, rng, outcomes, probs):
 
 @njit(**_JIT)
 def _decision_stream(seed, deal, rotation, seat_chain):
-    seating = 0
-    for q in range(len(seat_chain)):
-        seating = seating * 16 + seat_chain[q, 0]
-    return stream_seed(seed, STREAM_SP_DECISIONS, deal * 65536 + seating)
+    return seating_stream(seed, STREAM_SP_DECISIONS, deal, seat_chain)
 
 
 @njit(**_JIT)
