@@ -51,7 +51,10 @@ _EARLIER = ["p0 draw; p0 discard red -2", "p1 draw; p1 discard green +7",
             "p2 draw; p2 discard green +1"]
 
 
-@pytest.mark.parametrize("players", range(2, 7))
+# 5 and 6 players (20-25 s each) run with the slow tests; the default run keeps 2-4, and
+# test_the_hint_at_n_players_takes_the_card_that_makes_the_best_hand covers 5 and 6.
+@pytest.mark.parametrize("players", [2, 3, 4, *(pytest.param(n, marks=pytest.mark.slow)
+                                               for n in (5, 6))])
 def test_the_hint_answers_at_every_table_size_by_the_one_rule(players):
     """2-6 players: every option now is valued (draw, take, stand; a take's every discard
     as its step), the recommendation is the one rule's (no option's mean is above the

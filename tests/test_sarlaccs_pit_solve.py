@@ -92,6 +92,7 @@ def test_heuristics_choose_legal_actions_and_do_what_they_say():
     assert min(checked.values()) > 0, checked
 
 
+@pytest.mark.slow  # about 60 s: the default run keeps within its 10 minutes
 def test_cfr_exploitability_falls_and_matches_openspiel():
     from open_spiel.python.algorithms import exploitability as spiel_exploitability
 

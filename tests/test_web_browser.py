@@ -384,7 +384,8 @@ def test_a_love_letter_situation_set_up_by_clicking_gets_the_command_lines_answe
 def test_an_unknown_game_is_refused_on_the_page(browser, server_url):
     page, errors = open_page(browser, server_url + "?game=chess")
     assert page.inner_text("#error") == ("game: unknown game 'chess': the games are "
-                                         "jabbas_palace, love_letter, han_solo")
+                                         "jabbas_palace, love_letter, han_solo, "
+                                         "sarlaccs_pit")
     assert not errors
 
 
