@@ -51,7 +51,7 @@ from solver.abstraction.hashing import FNV_OFFSET, FNV_PRIME, mix
 # the characters a miss rules out, as card counting (`track`) reads them
 from solver.abstraction.keys import (_NUMBER_MASKS, _SIDE_MASK, T_SIZE, identity_key,
                                      redacted_event, track)
-from solver.policies.chain import chain_probs
+from solver.policies.playout import LOVE_LETTER_PLAYOUT
 from solver.belief import kernel
 # the statistics and ANY_PHASE are the generic filter's (re-exported: callers read them here)
 from solver.belief.kernel import (ANY_PHASE, B_DECISIONS, B_FAIL_ACTOR,  # noqa: F401
@@ -521,26 +521,6 @@ def _particle_hash(s, checked, ptr, viewer, knowledge, merge_logs):
     return mix(mix(state_hash(s, viewer, knowledge, merge_logs), checked), ptr)
 
 
-@njit(**_JIT)
-def _decision_probs(s, actor, viewer, bank, chain, floor, miss_unknown, use_policy, legal,
-                    n, probs, stats):
-    """probs[:n]: the likelihood of each legal action at s: the first policy of chain
-    that has the key (on a miss everywhere: uniform, or 1 for every action if
-    miss_unknown), at least floor; 1 for the viewer's own or without policy."""
-    if actor == viewer or not use_policy or len(chain) == 0:
-        for i in range(n):
-            probs[i] = 1.0
-        return
-    if chain_probs(s, actor, bank, chain, legal, n, probs) == len(chain):
-        stats[B_POLICY_MISSES] += 1
-        if miss_unknown:
-            for i in range(n):
-                probs[i] = 1.0
-    if floor > 0:
-        for i in range(n):
-            probs[i] = max(probs[i], floor)
-
-
 # The filter's hooks (solver/belief/kernel.py) for the Love Letter engine -----------------
 
 @njit(**_JIT)
@@ -591,8 +571,8 @@ def _decision_children(s, checked, ptr, n_pat, viewer, bank, chain, floor, miss_
     if ptr >= n_pat and checked == s[L.S_EVENT_N]:
         return 0  # the pattern is used up but the round is not at its decision
     n = engine.legal_actions(s, legal)
-    _decision_probs(s, s[L.S_ACTOR], viewer, bank, chain, floor, miss_unknown, use_policy,
-                    legal, n, probs, stats)
+    kernel.decision_likelihoods(LOVE_LETTER_PLAYOUT, s, s[L.S_ACTOR], viewer, bank, chain,
+                                floor, miss_unknown, use_policy, legal, n, probs, stats)
     return n
 
 

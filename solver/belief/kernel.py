@@ -21,7 +21,7 @@ What is an engine's own is a function set of filter hooks (FILTER_HOOK_FUNCTIONS
 spiel_game/interface.py), taken as an argument with the engine's interface: numba
 compiles and caches the filter once per pair, as the play-out loop and the MCCFR kernel
 (the Love Letter engine's hooks: solver/belief/filter.py; Han Solo's:
-solver/han_solo/belief.py). Each hooks module names this one in `COMPILED_INTO`.
+solver/han_solo/filter.py). Each hooks module names this one in `COMPILED_INTO`.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from numba import njit
 
 from spiel_game.interface import FunctionSet
 
+from solver.sim.playout import chain_decides
 from solver.sim.rng import next_float, stream_seed
 
 _JIT = dict(cache=True, nogil=True)
@@ -80,6 +81,27 @@ FILTER_HOOK_FUNCTIONS = {
 def filter_hooks(name: str, **functions) -> FunctionSet:
     """An engine's filter hooks, checked to provide every one of FILTER_HOOK_FUNCTIONS."""
     return FunctionSet(name, required=tuple(FILTER_HOOK_FUNCTIONS), **functions)
+
+
+@njit(**_JIT)
+def decision_likelihoods(playout, s, actor, viewer, bank, chain, floor, miss_unknown,
+                         use_policy, legal, n, probs, stats):
+    """probs[:n]: the likelihood of each legal action at s, every engine's rule: 1 for
+    the viewer's own (or without a policy); else the first policy of chain with the key
+    (the game's play-out hooks `playout`, solver/sim/playout.py `chain_decides`; on a miss
+    everywhere uniform, or 1 for every action if miss_unknown), at least floor."""
+    if actor == viewer or not use_policy or len(chain) == 0:
+        for i in range(n):
+            probs[i] = 1.0
+        return
+    if chain_decides(playout, s, actor, bank, chain, legal, n, probs) == len(chain):
+        stats[B_POLICY_MISSES] += 1
+        if miss_unknown:
+            for i in range(n):
+                probs[i] = 1.0
+    if floor > 0:
+        for i in range(n):
+            probs[i] = max(probs[i], floor)
 
 
 @njit(**_JIT)

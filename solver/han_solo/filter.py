@@ -36,9 +36,8 @@ from spiel_game.han_solo import layout as L
 
 from solver.abstraction.hashing import FNV_OFFSET, mix
 from solver.belief.kernel import (B_FAIL_ACTOR, B_FAIL_CARD, B_FAIL_KIND, B_FURTHEST,
-                                  B_POLICY_MISSES, filter_hooks)
+                                  decision_likelihoods, filter_hooks)
 from solver.han_solo.playout import HAN_SOLO_PLAYOUT
-from solver.sim.playout import chain_decides
 
 _JIT = dict(cache=True, nogil=True)
 # The filter kernel and LBR take HAN_SOLO_FILTER as an argument: their caches hold this
@@ -98,19 +97,8 @@ def _decision_children(s, checked, ptr, n_pat, viewer, bank, chain, floor, miss_
     if ptr >= n_pat:
         return 0  # the log ends here
     n = engine.legal_actions(s, legal)
-    p = s[L.S_CUR]
-    if p == viewer or not use_policy or len(chain) == 0:
-        for i in range(n):
-            probs[i] = 1.0
-        return n
-    if chain_decides(HAN_SOLO_PLAYOUT, s, p, bank, chain, legal, n, probs) == len(chain):
-        stats[B_POLICY_MISSES] += 1
-        if miss_unknown:
-            for i in range(n):
-                probs[i] = 1.0
-    if floor > 0:
-        for i in range(n):
-            probs[i] = max(probs[i], floor)
+    decision_likelihoods(HAN_SOLO_PLAYOUT, s, s[L.S_CUR], viewer, bank, chain, floor,
+                         miss_unknown, use_policy, legal, n, probs, stats)
     return n
 
 
