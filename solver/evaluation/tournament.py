@@ -388,10 +388,11 @@ def play_chains(game, bank: tuple, chains: np.ndarray, names: list[str], deals: 
 
 
 def mean_interval(x: np.ndarray) -> dict:
-    """Mean and its 95% normal interval (the half-width nan for fewer than 2 values)."""
-    mean = float(x.mean())
-    half = 1.96 * float(x.std(ddof=1)) / math.sqrt(len(x)) if len(x) > 1 else float("nan")
-    return {"mean": mean, "low": mean - half, "high": mean + half}
+    """`estimate` as a record: mean and its 95% normal interval (nan bounds for fewer
+    than 2 values)."""
+    found = estimate(x)
+    half = found.half_width if found.units > 1 else math.nan
+    return {"mean": found.mean, "low": found.mean - half, "high": found.mean + half}
 
 
 def duplicate_match(game, bank: tuple, table_policy: int, a: int, b: int, deals: int,
