@@ -36,10 +36,9 @@ def _command(argv) -> str:
 def speed(args, argv) -> dict:
     from spiel_game.sarlacc.layout import S_ACTIONS, S_TURN
 
-    from solver.sarlaccs_pit.features import HEURISTIC_NAMES
-    from solver.sarlaccs_pit.playout import SARLACC_GAME
-    from solver.sim.playout import play_out  # noqa: F401  (the shared loop, below)
     from solver.sarlaccs_pit.commands import duplicate_match
+    from solver.sarlaccs_pit.features import HEURISTIC_NAMES, heuristic_probs
+    from solver.sarlaccs_pit.playout import SARLACC_GAME
 
     game = pyspiel.load_game("sarlaccs_pit", {"players": args.players})
     wall = time.perf_counter()
@@ -56,14 +55,13 @@ def speed(args, argv) -> dict:
     from spiel_game.sarlacc import engine
     rng = np.random.default_rng(args.seed)
     sizes = {}
+    buf = np.empty(200, np.int32)
+    probs = np.empty(200)
+    out = np.empty(200)
     for kind, name in enumerate(HEURISTIC_NAMES):
         turns, actions = [], []
         for _ in range(200):
             s = SARLACC_GAME.root(game)
-            buf = np.empty(200, np.int32)
-            probs = np.empty(200)
-            out = np.empty(200)
-            from solver.sarlaccs_pit.features import heuristic_probs
             while not engine.is_terminal(s):
                 if engine.is_chance(s):
                     m = engine.chance_outcomes(s, buf, probs)
