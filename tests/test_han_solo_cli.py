@@ -150,16 +150,46 @@ def test_posterior_puts_no_weight_on_cards_all_seen():
     assert out["posterior"]["exact"] and out["posterior"]["worlds"] > 100
 
 
-def test_a_stand_is_explained_by_the_hands_the_policy_stands_on():
+def test_a_stand_is_explained_by_the_hands_the_policy_stands_on(monkeypatch):
     """Bayes on a choice: closest_to_zero (the policy without a table: dice=0) draws on
     every first turn but with both blue 0s (a draw can then only tie, the drawn card put
-    down again), so p0's stand leaves one world: blue 0, blue 0."""
-    out = _hint({**TENS_SEEN, "params": {"dice": 0}}, rollouts=16)
+    down again). Without the floor on a stray choice, p0's stand leaves one world: blue
+    0, blue 0; with the hint's floor (hint.stray: 0.1 for a heuristic) the other hands
+    stay, each weighed down to a tenth of a stand's likelihood on blue 0, blue 0."""
+    from solver.han_solo import hint
+
+    data = {**TENS_SEEN, "params": {"dice": 0}}
+    prior = _hint(data, rollouts=16, prior_only=True)["opponents"][0]
+    out = _hint(data, rollouts=16)
     assert out["policy"]["source"] == "heuristic"
     (p0,) = out["opponents"]
+    chance = {c["card"]: c["probability"] for c in p0["hand"]}
+    before = {c["card"]: c["probability"] for c in prior["hand"]}
+    assert len(chance) == len(before) > 1 and out["posterior"]["exact"]
+    assert chance["blue 0"] > before["blue 0"]
+    assert all(chance[c] <= before[c] for c in chance if c != "blue 0")
+    monkeypatch.setattr(hint, "stray", lambda player: 0.0)
+    strict = _hint(data, rollouts=16)
+    (p0,) = strict["opponents"]
     assert p0["hand"] == [{"card": "blue 0", "probability": pytest.approx(1.0)}]
     assert p0["total"] == [{"total": 0, "probability": pytest.approx(1.0)}]
-    assert out["posterior"]["worlds"] == 1
+    assert strict["posterior"]["worlds"] == 1
+
+
+def test_a_choice_the_policy_never_makes_is_weighed_not_refused(monkeypatch):
+    """At 4 players (closest_to_zero weighing the others) p2 takes a green +9 and puts
+    down a green +1, which closest_to_zero never does: the hint answers; without the
+    floor on a stray choice no history is left and it refuses."""
+    from solver.han_solo import hint
+
+    data = {"game": "han_solo", "players": 4, "seat": 3, "hand": ["green +4", "red -2"],
+            "log": "flip green +9; p0 draw; p0 discard red -2; p1 draw; "
+                   "p1 discard green +7; p2 take; p2 discard green +1"}
+    out = _hint(data, rollouts=16)
+    assert out["situation"]["players"] == 4 and out["posterior"]["worlds"] > 1
+    monkeypatch.setattr(hint, "stray", lambda player: 0.0)
+    with pytest.raises(SituationError, match="no history of the log was found"):
+        _hint(data, rollouts=16)
 
 
 def test_belief_keeps_the_true_hand_and_weighs_choices():
@@ -521,8 +551,9 @@ def test_a_log_read_after_the_round_shows_and_checks_the_final_hands(tmp_path):
         path.write_text(json.dumps({**data, "log": log}))
         result = runner.invoke(app, ["hint", "--situation", str(path), "--prior-only"])
         assert result.exit_code == 2 and words in said(result), said(result)
-    # closest_to_zero (no table for dice=0) never stands on -7: under it, no such hands.
-    with pytest.raises(SituationError, match="with the choices the others' policy makes"):
+    # closest_to_zero (no table for dice=0) never stands on -7: the stray choice is weighed
+    # (not refused), and the log refused as no decision of the seat.
+    with pytest.raises(SituationError, match="the hands are shown and the tokens"):
         _hint({**data, "log": at_pick}, rollouts=8)
 
 

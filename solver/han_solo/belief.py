@@ -160,7 +160,7 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
     if particles < 1:
         raise ValueError(f"particles={particles}: at least 1")
     rng = np.random.default_rng(seed)
-    log = _show_order(events)
+    log = show_order(events)
     worlds: list[tuple[np.ndarray, float]] = [(game.initial_array.copy(), 1.0)]
     exact = True
     i = 0
@@ -249,7 +249,7 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
                             float(1.0 / np.sum(weights ** 2)), player, log)
 
 
-def _show_order(events) -> list[tuple[int, int, int]]:
+def show_order(events) -> list[tuple[int, int, int]]:
     """The events with each run of shows in the engine's order (seat order, each hand
     lowest value first, H6), so that a log may show a hand's cards in any order."""
     out = list(events)

@@ -25,9 +25,11 @@ import numpy as np
 from spiel_game.han_solo import engine
 from spiel_game.han_solo import layout as L
 
+from solver.belief import HEURISTIC_TREMBLE, TREMBLE, effective_sample_size
 from solver.han_solo import belief
+from solver.han_solo.filter import posterior_worlds
 from solver.han_solo.players import HanSoloPlayer, default_player, resolve
-from solver.han_solo.playout import HAN_SOLO_PLAYOUT, STREAM_HS_HINT
+from solver.han_solo.playout import HAN_SOLO_PLAYOUT, STREAM_HS_HINT, HanSoloBank
 from solver.han_solo.situation import HanSoloSituation, from_mapping
 from solver.hint.answer import HintAnswer
 from solver.hint import options as hint_options
@@ -37,7 +39,7 @@ from solver.sim.playout import padded_paths, path_values
 from solver.sim.rng import check_seed
 
 DEFAULT_ROLLOUTS = 1000  # a fixed count: the same seed gives the same answer anywhere
-PARTICLES = 16384  # the posterior: exact within so many worlds, else sampled (seeded)
+PARTICLES = 4096  # the posterior: exact within so many worlds, else sampled (seeded)
 
 
 def load(data: dict, policy_files=None):
@@ -120,13 +122,56 @@ def _names(cards) -> str:
     return ", ".join(L.card_name(int(c)) for c in cards)
 
 
+def log_pattern(events, seat: int, own: tuple[int, ...]) -> np.ndarray:
+    """The filter's pattern (solver/han_solo/filter.py) of the seat's events: shows in
+    the engine's order (a hand's cards may be written in any order), the others' hidden
+    deals left out (the filter fills them in), and where the log leaves out my deal, my
+    dealt cards `own` after the pot."""
+    rows = belief.show_order(events)
+    if own:
+        rows = [e for e in rows if not (e[0] == L.E_DEAL and e[1] != seat)]
+        at = next((i for i, e in enumerate(rows) if e[0] != L.E_POT), len(rows))
+        rows[at:at] = [(L.E_DEAL, seat, c) for c in own]
+    return np.array(rows, dtype=np.int32).reshape(-1, L.EVENT_SIZE)
+
+
+def stray(player: HanSoloPlayer) -> float:
+    """The least likelihood the hint's belief gives another's choice: the Jabba hint's
+    (solver/belief TREMBLE where a table weighs the choices, HEURISTIC_TREMBLE where a
+    heuristic does alone: people stray from a heuristic more). Without it a log of
+    random play at 4 players, closest_to_zero weighing it, was refused 11 times in 20;
+    with it once (benchmarks/han_solo_hint.py, docs/han-solo.md "Hints")."""
+    return TREMBLE if player.table is not None else HEURISTIC_TREMBLE
+
+
 def replayed_worlds(game, events, seat: int, player: HanSoloPlayer | None, seed: int,
                     own: tuple[int, ...]) -> belief.HanSoloPosterior:
-    """The hint's one call of the belief (solver/han_solo/belief.py `replay`): the worlds
-    of the seat's log, weighted by `player`'s choices (None: the chance odds alone), within
-    PARTICLES. A HanSoloPosterior: `present`, `worlds`, `weights`, `exact`, `ess`,
-    `events`, and the opponents' hand totals (`hand_total_distribution`)."""
-    return belief.replay(game, events, seat, player, PARTICLES, seed, own)
+    """The hint's one call of the belief: the compiled filter (solver/belief/kernel.py,
+    solver/han_solo/filter.py `posterior_worlds`) over the worlds of the seat's log, the
+    others' choices weighted by `player`'s chain, each at least `stray(player)`: a choice
+    the policy never makes is weighed, not refused. None: the chance odds alone. Exact while the
+    worlds fit PARTICLES, else sampled (seeded). A log no history fits is refused by the
+    rules' replay (solver/han_solo/belief.py `replay`), which says where and why."""
+    pattern = log_pattern(events, seat, own)
+    if player is None:
+        bank, chain, floor = None, (), 0.0
+    else:
+        bank, chain = HanSoloBank(player.table), player.chain
+        floor = stray(player)
+    worlds, weights, stats = posterior_worlds(game, pattern, seat, bank, chain, PARTICLES,
+                                              seed, floor)
+    if len(worlds) == 0:
+        belief.replay(game, events, seat, None, PARTICLES, seed, own)  # raises LogError
+        raise SituationError(
+            f"no history of the log was found past line {stats['furthest']} within "
+            f"{PARTICLES:,} sampled histories: the log may be possible, but the sample "
+            "could not tell; give the pot and your dealt cards if you know them")
+    seen = [(int(k), int(p), int(v)) for k, p, v in pattern]
+    if not any(k == L.E_POT for k, _, _ in seen):  # the pot unstated: unknown to me
+        seen = [(L.E_POT, -1, L.HIDDEN)] * int(worlds[0][L.S_NUM_PLAYERS]) + seen
+    return belief.HanSoloPosterior(
+        list(worlds), weights, exact=stats["truncated"] == 0,
+        ess=float(effective_sample_size(weights)), player=seat, events=seen)
 
 
 def posterior(sit: HanSoloSituation, game, player: HanSoloPlayer, prior_only: bool,
