@@ -137,6 +137,15 @@ def test_full_deck_lbr_runs_and_reports_its_belief():
     assert np.array_equal(again.payoffs, result.payoffs)  # seeded
 
 
+def test_lbr_with_a_one_particle_belief_finishes():
+    """A belief of one particle resamples to it at every step (it once looped forever:
+    a full one-row buffer could not make room)."""
+    game = load(players=2, agenda="jabbas_court")
+    bank = build_bank(["agenda_expert"], game)
+    result = run_lbr(game, bank, 0, deals=3, seed=5, rollouts=2, max_particles=1)
+    assert result.payoffs.shape == (3, 2) and result.belief_stats["most_particles"] <= 2
+
+
 def test_lbr_command_reports_the_bound_and_the_exact_value(tmp_path):
     import json
 

@@ -176,7 +176,7 @@ def _insert(engine, hooks, child, weight, checked, ptr, buffers, target, weights
             merge_logs, stats, rng):
     """Add a particle to buffers[target], merging with an equal one; returns count. When
     the buffer is full, the particles so far are resampled down to
-    min(max_particles, capacity / 2) first."""
+    min(max_particles, capacity / 2) first (so a buffer has at least 2 rows)."""
     h = hooks.particle_hash(child, checked, ptr, viewer, scratch, merge_logs)
     mask = len(table) - 1
     used = engine.used_size(child)

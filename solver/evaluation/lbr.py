@@ -207,8 +207,11 @@ def _run_lbr(engine, hooks, beliefs, initial, bank, policy, continuation, cards,
     counts = np.zeros((n, 2), dtype=np.int64)  # per seat: decided, missed
     rows, fields = beliefs.pattern_shape()
     observed = np.empty((rows, fields), dtype=np.int32)
-    buffers = np.empty((2, max_particles, len(initial)), dtype=initial.dtype)
-    weights = np.empty((2, max_particles))
+    # At least two rows: a full buffer makes room by resampling to half of it
+    # (solver/belief/kernel.py `_insert`), which one row cannot.
+    rows = max(2, max_particles)
+    buffers = np.empty((2, rows, len(initial)), dtype=initial.dtype)
+    weights = np.empty((2, rows))
     for d in range(num_deals):
         deal = first_deal + d
         for viewer in range(n):
