@@ -64,8 +64,9 @@ def _shipped_result_path(deck: str, agenda: str, players: int, algorithm: str,
 def solve(
     ctx: typer.Context,
     game_name: str = options.game_option(command="solve"),
-    deck: str = options.deck_option("tiny", "full, a reduced preset or a spec (see "
-                                    "docs/game.md)."),
+    deck: str | None = options.deck_option(None, "full, a reduced preset or a spec (see "
+                                           "docs/game.md). Default: the game's smallest "
+                                           "reduced deck (tiny; sarlaccs_pit: tiny1)."),
     players: int = options.players_option(),
     agenda: str = options.agenda_option(),
     utility: str = typer.Option("margin", help="margin (zero-sum) or tokens."),
@@ -124,7 +125,10 @@ def solve(
                               "evaluation look (not in an installed package)."),
 ) -> None:
     """Solve a game: exactly (CFR, CFR+, DCFR on a reduced deck) or by MCCFR."""
+    from solver import games
     from solver.exact.cfr import ALGORITHMS
+
+    deck = deck or games.adapter(game_name).solve_deck
 
     if algorithm not in (*ALGORITHMS, "mccfr"):
         raise typer.BadParameter(f"algorithm {algorithm!r}: allowed are "
@@ -152,8 +156,6 @@ def solve(
                   mccfr_run=own.MCCFRRun(threads, max_memory, checkpoint,
                                          checkpoint_every, resume, strategy))
         return
-    from solver import games
-
     options.applies_only(ctx, ("strategy",), "to --game " + " or ".join(
         name for name in games.NAMES if games.adapter(name).cli_module is not None))
     if algorithm == "mccfr":
@@ -368,7 +370,8 @@ def _progress(description: str, total: int | None):
 def exploit(
     ctx: typer.Context,
     game_name: str = options.game_option(command="exploit"),
-    deck: str = options.deck_option("small", "A reduced deck: preset or spec."),
+    deck: str | None = options.deck_option(None, "A reduced deck: preset or spec. "
+                                           "Default: small (sarlaccs_pit: tiny1)."),
     players: int = options.players_option("Number of players (2: exploitability, 3+: "
                                           "NashConv)."),
     agendas: str = typer.Option("all", help="Comma-separated agendas, or 'all' "
@@ -383,7 +386,10 @@ def exploit(
 ) -> None:
     """Exact exploitability of every heuristic and of CFR-solved policies, per agenda."""
     from spiel_game.cards import AGENDA_NAMES
+    from solver import games
     from solver.studies.exploitability import run_study, write_study
+
+    deck = deck or games.adapter(game_name).exploit_deck
 
     chosen = list(AGENDA_NAMES) if agendas == "all" else [a.strip() for a in
                                                           agendas.split(",")]

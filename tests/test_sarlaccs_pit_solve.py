@@ -167,6 +167,11 @@ def test_the_command_line_solves_and_refuses_what_the_game_lacks(tmp_path):
                                "--algorithm", "cfr", "--iterations", "100"])
     assert done.exit_code == 0, done.output
     assert "39,375 histories" in done.output and "NashConv 0.00069" in done.output
+    # Without --deck, the game's smallest reduced game (its adapter's solve_deck).
+    default = runner.invoke(app, ["solve", "--game", "sarlaccs_pit", "--algorithm", "cfr",
+                                  "--iterations", "100"])
+    assert default.exit_code == 0, default.output
+    assert "sarlaccs_pit tiny1: 39,375 histories" in default.output
     refused = runner.invoke(app, ["solve", "--game", "sarlaccs_pit", "--deck", "tiny1",
                                   "--ray"])
     assert refused.exit_code != 0 and "not sarlaccs_pit" in refused.output

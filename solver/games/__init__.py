@@ -84,6 +84,9 @@ class GameAdapter:
     # The command line's module for its commands where they differ from the Love Letter
     # engine's (named, not imported: solver imports nothing from cli); None: none.
     cli_module: str | None = None
+    # The reduced decks `jabba solve` and `jabba exploit` take by default (exact CFR).
+    solve_deck: str = "tiny"
+    exploit_deck: str = "small"
 
     def hook(self, name: str):
         """The hook `name` of this game's hook module."""
@@ -205,7 +208,7 @@ SARLACCS_PIT = GameAdapter(
     hint_options=(),
     hooks="solver.game_hooks.sarlaccs_pit",
     example_situation=None,  # no hint: no advice page
-    cli_module="cli.sarlaccs_pit")
+    cli_module="cli.sarlaccs_pit", solve_deck="tiny1", exploit_deck="tiny1")
 
 # The registry, in the order the help and the refusals list the games: the Love Letter
 # rule sets (spiel_game.cards.RULESETS, the default first), then han_solo, sarlaccs_pit.
