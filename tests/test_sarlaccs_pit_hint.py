@@ -236,3 +236,48 @@ def test_the_example_situation_answers():
     """The adapter's example (the advice page's and the warm-up's) is a valid position."""
     out = _hint(games.adapter("sarlaccs_pit").example_situation, rollouts=4)
     assert out["situation"]["positions"] == ["c2", "a3"]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_played_position_described_and_read_back_is_the_same_state(players):
+    """Turn starts of seeded random games (uniform play, true chance): the turn player's
+    description (`mapping_of`) read back, with every seat's true hand dealt in, is the
+    engine state in every field the rules read: heroes, guards, Jabba, points, hands, the
+    draw and discard piles, S9's block, and the same legal plays."""
+    import pyspiel
+
+    from solver.sarlaccs_pit.hint import load
+    from solver.sarlaccs_pit.situation import mapping_of, present_state
+
+    game = pyspiel.load_game("sarlaccs_pit", {"players": players})
+    rng = np.random.default_rng(players)
+    checked = 0
+    for _ in range(6):
+        state = game.new_initial_state()
+        stop = int(rng.integers(5, 60))
+        while not state.is_terminal():
+            if state.is_chance_node():
+                kinds, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(kinds, p=probs)))
+                continue
+            s = state.array
+            if s[L.S_PHASE] == L.PH_PLAY and s[L.S_TURN] >= stop and s[L.S_HAND_N + s[L.S_CUR]]:
+                break
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        if state.is_terminal():
+            continue
+        s = state.array.copy()
+        sit, loaded, _ = load(mapping_of(s, game.config.board))
+        hands = [s[L.S_HAND + q * L.NUM_KINDS:L.S_HAND + (q + 1) * L.NUM_KINDS]
+                 for q in range(players)]
+        made = present_state(loaded, sit, hands)
+        fields = [(L.S_PILE, L.NUM_KINDS * (2 + L.MAX_PLAYERS) + L.MAX_PLAYERS * 3),
+                  (L.S_GUARD, L.MAX_SPACES), (L.S_JABBA, 3), (L.S_PILE_N, 1),
+                  (L.S_CUR, 1), (L.S_PHASE, 1), (L.S_BLOCKED, 1), (L.S_TURN, 1)]
+        for at, size in fields:
+            assert made[at:at + size].tolist() == s[at:at + size].tolist(), at
+        acts, again = np.empty(L.NUM_ACTIONS, np.int32), np.empty(L.NUM_ACTIONS, np.int32)
+        n = engine.legal_actions(s, acts)
+        assert engine.legal_actions(made, again) == n and (acts[:n] == again[:n]).all()
+        checked += 1
+    assert checked >= 3

@@ -64,7 +64,8 @@ def first_run_note(name: str) -> str | None:
 
 def advice_description(name: str) -> dict:
     """The advice page's form "board" (cli/web/static/app.js): the default board's
-    spaces, adjacency, lines and posts to draw, the cards, the player counts."""
+    spaces, adjacency, lines, posts and where each is drawn (board.py `Board.drawing`),
+    the cards, the player counts."""
     from spiel_game.sarlacc import layout as L
     from spiel_game.sarlacc.board import load_board
 
@@ -77,6 +78,7 @@ def advice_description(name: str) -> dict:
             "heroes": list(L.HEROES), "hand_size": L.HAND_SIZE,
             "board": {"names": list(board.names), "rows": list(board.rows),
                       "neighbours": [list(n) for n in board.neighbours],
+                      "drawing": [list(xy) for xy in board.drawing()],
                       "entry": board.entry, "jabba_start": board.jabba_start,
                       "top_deck": sorted(board.top_deck),
                       "lines": [list(x) for x in board.lines], "greys": list(board.greys),

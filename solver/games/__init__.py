@@ -200,7 +200,7 @@ SARLACCS_PIT = GameAdapter(
     capabilities=Capabilities(agendas=False, match=False, opponent_models=False,
                               search=False, coach=False, policy_bank=False, exact_lp=False,
                               ray=False, compiled_tree=False, play_page=False,
-                              commands=("hint", "solve", "tournament", "exploit")),
+                              commands=("hint", "serve", "solve", "tournament", "exploit")),
     no_agendas="has no agendas",
     hint_options=("board", "positions", "jabba", "defeated", "guards_left", "points",
                   "hand_sizes", "discard", "turn"),

@@ -27,7 +27,7 @@ from spiel_game.han_solo import engine
 from spiel_game.han_solo import layout as L
 
 from solver.han_solo import belief
-from solver.han_solo.players import HanSoloPlayer, default_player, resolve
+from solver.han_solo.players import PLAYERS, HanSoloPlayer
 from solver.han_solo.playout import HAN_SOLO_PLAYOUT, STREAM_HS_HINT
 from solver.han_solo.situation import HanSoloSituation, from_mapping
 from solver.hint import engine_hint
@@ -35,6 +35,7 @@ from solver.hint import options as hint_options
 from solver.hint.answer import HintAnswer
 from solver.hint.engine_hint import EngineHintGame
 from solver.hint.parse import SituationError
+from solver.policies.engine_player import hint_player
 from solver.sim.rng import check_seed
 
 DEFAULT_ROLLOUTS = 1000  # a fixed count: the same seed gives the same answer anywhere
@@ -55,13 +56,7 @@ def load(data: dict, policy_files=None):
     if sit.turn is not None and sit.turn > cfg.turns:
         raise SituationError(f"turn={sit.turn}: a round has {cfg.turns} turns (H2); "
                              f"turns are 1 to {cfg.turns}")
-    if policy_files:
-        if len(policy_files) > 1:
-            raise ValueError("han_solo takes one policy file (a table)")
-        player = resolve(str(policy_files[0]), game)
-    else:
-        player = default_player(game)
-    return sit, game, player
+    return sit, game, hint_player(PLAYERS, game, policy_files, HanSoloPlayer)
 
 
 def _public_discards(events, seat: int) -> list:
@@ -162,29 +157,12 @@ def posterior(sit: HanSoloSituation, game, player: HanSoloPlayer, prior_only: bo
     return post
 
 
-def _legal(s) -> list[int]:
-    acts = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    return acts[:engine.legal_actions(s, acts)].tolist()
-
-
-def _applied(s, a):
-    t = s.copy()
-    engine.apply_action(t, a)
-    return t
-
-
 def option_tree(player: HanSoloPlayer) -> hint_options.OptionTree:
     """han_solo's decisions at a hint (solver/hint/options.py): a turn's draw (its discard
     left to the policy: the card is not seen yet), take with each discard or keep, stand;
     a discard decision's each. The player's table breaks the rule's ties."""
-
-    def probabilities(s, legal):
-        row = player.table_row(s)
-        return None if row is None else [row.get(a, 0.0) for a in legal]
-
-    return hint_options.OptionTree(
-        legal=_legal, apply=_applied, chosen_now=lambda s, prefix: prefix[-1] == L.TAKE,
-        probabilities=probabilities, words=L.action_to_string,
+    return engine_hint.player_option_tree(
+        player, chosen_now=lambda s, prefix: prefix[-1] == L.TAKE, words=L.action_to_string,
         decision=lambda s: L.PHASE_NAMES[int(s[L.S_PHASE])])
 
 

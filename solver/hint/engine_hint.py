@@ -108,6 +108,30 @@ def answer(hint: EngineHintGame, request) -> HintAnswer:
         seconds=round(time.perf_counter() - start, 3))
 
 
+def player_option_tree(player, chosen_now, words, decision) -> hint_options.OptionTree:
+    """An own-engine game's OptionTree: its engine's legal actions and moves (the
+    player's PlayerKind says which engine), the player's table breaking the rule's ties;
+    `chosen_now`, `words`, `decision` the game's (solver/hint/options.py)."""
+    kind = player.player_kind
+
+    def legal(s) -> list[int]:
+        acts = np.empty(kind.num_actions, dtype=np.int32)
+        return acts[:kind.engine.legal_actions(s, acts)].tolist()
+
+    def applied(s, a):
+        t = s.copy()
+        kind.engine.apply_action(t, a)
+        return t
+
+    def probabilities(s, acts):
+        row = player.table_row(s)
+        return None if row is None else [row.get(a, 0.0) for a in acts]
+
+    return hint_options.OptionTree(legal=legal, apply=applied, chosen_now=chosen_now,
+                                   probabilities=probabilities, words=words,
+                                   decision=decision)
+
+
 def rollout_values(hint: EngineHintGame, worlds: list[np.ndarray], weights: np.ndarray,
                    paths: list[tuple[int, ...]], me: int, player, rollouts: int, seed: int):
     """(values[path, rollout], picks, counts): `rollouts` rollouts, each from a world drawn

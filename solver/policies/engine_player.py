@@ -148,6 +148,17 @@ def resolve(kind: PlayerKind, spec: str, game, player_class=EnginePlayer) -> Eng
                      "or a table file (.npz)")
 
 
+def hint_player(kind: PlayerKind, game, policy_files, player_class=EnginePlayer
+                ) -> EnginePlayer:
+    """The player of a hint: the one table file given, else the default player;
+    ValueError for more than one file or a refused one."""
+    if policy_files:
+        if len(policy_files) > 1:
+            raise ValueError(f"{kind.game} takes one policy file (a table)")
+        return resolve(kind, str(policy_files[0]), game, player_class)
+    return default_player(kind, game, player_class)
+
+
 def default_player(kind: PlayerKind, game, player_class=EnginePlayer) -> EnginePlayer:
     """The shipped table where one ships for these parameters, else the fallback
     heuristic."""

@@ -34,7 +34,8 @@ from solver.hint.answer import HintAnswer
 from solver.hint.engine_hint import EngineHintGame
 from solver.hint.parse import SituationError
 from solver.sarlaccs_pit import situation as situation_lib
-from solver.sarlaccs_pit.players import default_player, resolve
+from solver.policies.engine_player import hint_player
+from solver.sarlaccs_pit.players import PLAYERS, make_player
 from solver.sarlaccs_pit.playout import SARLACC_PLAYOUT
 from solver.sim.rng import check_seed
 
@@ -65,13 +66,7 @@ def load(data: dict, policy_files=None):
 
     sit, game = situation_lib.from_mapping({k: v for k, v in data.items() if k != "game"},
                                            game_of)
-    if policy_files:
-        if len(policy_files) > 1:
-            raise ValueError("sarlaccs_pit takes one policy file (a table)")
-        player = resolve(str(policy_files[0]), game)
-    else:
-        player = default_player(game)
-    return sit, game, player
+    return sit, game, hint_player(PLAYERS, game, policy_files, make_player)
 
 
 @dataclasses.dataclass
@@ -192,24 +187,10 @@ def option_tree(player, seat: int, board) -> hint_options.OptionTree:
     hero moves, whom to choose (S7), which guard to challenge (S6), The Force on Jabba or a
     draw (S11). The player's table breaks the rule's ties."""
 
-    def legal(s):
-        acts = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-        return acts[:engine.legal_actions(s, acts)].tolist()
-
-    def applied(s, a):
-        t = s.copy()
-        engine.apply_action(t, a)
-        return t
-
-    def probabilities(s, acts):
-        row = player.table_row(s)
-        return None if row is None else [row.get(a, 0.0) for a in acts]
-
-    return hint_options.OptionTree(
-        legal=legal, apply=applied,
-        chosen_now=lambda s, prefix: (int(s[L.S_PHASE]) in DECISIONS_NOW
-                                      and int(s[L.S_CUR]) == seat),
-        probabilities=probabilities, words=lambda a: action_to_string(a, board),
+    return engine_hint.player_option_tree(
+        player, chosen_now=lambda s, prefix: (int(s[L.S_PHASE]) in DECISIONS_NOW
+                                              and int(s[L.S_CUR]) == seat),
+        words=lambda a: action_to_string(a, board),
         decision=lambda s: L.PHASE_NAMES[int(s[L.S_PHASE])])
 
 

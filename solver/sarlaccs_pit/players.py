@@ -23,14 +23,15 @@ PLAYERS = engine_player.PlayerKind(
 
 def resolve(spec: str, game) -> engine_player.EnginePlayer:
     """'table', a heuristic name or a table file; ValueError saying what is allowed."""
-    return engine_player.resolve(PLAYERS, spec, game, _player)
+    return engine_player.resolve(PLAYERS, spec, game, make_player)
 
 
 def default_player(game) -> engine_player.EnginePlayer:
     """The shipped table (save_force where it has no key) where one ships for these
     parameters (2 players), else save_force."""
-    return engine_player.default_player(PLAYERS, game, _player)
+    return engine_player.default_player(PLAYERS, game, make_player)
 
 
-def _player(game, name, table=None, heuristic=None, source=None):
+def make_player(game, name, table=None, heuristic=None, source=None):
+    """A sarlaccs_pit EnginePlayer (the resolvers' player class)."""
     return engine_player.EnginePlayer(game, PLAYERS, name, table, heuristic, source)
