@@ -157,6 +157,9 @@ def register(app: typer.Typer) -> None:
                                               "others)."),
         discard: str | None = typer.Option(None, help="sarlaccs_pit: the discard pile's "
                                            "cards, e.g. '3,5,jabba'."),
+        decision: str | None = typer.Option(None, help="sarlaccs_pit: 'play' (your turn's "
+                                            "start; default) or 'jabba_move' (you drew a "
+                                            "Jabba card: where he goes)."),
         rollouts: int | None = typer.Option(None, **options.POSITIVE, help="Exactly this "
                                             "many rollouts (repeatable answers); han_solo: "
                                             "default 1000."),
@@ -185,7 +188,7 @@ def register(app: typer.Typer) -> None:
                  "set_aside": set_aside, "bottom": bottom, "deck": deck, "pot": pot,
                  "turn": turn, "board": board, "positions": positions, "jabba": jabba,
                  "defeated": defeated, "guards_left": guards_left, "points": points,
-                 "hand_sizes": hand_sizes, "discard": discard}
+                 "hand_sizes": hand_sizes, "discard": discard, "decision": decision}
         data.update({k: v for k, v in flags.items() if v is not None})
         for field, values, option in (("areas", area, "--area"), ("saw", saw, "--saw"),
                                       ("seen_by", seen_by, "--seen-by")):

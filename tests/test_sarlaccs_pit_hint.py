@@ -175,6 +175,11 @@ def test_the_position_is_an_engine_state_whose_cards_add_up():
      "the others hold 12 cards, but only 6 cards besides Jabba's are neither yours nor in "
      "the discard pile"),
     ({"board": "nowhere"}, "board='nowhere': no such board; named boards are default, tiny"),
+    ({"decision": "jabba_move"}, "hand: 4 cards; drawing after a Jabba card, a hand holds 0 "
+     "to 3 (S4)"),
+    ({"decision": "jabba_move", "hand": ["1"]}, "decision=jabba_move: the Jabba card you "
+     "drew lies face up on the discard pile (S8); give it in discard"),
+    ({"decision": "fight"}, "decision='fight': allowed are play, jabba_move"),
 ])
 def test_bad_input_is_refused_naming_the_fault_and_what_is_allowed(data, message):
     base = {"positions": ["c2", "a3"], "hand": ["2", "4", "force", "change_places"]}
@@ -240,7 +245,8 @@ def test_the_example_situation_answers():
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_a_played_position_described_and_read_back_is_the_same_state(players):
-    """Turn starts of seeded random games (uniform play, true chance): the turn player's
+    """Turn starts and Jabba moves of seeded random games (uniform play, true chance): the
+    turn player's
     description (`mapping_of`) read back, with every seat's true hand dealt in, is the
     engine state in every field the rules read: heroes, guards, Jabba, points, hands, the
     draw and discard piles, S9's block, and the same legal plays."""
@@ -261,7 +267,8 @@ def test_a_played_position_described_and_read_back_is_the_same_state(players):
                 state.apply_action(int(rng.choice(kinds, p=probs)))
                 continue
             s = state.array
-            if s[L.S_PHASE] == L.PH_PLAY and s[L.S_TURN] >= stop and s[L.S_HAND_N + s[L.S_CUR]]:
+            if s[L.S_TURN] >= stop and (s[L.S_PHASE] == L.PH_JABBA_MOVE or (
+                    s[L.S_PHASE] == L.PH_PLAY and s[L.S_HAND_N + s[L.S_CUR]])):
                 break
             state.apply_action(int(rng.choice(state.legal_actions())))
         if state.is_terminal():
@@ -281,3 +288,19 @@ def test_a_played_position_described_and_read_back_is_the_same_state(players):
         assert engine.legal_actions(made, again) == n and (acts[:n] == again[:n]).all()
         checked += 1
     assert checked >= 3
+
+
+def test_a_drawn_jabba_card_asks_where_he_goes():
+    """S8: after drawing a Jabba card, the options are the grey spaces free of heroes (his
+    own included), each valued; with every guard defeated and p1 on grey_b, Jabba cannot
+    go there. p1 on b6 of line b: Jabba on grey_b would block it (S9), and a line with a
+    hero is worth blocking more than an empty one to p0 at c2 (not on line b)."""
+    data = {"decision": "jabba_move", "hand": ["1", "force"], "discard": ["jabba", "3"],
+            "positions": ["c2", "b6"], "defeated": ["left1"], "points": [1, 0]}
+    out = _hint(data, rollouts=60, seed=2)
+    assert out["situation"]["decision"] == "jabba_move"
+    assert [p["action"] for p in out["plays"]] == [f"Jabba to grey_{c}" for c in "abcde"]
+    assert all(p["steps"] == [] for p in out["plays"])  # the draw follows: nothing more now
+    gone = {**data, "defeated": EVERY_POST, "points": [8, 6], "positions": ["c2", "grey_b"]}
+    options = [p["action"] for p in _hint(gone, rollouts=4)["plays"]]
+    assert options == [f"Jabba to grey_{c}" for c in "acde"]

@@ -453,6 +453,25 @@ def test_a_sarlaccs_pit_position_set_on_the_board_gets_the_command_lines_answer(
     page.click("#ask")
     page.wait_for_function("() => !document.querySelector('#ask').disabled")
     assert "p0 and p1 both on 'c2'" in page.inner_text("#error")
+    # a Jabba card drawn (S8): p1 back on a3, the Force card played, Jabba on the discard
+    page.click('#board [data-space="a3"]')
+    page.click('#hand .chip:has-text("Change Places")')
+    page.click("#to-hand")
+    page.click('#cards [data-card="jabba"]')  # refused in the hand
+    assert "never stays in a hand" in page.inner_text("#error")
+    page.click("#to-discard")
+    page.click('#cards [data-card="jabba"]')
+    page.select_option("#decision", "jabba_move")
+    ask(page)
+    flags = [f for f in SARLACC_FLAGS]
+    flags[flags.index("--hand") + 1] = "2,4,force"
+    flags[flags.index("--discard") + 1] = "3,5,jabba"
+    result = CliRunner().invoke(app, ["hint", *flags, "--decision", "jabba_move", "--json"])
+    assert result.exit_code == 0, result.output
+    expected = json.loads(result.stdout)
+    assert timeless(page.evaluate("window.lastAnswer")) == timeless(expected)
+    assert page.inner_text("#recommendation").startswith("Recommended: Jabba to grey_")
+    assert page.locator("#board .jabba-move").count() == 1
     assert not errors
 
 

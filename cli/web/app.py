@@ -97,7 +97,8 @@ SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the field
         "guards_left": {"type": "array", "items": {"type": "string"}},
         "points": {"type": "array", "items": {"type": "integer"}},
         "hand_sizes": {"type": "array", "items": {"type": "integer"}},
-        "discard": {"type": "array", "items": {"type": "string"}}},
+        "discard": {"type": "array", "items": {"type": "string"}},
+        "decision": {"type": "string", "description": "sarlaccs_pit: play or jabba_move"}},
     "example": WARM_SITUATION}
 
 

@@ -74,7 +74,7 @@ def advice_description(name: str) -> dict:
     board = load_board("default")
     return {"form": "board", "title": "Battle at Sarlacc's Pit",
             "players": list(range(2, L.MAX_PLAYERS + 1)),
-            "cards": list(SHORT_NAMES[:-1]), "card_titles": list(L.CARD_NAMES[:-1]),
+            "cards": list(SHORT_NAMES), "card_titles": list(L.CARD_NAMES),
             "heroes": list(L.HEROES), "hand_size": L.HAND_SIZE,
             "board": {"names": list(board.names), "rows": list(board.rows),
                       "neighbours": [list(n) for n in board.neighbours],

@@ -203,7 +203,7 @@ SARLACCS_PIT = GameAdapter(
                               commands=("hint", "serve", "solve", "tournament", "exploit")),
     no_agendas="has no agendas",
     hint_options=("board", "positions", "jabba", "defeated", "guards_left", "points",
-                  "hand_sizes", "discard", "turn"),
+                  "hand_sizes", "discard", "turn", "decision"),
     hooks="solver.game_hooks.sarlaccs_pit",
     advice_route=None, advice_label="Sarlacc's Pit advice",
     # Seat 0 of 2 on the Main Deck, a Gamorrean down: docs/sarlaccs-pit.md "Hints".

@@ -66,7 +66,19 @@ def load(data: dict, policy_files=None):
 
     sit, game = situation_lib.from_mapping({k: v for k, v in data.items() if k != "game"},
                                            game_of)
+    _present(game, sit)  # refused here, with the request's other faults, not at the answer
     return sit, game, hint_player(PLAYERS, game, policy_files, make_player)
+
+
+def _present(game, sit) -> np.ndarray:
+    """The position's state with my hand and the others' hands still in the pile."""
+    mine = np.bincount(np.array(sit.hand, dtype=np.int64), minlength=L.NUM_KINDS)
+    hands = [mine if q == sit.seat else np.zeros(L.NUM_KINDS, np.int64)
+             for q in range(sit.players)]
+    try:
+        return situation_lib.present_state(game, sit, hands)
+    except ValueError as err:
+        raise SituationError(str(err)) from None
 
 
 @dataclasses.dataclass
@@ -124,13 +136,7 @@ def posterior(request) -> SarlaccPosterior:
     """The others' hands: uniform over the deals of the unseen cards (module docstring)."""
     sit, game = request.situation, request.game
     seed = check_seed(request.seed)
-    mine = np.bincount(np.array(sit.hand, dtype=np.int64), minlength=L.NUM_KINDS)
-    hands0 = [mine if q == sit.seat else np.zeros(L.NUM_KINDS, np.int64)
-              for q in range(sit.players)]
-    try:
-        present = situation_lib.present_state(game, sit, hands0)
-    except ValueError as err:
-        raise SituationError(str(err)) from None
+    present = _present(game, sit)
     pool = present[L.S_PILE:L.S_PILE + L.NUM_KINDS].astype(np.int64).copy()
     pool[L.JABBA] = 0  # a Jabba card never stays in a hand (S8)
     others = [q for q in range(sit.players) if q != sit.seat]

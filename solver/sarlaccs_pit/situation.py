@@ -17,6 +17,7 @@ Fields (a mapping: a situation file's, the command line's flags, the web API's J
 | `hand_sizes` | every seat's hand size (others': 4 unless said) | 4 |
 | `discard` | the discard pile's cards now (face up, Jabba cards too: S8, S10) | none |
 | `turn` | turns begun, mine included (S11's limit) | 1 |
+| `decision` | `play` (a turn's start) or `jabba_move` (a Jabba card drawn, S8) | `play` |
 
 Card names: 1 to 6, force, any_space, change_places, take_force, jabba (also the cards'
 printed names). Anything impossible raises solver.hint.parse.SituationError naming the
@@ -36,7 +37,8 @@ from solver.hint.parse import SituationError
 
 GAME = "sarlaccs_pit"
 KEYS = ("game", "players", "seat", "board", "positions", "jabba", "defeated", "guards_left",
-        "points", "hand", "hand_sizes", "discard", "turn")
+        "points", "hand", "hand_sizes", "discard", "turn", "decision")
+DECISIONS = {"play": L.PH_PLAY, "jabba_move": L.PH_JABBA_MOVE}
 SHORT_NAMES = ("1", "2", "3", "4", "5", "6", "force", "any_space", "change_places",
                "take_force", "jabba")
 DETENTION_NAME = "detention"
@@ -87,6 +89,7 @@ class SarlaccSituation:
     hand_sizes: tuple[int, ...]
     discard: tuple[int, ...]  # card kinds, sorted
     turn: int
+    decision: str = "play"  # a key of DECISIONS
 
     def game_params(self) -> dict:
         return {"players": self.players, "board": self.board}
@@ -192,8 +195,13 @@ def from_mapping(data: dict, game_of) -> tuple[SarlaccSituation, object]:
                              f"guards are worth {worth} (S13: Gamorrean 1, Nikto 2, Boba "
                              "Fett 2)")
 
+    decision = data.get("decision", "play")
+    if decision not in DECISIONS:
+        raise SituationError(f"decision={decision!r}: allowed are {', '.join(DECISIONS)}")
+    drawing = decision == "jabba_move"  # mid-draw: fewer than four cards in hand (S4)
+    least, most = (0, L.HAND_SIZE - 1) if drawing else (1, L.HAND_SIZE)
     if "hand" not in data:
-        raise SituationError(f"hand: give your cards (1 to {L.HAND_SIZE}), e.g. "
+        raise SituationError(f"hand: give your cards ({least} to {most}), e.g. "
                              "'4,6,force,any_space'")
     hand = sorted(card(c) for c in _items(data["hand"], "hand"))
     sizes_in = data.get("hand_sizes")
@@ -203,15 +211,20 @@ def from_mapping(data: dict, game_of) -> tuple[SarlaccSituation, object]:
         raise SituationError(f"hand_sizes: {len(sizes)} given for {players} players")
     if sizes_in is None:
         sizes[seat] = len(hand)
-    if not 1 <= len(hand) <= L.HAND_SIZE or len(hand) != sizes[seat]:
-        raise SituationError(f"hand: {len(hand)} cards; a hand at the start of a turn holds "
-                             f"{L.HAND_SIZE} (3 after a Take The Force, S7), 1 to "
-                             f"{L.HAND_SIZE}" + ("" if sizes_in is None else
-                                                 f", and hand_sizes says {sizes[seat]}"))
+    if not least <= len(hand) <= most or len(hand) != sizes[seat]:
+        raise SituationError(
+            f"hand: {len(hand)} cards; " + (
+                f"drawing after a Jabba card, a hand holds {least} to {most} (S4)" if drawing
+                else f"a hand at the start of a turn holds {L.HAND_SIZE} (3 after a Take The "
+                     f"Force, S7), 1 to {L.HAND_SIZE}")
+            + ("" if sizes_in is None else f", and hand_sizes says {sizes[seat]}"))
     if L.JABBA in hand:
         raise SituationError("hand: a Jabba card never stays in a hand (S8); the cards "
                              f"are {', '.join(SHORT_NAMES[:-1])}")
     discard = sorted(card(c) for c in _items(data.get("discard", []), "discard"))
+    if drawing and L.JABBA not in discard:
+        raise SituationError("decision=jabba_move: the Jabba card you drew lies face up on "
+                             "the discard pile (S8); give it in discard")
     deck = cfg.pile_counts().copy()
     deck[L.JABBA] = game.initial_array[L.S_JABBA_CARDS]
     seen = np.bincount(np.array(hand + discard, dtype=np.int64), minlength=L.NUM_KINDS)
@@ -228,7 +241,7 @@ def from_mapping(data: dict, game_of) -> tuple[SarlaccSituation, object]:
     turn = _whole(data.get("turn", 1), "turn", 1, cfg.max_turns)
     return SarlaccSituation(players, seat, str(board_name), tuple(positions), jabba,
                             frozenset(defeated), tuple(points), tuple(hand), tuple(sizes),
-                            tuple(discard), turn), game
+                            tuple(discard), turn, decision), game
 
 
 def present_state(game, sit: SarlaccSituation, hands: list) -> np.ndarray:
@@ -273,13 +286,17 @@ def present_state(game, sit: SarlaccSituation, hands: list) -> np.ndarray:
     s[L.S_CUR] = sit.seat
     s[L.S_TURN] = sit.turn
     s[L.S_BLOCKED] = 1 if engine.blocked(s, sit.seat) else 0  # S9: at the turn's start
+    s[L.S_PHASE] = DECISIONS[sit.decision]
+    if engine.legal_actions(s, np.empty(L.NUM_ACTIONS, dtype=np.int32)) == 0:
+        raise ValueError("decision=jabba_move: a hero stands on every grey space Jabba "
+                         "could go to, so he stays and nothing is chosen (S8)")
     return s
 
 
 def mapping_of(s: np.ndarray, board) -> dict:
-    """The situation mapping of engine state s at the start of its turn player's turn,
-    as that player describes it (their hand, the public fields): from_mapping's
-    inverse, for benchmarks and tests."""
+    """The situation mapping of engine state s at its turn player's decision (a turn's
+    start, or where a drawn Jabba card sends Jabba), as that player describes it (their
+    hand, the public fields): from_mapping's inverse, for benchmarks and tests."""
     n, me = int(s[L.S_NUM_PLAYERS]), int(s[L.S_CUR])
     hand = [SHORT_NAMES[k] for k in range(L.NUM_KINDS)
             for _ in range(int(s[L.S_HAND + me * L.NUM_KINDS + k]))]
@@ -292,4 +309,5 @@ def mapping_of(s: np.ndarray, board) -> dict:
             "hand_sizes": s[L.S_HAND_N:L.S_HAND_N + n].tolist(),
             "discard": [SHORT_NAMES[k] for k in range(L.NUM_KINDS)
                         for _ in range(int(s[L.S_DISCARD + k]))],
-            "turn": int(s[L.S_TURN])}
+            "turn": int(s[L.S_TURN]),
+            "decision": next(k for k, ph in DECISIONS.items() if ph == s[L.S_PHASE])}

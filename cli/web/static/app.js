@@ -530,7 +530,8 @@ const svgEl = (tag, attrs = {}, ...children) => {
   return node;
 };
 // Action ids of spiel_game/sarlacc/layout.py (its docstring's table)
-const SP = {MOVE: 22, TARGET: 86, CHALLENGE: 90, JABBA_TO: 154, FORCE_ON_JABBA: 162, DRAW_ON_JABBA: 163};
+const SP = {ANY_SPACE: 7, MOVE: 22, TARGET: 86, CHALLENGE: 90, JABBA_TO: 154, FORCE_ON_JABBA: 162,
+  DRAW_ON_JABBA: 163};
 const DETENTION = -1;
 
 function boardForm(game) {
@@ -647,10 +648,13 @@ function boardForm(game) {
     const out = [];
     const move = ids.find((a) => a >= SP.MOVE && a < SP.TARGET);
     const start = from === DETENTION ? b.entry : from;
-    if (move !== undefined) {
-      const route = shortestRoute(start, move - SP.MOVE);
-      const points = (from === DETENTION ? [detention, ...route.map(at)] : route.map(at)).map((p) => p.join(",")).join(" ");
-      out.push(svgEl("polyline", {points, class: "path", "marker-end": "url(#arrow)", "data-path": route.map((s) => b.names[s]).join(" ")}));
+    if (move !== undefined) {  // Move To Any Empty Space (S7) jumps straight to its end
+      const jump = ids[0] === SP.ANY_SPACE;
+      const route = [...(from === DETENTION || jump ? [from] : []),
+        ...(jump ? [move - SP.MOVE] : shortestRoute(start, move - SP.MOVE))];
+      const points = route.map((s) => at(s).join(",")).join(" ");
+      out.push(svgEl("polyline", {points, class: `path${jump ? " jump" : ""}`, "marker-end": "url(#arrow)",
+        "data-path": route.map((s) => s === DETENTION ? "detention" : b.names[s]).join(" ")}));
     }
     const end = move !== undefined ? move - SP.MOVE : start;
     for (const a of ids) {
@@ -660,6 +664,10 @@ function boardForm(game) {
       if (target !== null) {
         const [x1, y1] = at(end), [x2, y2] = at(target);
         out.push(svgEl("line", {x1, y1, x2, y2, class: "challenge", "marker-end": "url(#arrow)"}));
+      }
+      if (a >= SP.JABBA_TO && a < SP.FORCE_ON_JABBA) {  // a drawn Jabba card sends him (S8)
+        const [x1, y1] = at(state.jabba), [x2, y2] = at(b.greys[a - SP.JABBA_TO]);
+        out.push(svgEl("line", {x1, y1, x2, y2, class: "path jabba-move", "marker-end": "url(#arrow)"}));
       }
       if (a >= SP.TARGET && a < SP.CHALLENGE) {
         const [x1, y1] = at(from), [x2, y2] = at(state.positions[a - SP.TARGET]);
@@ -696,6 +704,9 @@ function boardForm(game) {
       onclick: () => addCard(c)}, game.card_titles[i])));
   }
   function addCard(c) {
+    if (state.active === "hand" && c === "jabba") {
+      showError("a Jabba card never stays in a hand (S8): it goes face up on the discard pile"); return;
+    }
     if (state.active === "hand" && state.hand.length >= game.hand_size) {
       showError(`a hand holds at most ${game.hand_size} cards; click one to take it out`); return;
     }
@@ -711,7 +722,7 @@ function boardForm(game) {
       positions: state.positions.map((p) => p === DETENTION ? "detention" : b.names[p]),
       jabba: b.names[state.jabba], defeated: [...state.defeated].sort((x, y) => x - y).map((s) => b.names[s]),
       points: [...document.querySelectorAll("[data-points]")].map((i) => Number(i.value || 0)),
-      hand: [...state.hand], discard: [...state.discard]};
+      hand: [...state.hand], discard: [...state.discard], decision: $("#decision").value};
   }
   async function ask() {
     const query = new URLSearchParams({seed: $("#seed").value || "0"});
@@ -769,6 +780,7 @@ function boardForm(game) {
     state.defeated = new Set((ex.defeated || []).map(space));
     if (ex.jabba) state.jabba = space(ex.jabba);
     state.hand = [...(ex.hand || [])]; state.discard = [...(ex.discard || [])];
+    $("#decision").value = ex.decision || "play";
     document.querySelectorAll("[data-points]").forEach((i, q) => { i.value = String((ex.points || [])[q] || 0); });
   }
   draw();
