@@ -23,7 +23,7 @@ import pyspiel
 from solver.hint.advice import answer
 from solver.hint.request import HintRequest
 from solver.sarlaccs_pit.heuristics import SarlaccHeuristic
-from solver.sarlaccs_pit.situation import mapping_of
+from solver.sarlaccs_pit.situation import hint_decisions, mapping_of
 from spiel_game.sarlacc import layout as L
 
 
@@ -34,19 +34,9 @@ def positions(players: int, count: int, seed: int) -> list[dict]:
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < count:
-        state, starts = game.new_initial_state(), []
-        while not state.is_terminal():
-            if state.is_chance_node():
-                kinds, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(kinds, p=probs)))
-                continue
-            s = state.array
-            if s[L.S_PHASE] == L.PH_PLAY and s[L.S_HAND_N + s[L.S_CUR]] > 0:
-                starts.append(mapping_of(s.copy(), game.config.board))
-            acts, probs = zip(*policy.action_probabilities(state).items())
-            state.apply_action(int(rng.choice(acts, p=np.array(probs) / sum(probs))))
+        starts = [s for s in hint_decisions(game, rng, policy) if s[L.S_PHASE] == L.PH_PLAY]
         if starts:
-            out.append(starts[int(rng.integers(len(starts)))])
+            out.append(mapping_of(starts[int(rng.integers(len(starts)))], game.config.board))
     return out
 
 

@@ -253,27 +253,16 @@ def test_a_played_position_described_and_read_back_is_the_same_state(players):
     import pyspiel
 
     from solver.sarlaccs_pit.hint import load
-    from solver.sarlaccs_pit.situation import mapping_of, present_state
+    from solver.sarlaccs_pit.situation import hint_decisions, mapping_of, present_state
 
     game = pyspiel.load_game("sarlaccs_pit", {"players": players})
     rng = np.random.default_rng(players)
     checked = 0
     for _ in range(6):
-        state = game.new_initial_state()
         stop = int(rng.integers(5, 60))
-        while not state.is_terminal():
-            if state.is_chance_node():
-                kinds, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(kinds, p=probs)))
-                continue
-            s = state.array
-            if s[L.S_TURN] >= stop and (s[L.S_PHASE] == L.PH_JABBA_MOVE or (
-                    s[L.S_PHASE] == L.PH_PLAY and s[L.S_HAND_N + s[L.S_CUR]])):
-                break
-            state.apply_action(int(rng.choice(state.legal_actions())))
-        if state.is_terminal():
+        s = next((s for s in hint_decisions(game, rng) if s[L.S_TURN] >= stop), None)
+        if s is None:  # the game ended first
             continue
-        s = state.array.copy()
         sit, loaded, _ = load(mapping_of(s, game.config.board))
         hands = [s[L.S_HAND + q * L.NUM_KINDS:L.S_HAND + (q + 1) * L.NUM_KINDS]
                  for q in range(players)]

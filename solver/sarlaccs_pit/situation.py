@@ -311,3 +311,25 @@ def mapping_of(s: np.ndarray, board) -> dict:
                         for _ in range(int(s[L.S_DISCARD + k]))],
             "turn": int(s[L.S_TURN]),
             "decision": next(k for k, ph in DECISIONS.items() if ph == s[L.S_PHASE])}
+
+
+def hint_decisions(game, rng: np.random.Generator, policy=None):
+    """The engine states (copies) of one game played with true chance from `rng` and
+    `policy`'s probabilities (an OpenSpiel policy; None: uniform), at every decision a
+    hint answers: a turn's start with a card in hand, or a drawn Jabba card's move. For
+    benchmarks and tests."""
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            kinds, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(kinds, p=probs)))
+            continue
+        s = state.array
+        if s[L.S_PHASE] == L.PH_JABBA_MOVE or (s[L.S_PHASE] == L.PH_PLAY
+                                                and s[L.S_HAND_N + s[L.S_CUR]] > 0):
+            yield s.copy()
+        if policy is None:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+        else:
+            acts, probs = zip(*policy.action_probabilities(state).items())
+            state.apply_action(int(rng.choice(acts, p=np.array(probs) / sum(probs))))
