@@ -17,7 +17,8 @@ import pytest
 import spiel_game
 from spiel_game import layout as L
 from solver.belief import MIN_ESS, hand_probabilities, hidden_state, posterior
-from solver.hint.log import TREMBLE, summary_fits, summary_log_worlds
+from solver.belief import TREMBLE
+from solver.hint.log import summary_fits, summary_log_worlds
 from solver.hint.situation import SituationError, from_mapping
 from solver.studies.belief_accuracy import Case, hand_tv, random_stop
 

@@ -150,16 +150,46 @@ def test_posterior_puts_no_weight_on_cards_all_seen():
     assert out["posterior"]["exact"] and out["posterior"]["worlds"] > 100
 
 
-def test_a_stand_is_explained_by_the_hands_the_policy_stands_on():
+def test_a_stand_is_explained_by_the_hands_the_policy_stands_on(monkeypatch):
     """Bayes on a choice: closest_to_zero (the policy without a table: dice=0) draws on
     every first turn but with both blue 0s (a draw can then only tie, the drawn card put
-    down again), so p0's stand leaves one world: blue 0, blue 0."""
-    out = _hint({**TENS_SEEN, "params": {"dice": 0}}, rollouts=16)
+    down again). Without the floor on a stray choice, p0's stand leaves one world: blue
+    0, blue 0; with the hint's floor (hint.stray: 0.1 for a heuristic) the other hands
+    stay, each weighed down to a tenth of a stand's likelihood on blue 0, blue 0."""
+    from solver.han_solo import hint
+
+    data = {**TENS_SEEN, "params": {"dice": 0}}
+    prior = _hint(data, rollouts=16, prior_only=True)["opponents"][0]
+    out = _hint(data, rollouts=16)
     assert out["policy"]["source"] == "heuristic"
     (p0,) = out["opponents"]
+    chance = {c["card"]: c["probability"] for c in p0["hand"]}
+    before = {c["card"]: c["probability"] for c in prior["hand"]}
+    assert len(chance) == len(before) > 1 and out["posterior"]["exact"]
+    assert chance["blue 0"] > before["blue 0"]
+    assert all(chance[c] <= before[c] for c in chance if c != "blue 0")
+    monkeypatch.setattr(hint, "stray", lambda player: 0.0)
+    strict = _hint(data, rollouts=16)
+    (p0,) = strict["opponents"]
     assert p0["hand"] == [{"card": "blue 0", "probability": pytest.approx(1.0)}]
     assert p0["total"] == [{"total": 0, "probability": pytest.approx(1.0)}]
-    assert out["posterior"]["worlds"] == 1
+    assert strict["posterior"]["worlds"] == 1
+
+
+def test_a_choice_the_policy_never_makes_is_weighed_not_refused(monkeypatch):
+    """At 4 players (closest_to_zero weighing the others) p2 takes a green +9 and puts
+    down a green +1, which closest_to_zero never does: the hint answers; without the
+    floor on a stray choice no history is left and it refuses."""
+    from solver.han_solo import hint
+
+    data = {"game": "han_solo", "players": 4, "seat": 3, "hand": ["green +4", "red -2"],
+            "log": "flip green +9; p0 draw; p0 discard red -2; p1 draw; "
+                   "p1 discard green +7; p2 take; p2 discard green +1"}
+    out = _hint(data, rollouts=16)
+    assert out["situation"]["players"] == 4 and out["posterior"]["worlds"] > 1
+    monkeypatch.setattr(hint, "stray", lambda player: 0.0)
+    with pytest.raises(SituationError, match="no history of the log was found"):
+        _hint(data, rollouts=16)
 
 
 def test_belief_keeps_the_true_hand_and_weighs_choices():
@@ -521,8 +551,9 @@ def test_a_log_read_after_the_round_shows_and_checks_the_final_hands(tmp_path):
         path.write_text(json.dumps({**data, "log": log}))
         result = runner.invoke(app, ["hint", "--situation", str(path), "--prior-only"])
         assert result.exit_code == 2 and words in said(result), said(result)
-    # closest_to_zero (no table for dice=0) never stands on -7: under it, no such hands.
-    with pytest.raises(SituationError, match="with the choices the others' policy makes"):
+    # closest_to_zero (no table for dice=0) never stands on -7: the stray choice is weighed
+    # (not refused), and the log refused as no decision of the seat.
+    with pytest.raises(SituationError, match="the hands are shown and the tokens"):
         _hint({**data, "log": at_pick}, rollouts=8)
 
 
@@ -644,3 +675,58 @@ def test_web_han_solo_bodies_mutated_at_random_are_never_a_500():
             codes.add(reply.status_code)
     assert 200 in codes and 422 in codes
 
+
+
+# A 4-player round of random play (benchmarks/han_solo_hint.py, seed 1) to p3's turn after
+# a dice match: every hand revealed (H3), then redealt.
+MATCHED = ("pot gold; pot green; pot red; pot gold; p0 deal ?; p1 deal ?; p2 deal ?; "
+           "p3 deal red -1; p0 deal ?; p1 deal ?; p2 deal ?; p3 deal red -3; flip green +7; "
+           "p0 draw ?; p0 discard red -7; p1 stand; p2 stand; p3 draw red -10; p3 keep; "
+           "dice match; p0 reveal red -4; p0 reveal green +5; p1 reveal red -4; "
+           "p1 reveal red -1; p2 reveal red -9; p2 reveal red -4; p3 reveal red -10; "
+           "p3 reveal red -3; p3 reveal red -1; p0 redeal ?; p0 redeal ?; p1 redeal ?; "
+           "p1 redeal ?; p2 redeal ?; p2 redeal ?; p3 redeal red -10; p3 redeal red -5; "
+           "p3 redeal green +9; p0 stand; p1 draw ?; p1 discard green +6; p2 stand")
+
+
+def test_the_hidden_cards_before_a_revealed_match_are_filled_in():
+    """fill_before_matches: each other player's hidden receipts before the match get the
+    cards it then put down or revealed (p0: drew the red -7 it discarded, was dealt the
+    two it revealed); the ones after the match stay hidden. With its deals left out of
+    the log, they are written first, round-robin (H1)."""
+    from solver.han_solo.hint import fill_before_matches
+    from solver.han_solo.situation import from_mapping
+
+    sit = from_mapping({"game": "han_solo", "players": 4, "seat": 3, "log": MATCHED})
+    rows = fill_before_matches(list(sit.events), 3, 4)
+    match = next(i for i, e in enumerate(rows) if e[0] == L.E_DICE and e[2] == 1)
+    for q in range(3):
+        before = [e for e in rows[:match] if e[1] == q and e[0] in L.PRIVATE_EVENTS]
+        put_down = [e[2] for e in rows[:match] if e[1] == q and e[0] == L.E_DISCARD]
+        revealed = [e[2] for e in rows[match:] if e[1] == q and e[0] == L.E_REVEAL]
+        assert sorted(e[2] for e in before) == sorted(put_down + revealed)
+    after = [e for e in rows[match:] if e[1] != 3 and e[0] in L.PRIVATE_EVENTS]
+    assert after and all(e[2] == L.HIDDEN for e in after)
+    no_deals = [e for e in sit.events if not (e[0] == L.E_DEAL and e[1] != 3)]
+    assert fill_before_matches(no_deals, 3, 4) == rows
+
+
+def test_a_log_past_a_revealed_match_is_answered_at_4_players(monkeypatch):
+    """Dealt by chance, almost no deal of the others' hidden cards meets every revealed
+    hand: without the filling the log is refused; with it the posterior after the match
+    holds the redealt cards only."""
+    from solver.han_solo import hint
+
+    data = {"game": "han_solo", "players": 4, "seat": 3, "log": MATCHED}
+    out = _hint(data, rollouts=16)
+    assert sorted(out["situation"]["hand"]) == ["green +9", "red -10", "red -5"]
+    assert [o["cards"] for o in out["opponents"]] == [
+        [{"cards": 2, "probability": pytest.approx(1.0)}],
+        [{"cards": 2, "probability": pytest.approx(1.0)}],
+        [{"cards": 2, "probability": pytest.approx(1.0)}]]
+    for o in out["opponents"]:  # every red -4 was revealed, so no one holds one now
+        held = {c["card"] for c in o["hand"]}
+        assert len(held) > 5 and "red -4" not in held
+    monkeypatch.setattr(hint, "fill_before_matches", lambda rows, seat, players: rows)
+    with pytest.raises(SituationError, match="'dice match': cannot happen here"):
+        _hint(data, rollouts=16)

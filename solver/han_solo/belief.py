@@ -160,86 +160,93 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
     if particles < 1:
         raise ValueError(f"particles={particles}: at least 1")
     rng = np.random.default_rng(seed)
-    log = _show_order(events)
+    log = show_order(events)
     worlds: list[tuple[np.ndarray, float]] = [(game.initial_array.copy(), 1.0)]
     exact = True
     i = 0
-    while i < len(log):
-        s0 = worlds[0][0]
-        phase = int(s0[L.S_PHASE])
-        if phase == L.PH_TERMINAL:
-            raise LogError(f"{_where(log, i)}: the round is over (after "
-                           f"{int(s0[L.S_TURNS])} turns each, H2/H3)")
-        if phase == L.PH_CHANCE:
-            kind = int(s0[L.S_CHANCE_KIND])
-            want, who = _CHANCE_EVENT[kind], int(s0[L.S_CUR])
-            who = who if want in (L.E_DEAL, L.E_DRAW, L.E_REDEAL) else -1
-            k, p, _ = log[i]
-            if not (k == want and (who < 0 or p == who)):
-                if want == L.E_DEAL and who == player and dealt:
-                    log.insert(i, (want, who, dealt[0]))
-                    dealt = dealt[1:]
-                elif want == L.E_POT or (want in (L.E_DEAL, L.E_REDEAL) and who != player):
-                    log.insert(i, (want, who, L.HIDDEN))  # not written: unknown to me
-                else:
-                    expected = {L.E_DEAL: f"p{who} deal CARD", L.E_FLIP: "flip CARD",
-                                L.E_DRAW: f"p{who} draw CARD", L.E_DICE: "dice differ|match",
-                                L.E_REDEAL: f"p{who} redeal CARD", L.E_TIE: "a tie draw"}
-                    raise LogError(f"{_where(log, i)}: next comes {expected[want]} "
-                                   f"({L.CHANCE_NAMES[kind]}, H1-H3)")
-            value = log[i][2]
-            if value == L.HIDDEN and len(worlds) * len(_branches(s0)) > BRANCHING * particles:
-                # Bounded memory: so many worlds branching are resampled first.
-                worlds = _resample(worlds, max(1, BRANCHING * particles
-                                               // len(_branches(s0))), rng)
-                exact = False
-            children = _chance_children(worlds, log[i], want)
-            empty = lambda i=i: (  # noqa: E731  (said only if no world has a child)
-                f"{_where(log, i)}: no such card is left to come (every copy is seen "
-                "elsewhere: in a hand, the discard pile or the log, H9)")
-        else:
-            p = int(s0[L.S_CUR])
-            action = _decision_action(s0, log, i)
-            if log[i][0] == L.E_RESHUFFLE and p != log[i][1] and log[i][1] >= 0:
-                raise LogError(f"{_where(log, i)}: it is p{p}'s turn here")
-            children = _decision_children(worlds, action, None if p == player else policy)
-            empty = lambda i=i, worlds=worlds, p=p, action=action: _no_decision(  # noqa: E731
-                log, i, worlds, p, player, action)
-        # Each child as it is made: the events the step wrote checked against the log (the
-        # implied ones, reveals and reshuffles, filled in from the first), then merged.
-        start = i
-        merged: dict[bytes, list] = {}
-        written = None
-        for t, w in children:
+    try:
+        while i < len(log):
+            s0 = worlds[0][0]
+            phase = int(s0[L.S_PHASE])
+            if phase == L.PH_TERMINAL:
+                raise LogError(f"{_where(log, i)}: the round is over (after "
+                               f"{int(s0[L.S_TURNS])} turns each, H2/H3)")
+            if phase == L.PH_CHANCE:
+                kind = int(s0[L.S_CHANCE_KIND])
+                want, who = _CHANCE_EVENT[kind], int(s0[L.S_CUR])
+                who = who if want in (L.E_DEAL, L.E_DRAW, L.E_REDEAL) else -1
+                k, p, _ = log[i]
+                if not (k == want and (who < 0 or p == who)):
+                    if want == L.E_DEAL and who == player and dealt:
+                        log.insert(i, (want, who, dealt[0]))
+                        dealt = dealt[1:]
+                    elif want == L.E_POT or (want in (L.E_DEAL, L.E_REDEAL) and who != player):
+                        log.insert(i, (want, who, L.HIDDEN))  # not written: unknown to me
+                    else:
+                        expected = {L.E_DEAL: f"p{who} deal CARD", L.E_FLIP: "flip CARD",
+                                    L.E_DRAW: f"p{who} draw CARD", L.E_DICE: "dice differ|match",
+                                    L.E_REDEAL: f"p{who} redeal CARD", L.E_TIE: "a tie draw"}
+                        raise LogError(f"{_where(log, i)}: next comes {expected[want]} "
+                                       f"({L.CHANCE_NAMES[kind]}, H1-H3)")
+                value = log[i][2]
+                if value == L.HIDDEN and len(worlds) * len(_branches(s0)) > BRANCHING * particles:
+                    # Bounded memory: so many worlds branching are resampled first.
+                    worlds = _resample(worlds, max(1, BRANCHING * particles
+                                                   // len(_branches(s0))), rng)
+                    exact = False
+                children = _chance_children(worlds, log[i], want)
+                empty = lambda i=i: (  # noqa: E731  (said only if no world has a child)
+                    f"{_where(log, i)}: no such card is left to come (every copy is seen "
+                    "elsewhere: in a hand, the discard pile or the log, H9)")
+            else:
+                p = int(s0[L.S_CUR])
+                action = _decision_action(s0, log, i)
+                if log[i][0] == L.E_RESHUFFLE and p != log[i][1] and log[i][1] >= 0:
+                    raise LogError(f"{_where(log, i)}: it is p{p}'s turn here")
+                children = _decision_children(worlds, action, None if p == player else policy)
+                empty = lambda i=i, worlds=worlds, p=p, action=action: _no_decision(  # noqa: E731
+                    log, i, worlds, p, player, action)
+            # Each child as it is made: the events the step wrote checked against the log (the
+            # implied ones, reveals and reshuffles, filled in from the first), then merged.
+            start = i
+            merged: dict[bytes, list] = {}
+            written = None
+            for t, w in children:
+                if written is None:
+                    written = _events_of(t, start)
+                    for j, e in enumerate(written):
+                        at = start + j
+                        if (at >= len(log) or log[at][:2] != e[:2]) and e[0] in _IMPLIED:
+                            log.insert(at, (e[0], e[1], L.HIDDEN))
+                if all(at < len(log) and _agrees(e, log[at])
+                       for at, e in enumerate(_events_of(t, start), start)):
+                    key = _canonical(t)
+                    if key in merged:
+                        merged[key][1] += w
+                    else:
+                        merged[key] = [t, w]
             if written is None:
-                written = _events_of(t, start)
-                for j, e in enumerate(written):
-                    at = start + j
-                    if (at >= len(log) or log[at][:2] != e[:2]) and e[0] in _IMPLIED:
-                        log.insert(at, (e[0], e[1], L.HIDDEN))
-            if all(at < len(log) and _agrees(e, log[at])
-                   for at, e in enumerate(_events_of(t, start), start)):
-                key = _canonical(t)
-                if key in merged:
-                    merged[key][1] += w
-                else:
-                    merged[key] = [t, w]
-        if written is None:
-            raise LogError(empty())
-        if not merged and any(e[0] == L.E_SHOW for e in written):
-            raise LogError(f"{_where(log, start)}: no deal of the hidden cards that the log "
-                           "leaves ends with the hands shown (H6)" + (
-                               "" if policy is None else ", with the choices the others' "
-                               "policy makes (prior only: without them)"))
-        if not merged:
-            said = "; ".join(event_text(e) for e in written) or "nothing"
-            raise LogError(f"{_where(log, start)}: cannot happen here (the rules and the "
-                           f"cards seen so far give: {said}; H2/H3)")
-        i = start + len(written)  # a draw decision writes nothing: its chance follows
-        worlds = [(t, w) for t, w in merged.values()]
-        if len(worlds) > particles:
-            worlds = _resample(worlds, particles, rng)
-            exact = False
+                raise LogError(empty())
+            if not merged and any(e[0] == L.E_SHOW for e in written):
+                raise LogError(f"{_where(log, start)}: no deal of the hidden cards that the log "
+                               "leaves ends with the hands shown (H6)" + (
+                                   "" if policy is None else ", with the choices the others' "
+                                   "policy makes (prior only: without them)"))
+            if not merged:
+                said = "; ".join(event_text(e) for e in written) or "nothing"
+                raise LogError(f"{_where(log, start)}: cannot happen here (the rules and the "
+                               f"cards seen so far give: {said}; H2/H3)")
+            i = start + len(written)  # a draw decision writes nothing: its chance follows
+            worlds = [(t, w) for t, w in merged.values()]
+            if len(worlds) > particles:
+                worlds = _resample(worlds, particles, rng)
+                exact = False
+    except LogError as err:
+        if exact:
+            raise
+        raise LogError(f"{err}, in a sample of the worlds (past {particles:,} the replay "
+                       "samples): the log may still be possible; give more of it (the pot, "
+                       "your dealt cards)") from None
     weights = np.array([w for _, w in worlds], dtype=np.float64)
     total = weights.sum()
     if not total > 0:
@@ -249,7 +256,7 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
                             float(1.0 / np.sum(weights ** 2)), player, log)
 
 
-def _show_order(events) -> list[tuple[int, int, int]]:
+def show_order(events) -> list[tuple[int, int, int]]:
     """The events with each run of shows in the engine's order (seat order, each hand
     lowest value first, H6), so that a log may show a hand's cards in any order."""
     out = list(events)

@@ -26,9 +26,11 @@ import numpy as np
 from spiel_game.han_solo import engine
 from spiel_game.han_solo import layout as L
 
+from solver.belief import HEURISTIC_TREMBLE, TREMBLE, effective_sample_size
 from solver.han_solo import belief
+from solver.han_solo.filter import posterior_worlds
 from solver.han_solo.players import PLAYERS, HanSoloPlayer
-from solver.han_solo.playout import HAN_SOLO_PLAYOUT, STREAM_HS_HINT
+from solver.han_solo.playout import HAN_SOLO_PLAYOUT, STREAM_HS_HINT, HanSoloBank
 from solver.han_solo.situation import HanSoloSituation, from_mapping
 from solver.hint import engine_hint
 from solver.hint import options as hint_options
@@ -39,7 +41,7 @@ from solver.policies.engine_player import hint_player
 from solver.sim.rng import check_seed
 
 DEFAULT_ROLLOUTS = 1000  # a fixed count: the same seed gives the same answer anywhere
-PARTICLES = 16384  # the posterior: exact within so many worlds, else sampled (seeded)
+PARTICLES = 4096  # the posterior: exact within so many worlds, else sampled (seeded)
 
 
 def load(data: dict, policy_files=None):
@@ -59,21 +61,29 @@ def load(data: dict, policy_files=None):
     return sit, game, hint_player(PLAYERS, game, policy_files, HanSoloPlayer)
 
 
+_UNSEEN = -1  # a discard pile's card the log does not say: under the hands a match put
+# down where the log leaves its reveals out
+
+
 def _public_discards(events, seat: int) -> list:
-    """The events with my takes' cards filled in from the public discard pile."""
+    """The events with takes' cards filled in from the public discard pile (a match puts
+    every hand on it, H3: its reveals)."""
     pile, out = [], []
     for kind, who, value in events:
-        if kind in (L.E_FLIP, L.E_DISCARD):
+        if kind in (L.E_FLIP, L.E_DISCARD, L.E_REVEAL):
             pile.append(value)
+        elif kind == L.E_DICE and value == 1:
+            pile.append(_UNSEEN)  # the reveals that follow, if written, go on top
         elif kind == L.E_TAKE:
+            top = pile[-1] if pile else None
+            if top is None:
+                raise SituationError(f"log: p{who} takes from an empty discard pile")
             if value == L.HIDDEN:
-                if not pile:
-                    raise SituationError(f"log: p{who} takes from an empty discard pile")
-                value = pile[-1]
-            elif pile and pile[-1] != value:
+                value = L.HIDDEN if top == _UNSEEN else top
+            elif top not in (_UNSEEN, value):
                 raise SituationError(f"log: p{who} takes {L.card_name(value)}, but the "
-                                     f"discard pile's top is {L.card_name(pile[-1])}")
-            if pile:
+                                     f"discard pile's top is {L.card_name(top)}")
+            if top != _UNSEEN:
                 pile.pop()
         elif kind == L.E_RESHUFFLE:
             pile = pile[-1:]
@@ -116,13 +126,170 @@ def _names(cards) -> str:
     return ", ".join(L.card_name(int(c)) for c in cards)
 
 
+def log_pattern(events, seat: int, own: tuple[int, ...], players: int,
+                fill: bool = True) -> np.ndarray:
+    """The filter's pattern (solver/han_solo/filter.py) of the seat's events: shows in
+    the engine's order (a hand's cards may be written in any order), the others' hidden
+    deals left out (the filter fills them in), and where the log leaves out my deal, my
+    dealt cards `own` after the pot; the others' hidden cards before a match whose
+    reveals the log writes filled in (`fill_before_matches`)."""
+    rows = belief.show_order(events)
+    if own:
+        rows = [e for e in rows if not (e[0] == L.E_DEAL and e[1] != seat)]
+        at = next((i for i, e in enumerate(rows) if e[0] != L.E_POT), len(rows))
+        rows[at:at] = [(L.E_DEAL, seat, c) for c in own]
+    if fill:
+        rows = fill_before_matches(rows, seat, players)
+    return np.array(rows, dtype=np.int32).reshape(-1, L.EVENT_SIZE)
+
+
+def fill_before_matches(rows: list, seat: int, players: int) -> list:
+    """The log with the others' hidden cards filled in up to the last dice match whose
+    reveals it writes (H3: every hand then goes face up). What another received hidden
+    there is then known as a multiset (what it discarded and revealed, less what it took),
+    and which receipt brought which card matters nothing after the match: every filling
+    the rules allow leaves the same worlds, and their likelihoods after it in the same
+    ratios (as LBR's observation, solver/han_solo/filter.py `observe`). Without the
+    filling the filter would deal the hidden cards by chance and keep only the deals that
+    meet the reveals: at 4-6 players almost none. Each receipt gets the card its
+    receiver puts down first; a segment that cannot be so filled is left as it is."""
+    out = list(rows)
+    start = 0
+    while True:
+        match = next((i for i in range(start, len(out))
+                      if out[i][0] == L.E_DICE and out[i][2] == 1), None)
+        if match is None:
+            return out
+        reveals = match + 1
+        while reveals < len(out) and out[reveals][0] == L.E_REVEAL:
+            reveals += 1
+        if {e[1] for e in out[match + 1:reveals]} != set(range(players)):
+            return out  # reveals not written: nothing after can be filled either
+        filled = _filled_segment(out, start, match, reveals, seat, players)
+        if filled is None:
+            return out
+        out = filled
+        start = next(i for i in range(match, len(out)) if out[i][0] == L.E_DICE
+                     and out[i][2] == 1) + 1
+        while start < len(out) and out[start][0] == L.E_REVEAL:
+            start += 1
+
+
+def _filled_segment(rows, start, match, reveals, seat, players):
+    """rows with the others' receipts in [start, match) filled (see fill_before_matches),
+    their omitted deals or redeals written first; None where they cannot be."""
+    head, segment, tail = rows[:start], rows[start:match], rows[match:]
+    receipt = L.E_DEAL if start == 0 else L.E_REDEAL
+    given = [e for e in segment if e[0] == receipt]
+    counts = {q: sum(e[1] == q for e in given) for q in range(players)}
+    if start == 0:
+        need = {q: 2 for q in range(players)}  # H1: two cards each, round-robin
+        block = [(receipt, q, None) for _ in range(2) for q in range(players)]
+    else:
+        shown = [e for e in rows[start - 1::-1]]  # the previous match's reveals, backwards
+        k = {}
+        for e in shown:
+            if e[0] != L.E_REVEAL:
+                break
+            k[e[1]] = k.get(e[1], 0) + 1
+        need = k
+        block = [(receipt, q, None) for q in range(players) for _ in range(k.get(q, 0))]
+    if counts != need:
+        if any(counts[q] not in (0, need.get(q, 0)) for q in range(players)) or \
+                counts[seat] != need.get(seat, 0):
+            return None  # partly written: left to the filter
+        mine = iter(e[2] for e in given if e[1] == seat)
+        block = [(kind, q, next(mine) if q == seat else L.HIDDEN) for kind, q, _ in block]
+        first = next((i for i, e in enumerate(segment) if e[0] == receipt), None)
+        at = first if first is not None else next(
+            (i for i, e in enumerate(segment) if e[0] != L.E_POT), len(segment))
+        segment = [e for e in segment if e[0] != receipt]
+        segment[at:at] = block
+    segment = list(segment)
+    for q in range(players):
+        if q == seat:
+            continue
+        known: list[int] = []
+        waiting: list[int] = []  # indices of q's hidden receipts not yet given a card
+        put_down = [(i, e[2]) for i, e in enumerate(segment) if e[1] == q]
+        for i, value in put_down:
+            kind = segment[i][0]
+            if kind in L.PRIVATE_EVENTS:
+                if value == L.HIDDEN:
+                    waiting.append(i)
+                else:
+                    known.append(value)
+            elif kind == L.E_TAKE:
+                if value == L.HIDDEN:
+                    return None
+                known.append(value)
+            elif kind == L.E_DISCARD:
+                if not _give(segment, known, waiting, value):
+                    return None
+        for e in tail[1:reveals - match]:
+            if e[1] == q and not _give(segment, known, waiting, e[2]):
+                return None
+        if waiting:
+            return None
+    return head + segment + tail
+
+
+def _give(segment, known: list, waiting: list, card: int) -> bool:
+    """Card put down by a player: from its known cards, else its first waiting receipt."""
+    if card in known:
+        known.remove(card)
+        return True
+    if not waiting:
+        return False
+    i = waiting.pop(0)
+    kind, who, _ = segment[i]
+    segment[i] = (kind, who, card)
+    return True
+
+
+def stray(player: HanSoloPlayer) -> float:
+    """The least likelihood the hint's belief gives another's choice: the Jabba hint's
+    (solver/belief TREMBLE where a table weighs the choices, HEURISTIC_TREMBLE where a
+    heuristic does alone: people stray from a heuristic more). Without it a log of
+    random play at 4 players, closest_to_zero weighing it, was refused 11 times in 20;
+    with it once (benchmarks/han_solo_hint.py, docs/han-solo.md "Hints")."""
+    return TREMBLE if player.table is not None else HEURISTIC_TREMBLE
+
+
 def replayed_worlds(game, events, seat: int, player: HanSoloPlayer | None, seed: int,
                     own: tuple[int, ...]) -> belief.HanSoloPosterior:
-    """The hint's one call of the belief (solver/han_solo/belief.py `replay`): the worlds
-    of the seat's log, weighted by `player`'s choices (None: the chance odds alone), within
-    PARTICLES. A HanSoloPosterior: `present`, `worlds`, `weights`, `exact`, `ess`,
-    `events`, and the opponents' hand totals (`hand_total_distribution`)."""
-    return belief.replay(game, events, seat, player, PARTICLES, seed, own)
+    """The hint's one call of the belief: the compiled filter (solver/belief/kernel.py,
+    solver/han_solo/filter.py `posterior_worlds`) over the worlds of the seat's log, the
+    others' choices weighted by `player`'s chain, each at least `stray(player)`: a choice
+    the policy never makes is weighed, not refused. None: the chance odds alone. Exact while the
+    worlds fit PARTICLES, else sampled (seeded). A log no history fits is refused by the
+    rules' replay (solver/han_solo/belief.py `replay`), which says where and why."""
+    if player is None:
+        bank, chain, floor = None, (), 0.0
+    else:
+        bank, chain = HanSoloBank(player.table), player.chain
+        floor = stray(player)
+    n = game.num_players()
+    pattern = log_pattern(events, seat, own, n)
+    worlds, weights, stats = posterior_worlds(game, pattern, seat, bank, chain, PARTICLES,
+                                              seed, floor)
+    plain = log_pattern(events, seat, own, n, fill=False)
+    if len(worlds) == 0 and not np.array_equal(plain, pattern):  # a filling the rules refuse
+        pattern = plain
+        worlds, weights, stats = posterior_worlds(game, pattern, seat, bank, chain,
+                                                  PARTICLES, seed, floor)
+    if len(worlds) == 0:
+        belief.replay(game, events, seat, None, PARTICLES, seed, own)  # raises LogError
+        raise SituationError(
+            f"no history of the log was found past line {stats['furthest']} within "
+            f"{PARTICLES:,} sampled histories: the log may be possible, but the sample "
+            "could not tell; give the pot and your dealt cards if you know them")
+    seen = [(int(k), int(p), int(v)) for k, p, v in pattern]
+    if not any(k == L.E_POT for k, _, _ in seen):  # the pot unstated: unknown to me
+        seen = [(L.E_POT, -1, L.HIDDEN)] * int(worlds[0][L.S_NUM_PLAYERS]) + seen
+    return belief.HanSoloPosterior(
+        list(worlds), weights, exact=stats["truncated"] == 0,
+        ess=float(effective_sample_size(weights)), player=seat, events=seen)
 
 
 def posterior(sit: HanSoloSituation, game, player: HanSoloPlayer, prior_only: bool,

@@ -55,8 +55,8 @@ from spiel_game.cards import JABBAS_PALACE, TARGETED_EFFECTS, Effect
 from spiel_game.events import (HIDDEN, LINE_FORMS, UNSTATED, Event, describe, events,
                                parse_line)
 
-from solver.belief import (ANY, NO_COPY, NO_FAILURE, collapsed, effective_sample_size,
-                           posterior)
+from solver.belief import (ANY, HEURISTIC_TREMBLE, NO_COPY, NO_FAILURE, TREMBLE, collapsed,
+                           effective_sample_size, posterior)
 from solver.belief.filter import ALL_CARDS, CARD_SET, KNOWN_HIDDEN, card_set, known_hidden
 from solver.hint.parse import SituationError
 from solver.hint.situation import SET_ASIDE, Situation, card_with, plays
@@ -65,12 +65,6 @@ from solver.hint.turns import (MAX_EXPLANATIONS, effect, knockouts, knowledge, s
 from solver.policies.knowledge import knowledge_from_events
 
 assert ANY == UNSTATED, "an unstated field of a line fits anything"
-TREMBLE = 1e-3  # least probability given to an opponent's decision (they stray)
-# The same where no table ships and the default heuristic (agenda_expert) weighs the
-# choices: people stray from a heuristic more; at 1e-3 the hint fuzz's samples (rounds of
-# random play) lost every history in 2 of its first 72 situations (0 at 0.1), and the
-# refusals took up to 30 s each.
-HEURISTIC_TREMBLE = 0.1
 MAX_PARTICLES = 4096  # first try; grown 4x while particles are dropped, up to:
 GROW_TO = 1 << 15  # past it (or past a summary's complete_within) the filter samples
 # A collapsed sample answers as it is, flagged (`collapsed`): a redraw with 4 times the

@@ -22,7 +22,8 @@ from spiel_game import layout as L
 
 from solver.sim.random_round import play_decisions
 from solver.belief import effective_sample_size, hand_probabilities, posterior
-from solver.hint.log import TREMBLE, _sampled, summary_fits, summary_pattern
+from solver.belief import TREMBLE
+from solver.hint.log import _sampled, summary_fits, summary_pattern
 from solver.hint.situation import SituationError, from_mapping, player_summary
 from solver.hint.validate import check
 from solver.policies.chain import default_heuristic
