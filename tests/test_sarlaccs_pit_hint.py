@@ -293,3 +293,24 @@ def test_a_drawn_jabba_card_asks_where_he_goes():
     gone = {**data, "defeated": EVERY_POST, "points": [8, 6], "positions": ["c2", "grey_b"]}
     options = [p["action"] for p in _hint(gone, rollouts=4)["plays"]]
     assert options == [f"Jabba to grey_{c}" for c in "acde"]
+
+
+def test_serve_game_sarlaccs_pit_opens_its_board_and_warms_its_hint():
+    """`jabba serve --game sarlaccs_pit`: `/` builds the board form from the game's
+    description (its board's spaces, where each is drawn, its posts), and the warm-up
+    answers the adapter's example."""
+    pytest.importorskip("httpx2", reason="FastAPI's test client needs httpx2")
+    from fastapi.testclient import TestClient
+
+    from cli.web.app import Warmup, compute_hint, create_app, make_game
+
+    with TestClient(create_app(warm=False, game="sarlaccs_pit")) as client:
+        meta = client.get("/api/meta").json()
+    advice = meta["advice"]
+    assert meta["default"] == "sarlaccs_pit" and advice["form"] == "board"
+    board = advice["board"]
+    assert len(board["drawing"]) == len(board["names"]) == len(board["neighbours"]) == 49
+    assert [p["guard"] for p in board["posts"]].count("gamorrean") == 10
+    warm = Warmup()
+    warm.run(compute_hint, make_game, "sarlaccs_pit")
+    assert warm.state == "ready", warm.detail
