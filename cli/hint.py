@@ -59,7 +59,8 @@ def register(app: typer.Typer) -> None:
             f"{' or '.join(options.AGENDA_GAMES)} only).", None),
         seat: int | None = typer.Option(None, help="Your seat, in turn order from the "
                                         "round's first player, 0 (default: 0)."),
-        hand: str | None = typer.Option(None, help="Your 2 cards, e.g. 'jabba,guard'."),
+        hand: str | None = typer.Option(None, help="Your 2 cards, e.g. 'jabba,guard' "
+                                        "(sarlaccs_pit: up to 4, e.g. '2,4,force')."),
         face_up: str | None = typer.Option(None, "--face-up", help="The 3 face-up "
                                               "set-aside cards (2 players)."),
         area: list[str] | None = typer.Option(
@@ -135,7 +136,30 @@ def register(app: typer.Typer) -> None:
                                        "player, e.g. 'green,gold' (if the log has no "
                                        "'pot' lines)."),
         turn: int | None = typer.Option(None, help="han_solo: your turn, 1 to 3, checked "
-                                        "against the log."),
+                                        "against the log; sarlaccs_pit: turns begun, yours "
+                                        "included (default 1)."),
+        board: str | None = typer.Option(None, help="sarlaccs_pit: 'default' or a board "
+                                         "file (.toml, .json), checked (docs/RULES.md S1)."),
+        positions: str | None = typer.Option(None, help="sarlaccs_pit: every hero's space "
+                                             "by seat, e.g. 'c2,a3' ('detention' for the "
+                                             "Detention Area; default: all there)."),
+        jabba: str | None = typer.Option(None, help="sarlaccs_pit: Jabba's space (his "
+                                         "start or a grey space)."),
+        defeated: str | None = typer.Option(None, help="sarlaccs_pit: the posts whose "
+                                            "guards are defeated, e.g. 'left1,right2'."),
+        guards_left: str | None = typer.Option(None, "--guards-left", help="sarlaccs_pit: "
+                                               "instead of --defeated, the posts whose "
+                                               "guards stand."),
+        points: str | None = typer.Option(None, help="sarlaccs_pit: every seat's Jedi "
+                                          "points, e.g. '0,1'."),
+        hand_sizes: str | None = typer.Option(None, "--hand-sizes", help="sarlaccs_pit: "
+                                              "every seat's hand size (default 4 for the "
+                                              "others)."),
+        discard: str | None = typer.Option(None, help="sarlaccs_pit: the discard pile's "
+                                           "cards, e.g. '3,5,jabba'."),
+        decision: str | None = typer.Option(None, help="sarlaccs_pit: 'play' (your turn's "
+                                            "start; default) or 'jabba_move' (you drew a "
+                                            "Jabba card: where he goes)."),
         rollouts: int | None = typer.Option(None, **options.POSITIVE, help="Exactly this "
                                             "many rollouts (repeatable answers); han_solo: "
                                             "default 1000."),
@@ -162,7 +186,9 @@ def register(app: typer.Typer) -> None:
         flags = {"game": game, "players": players, "agenda": agenda, "seat": seat, "hand": hand,
                  "face_up": face_up, "out": out, "protected": protected,
                  "set_aside": set_aside, "bottom": bottom, "deck": deck, "pot": pot,
-                 "turn": turn}
+                 "turn": turn, "board": board, "positions": positions, "jabba": jabba,
+                 "defeated": defeated, "guards_left": guards_left, "points": points,
+                 "hand_sizes": hand_sizes, "discard": discard, "decision": decision}
         data.update({k: v for k, v in flags.items() if v is not None})
         for field, values, option in (("areas", area, "--area"), ("saw", saw, "--saw"),
                                       ("seen_by", seen_by, "--seen-by")):

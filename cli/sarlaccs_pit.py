@@ -2,7 +2,8 @@
 solve (exact CFR on a reduced game, or MCCFR on the shared driver), tournament (duplicate
 deals on the shared tournament) and exploit (the exact study of a reduced game). Each
 command parses and validates as for every game, then calls here, over
-solver/sarlaccs_pit/. The game has no hint, play, LBR or export yet: those refuse."""
+solver/sarlaccs_pit/; the hint's answer is rendered here (`render_hint`). The game has no
+play, LBR or export yet: those refuse."""
 
 from __future__ import annotations
 
@@ -175,7 +176,53 @@ def export_policy(game, policy):
 
 
 def render_hint(answer: dict, console) -> None:
-    _not_yet("hint")
+    """`jabba hint`'s answer as text (cli/hint.py _render): the position, the
+    recommendation, each card's best full action with its EV, each opponent's likely
+    cards."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from cli.hint import _first_items, _joined, _print_pieces, _room
+
+    sit, rec = answer["situation"], answer["recommendation"]
+    heroes = ", ".join(f"p{q} {where}" for q, where in enumerate(sit["positions"]))
+    _print_pieces(console, [
+        Text.from_markup(f"[bold]{sit['players']} players, sarlaccs_pit, you are seat "
+                         f"{sit['seat']}[/bold]: "),
+        *_joined([f"hand {', '.join(sit['hand'])}", f"heroes {heroes}",
+                  f"Jabba {sit['jabba']}", f"guards left {len(sit['guards_left'])}",
+                  f"points {'-'.join(map(str, sit['points']))}",
+                  f"draw pile {sit['deck']}"] + (["blocked by Jabba (S9)"]
+                                                 if sit["blocked"] else []), "; ")])
+    console.print(f"[bold green]Recommended: {rec['action']}[/bold green]"
+                  + ("" if rec["chosen_by"] == "value" else f" ({rec['chosen_by']})"))
+    table = Table(title="Your plays (each with its best follow-up; EV in Jedi points "
+                  "margin)")
+    table.add_column("play")
+    for name in ("table", "EV", "vs best"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for p in answer["plays"]:
+        prob = "-" if p["probability"] is None else f"{p['probability']:.0%}"
+        table.add_row(p["full_action"], prob, f"{p['ev']:+.3f} ± {p['ev_ci95']:.3f}",
+                      f"{p['vs_best']:+.3f} ± {p['vs_best_ci95']:.3f}")
+    console.print(table)
+    for step in rec["steps"]:
+        shown = [f"{o['action']} {o['ev']:+.2f}" for o in sorted(
+            step["options"], key=lambda o: -o["ev"])[:6]]
+        _print_pieces(console, [f"  then {step['decision']}: ", *_joined(shown, ", ")])
+    beliefs = Table(title="What the others hold (posterior)")
+    beliefs.add_column("seat", no_wrap=True)
+    beliefs.add_column("cards (chance of one or more)", no_wrap=True)
+    room = _room(console.width, [4])
+    for o in answer["opponents"]:
+        cards = [f"{c['card']} {c['probability']:.0%}" for c in o["hand"]]
+        beliefs.add_row(f"p{o['seat']}", _first_items(cards, room, most=8))
+    console.print(beliefs)
+    post, roll = answer["posterior"], answer["rollouts"]
+    console.print(f"policy: {answer['policy']['detail']}; posterior: {post['basis']}, "
+                  f"{post['worlds']:,} worlds; values from {roll['count']:,} rollouts per "
+                  f"full action ({roll['from_table']:.1%} of their decisions from the "
+                  f"table); {answer['seconds']:.2f} s")
 
 
 def play_table(v: dict) -> list[str]:

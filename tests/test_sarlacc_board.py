@@ -147,3 +147,38 @@ def test_s1_files_that_cannot_be_read_say_so(tmp_path):
         pyspiel.load_game("sarlaccs_pit", {"board": "deluxe"})
     with pytest.raises(BoardError, match="the file must hold a table"):
         check_board([1, 2], "list")
+
+
+def test_s1_where_each_space_is_drawn_is_the_files_layout_or_derived():
+    """The optional [layout] (the web page's drawing, never the rules'): the default
+    board's is every space's, no two at one place; a board without one is drawn from its
+    lines and rows: a line's spaces in its column, the row as height, a post beside the
+    one line it touches."""
+    board = load_board("default")
+    drawn = board.drawing()
+    assert len(drawn) == board.size and len(set(drawn)) == board.size
+    at = dict(zip(board.names, drawn))
+    assert at["a1"] == (1.0, 2.0) and at["left1"] == (0.0, 3.0) and at["right1"] == (6.0, 3.0)
+    data = default_data()
+    del data["layout"]
+    derived = dict(zip(board.names, check_board(data).drawing()))
+    assert derived["a1"] == at["a1"] and derived["left1"] == at["left1"]
+    assert derived["grey_c"] == (3.0, 14.0) and derived["jabba"] == (3.0, 16.0)
+    tiny = load_board("tiny")
+    assert tiny.layout is None and tiny.drawing()[tiny.space("a2")] == (1.0, 2.0)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["layout"].pop("a1"), r"\[layout\] must place every space; missing a1"),
+    (lambda d: d["layout"].update(x9=[1, 1]), r"\[layout\]: 'x9' not a space of \[spaces\]"),
+    (lambda d: d["layout"].update(a1=[1]), r"\[layout\] 'a1': \[1\] must be \[x, y\]"),
+    (lambda d: d["layout"].update(a1=[1, "up"]), r"must be \[x, y\], two numbers"),
+    (lambda d: d["layout"].update(a2=[1, 2]), r"\[layout\]: 'a2' and 'a1' are drawn at the "
+     r"same place"),
+    (lambda d: d.update(layout=[1, 2]), r"\[layout\] must map each space's name"),
+])
+def test_s1_a_layout_that_breaks_its_checks_is_refused(change, message):
+    data = default_data()
+    change(data)
+    with pytest.raises(BoardError, match=message):
+        check_board(data)

@@ -54,8 +54,9 @@ def test_the_adapter_loads_the_game_and_its_hooks_answer():
     assert tiny.get_parameters()["board"] == "tiny"
     with pytest.raises(games.OptionError, match="sarlaccs_pit's decks are full, tiny1"):
         adapter.load(2, deck="medium")
-    with pytest.raises(ValueError, match="no hint yet"):
-        adapter.hint_answer(None)
+    assert adapter.name in games.taking("hint")  # tests/test_sarlaccs_pit_hint.py
+    with pytest.raises(ValueError, match="sarlaccs_pit has no play session yet"):
+        adapter.session_class()
 
 
 def test_heuristics_choose_legal_actions_and_do_what_they_say():

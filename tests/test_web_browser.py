@@ -1,9 +1,9 @@
 """The web app in a real browser: Playwright drives Debian's Chromium (/usr/bin/chromium;
 no browser download) against a live `jabba serve`. A situation set up by clicking gets
 the command line's answer, on the one advice page for every game (Jabba's Palace at /,
-classic Love Letter and the Han Solo card game at /?game=NAME, the game picker between
-them); a phone-sized screen needs no sideways scrolling; a refused situation shows its
-message; a seeded round is played to the end.
+classic Love Letter, the Han Solo card game and Battle at Sarlacc's Pit, its board drawn,
+at /?game=NAME, the game picker between them); a phone-sized screen needs no sideways
+scrolling; a refused situation shows its message; a seeded round is played to the end.
 
 Skipped, with the reason, where Chromium or Playwright is missing, unless
 JABBA_REQUIRE_BROWSER is set (.ci/run sets it: there a missing browser fails).
@@ -378,6 +378,100 @@ def test_a_love_letter_situation_set_up_by_clicking_gets_the_command_lines_answe
     page.fill("#log", "p1 hand:[Jabba the Hutt,Guard] | p0 gets ? (deal)")
     ask(page)
     assert "not of classic Love Letter" in page.inner_text("#error")
+    assert not errors
+
+
+SARLACC_FLAGS = ["--game", "sarlaccs_pit", "--positions", "c2,a3", "--defeated", "left2",
+                 "--points", "0,1", "--hand", "2,4,force,change_places", "--discard", "3,5",
+                 "--rollouts", "8", "--seed", "5"]
+
+
+def test_a_sarlaccs_pit_position_set_on_the_board_gets_the_command_lines_answer(
+        browser, server_url):
+    """The board form: the Sail Barge drawn (every space of the board, the guards on
+    their posts), the heroes, a defeated guard, the hand and the discard pile set by
+    clicking; the answer is `jabba hint --game sarlaccs_pit --json`'s, every full action
+    listed with its EV, and the recommended move drawn as a path to its end."""
+    page, errors = open_page(browser, server_url + "?game=sarlaccs_pit")
+    assert page.inner_text("#title") == "Battle at Sarlacc's Pit"
+    assert page.locator("#board [data-space]").count() == 49 + 1  # and the Detention Area
+    assert page.locator("#board .guard").count() == 12 - 1  # the example's left2 is down
+    page.click("#clear")
+    assert page.locator("#board .guard").count() == 12
+    page.click('[data-tool="hero:0"]')
+    page.click('#board [data-space="c2"]')
+    page.click('[data-tool="hero:1"]')
+    page.click('#board [data-space="a3"]')
+    page.click('[data-tool="guards"]')
+    page.click('#board [data-space="left2"]')
+    assert page.locator("#board .guard").count() == 11
+    page.fill('[data-points="1"]', "1")
+    for card in ("2", "4", "force", "change_places"):
+        page.click(f'#cards [data-card="{card}"]')
+    page.click("#to-discard")
+    for card in ("3", "5"):
+        page.click(f'#cards [data-card="{card}"]')
+    page.click("summary:has-text('Options')")
+    page.fill("#rollouts", "8")
+    page.fill("#seed", "5")
+    page.click("#ask")
+    page.wait_for_function("() => !document.querySelector('#ask').disabled",
+                           timeout=300_000)  # the first sarlaccs_pit hint loads its kernels
+    shown = page.evaluate("window.lastAnswer")
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    result = CliRunner().invoke(app, ["hint", *SARLACC_FLAGS, "--json"])
+    assert result.exit_code == 0, result.output
+    expected = json.loads(result.stdout)
+    assert timeless(shown) == timeless(expected)
+    rec = expected["recommendation"]["action"]
+    assert page.inner_text("#recommendation") == f"Recommended: {rec}"
+    rows = page.locator("#plays tbody tr")
+    assert rows.count() == len(expected["full_actions"])
+    best = max(expected["full_actions"], key=lambda p: p["ev"])
+    cells = rows.nth(0).locator("td").all_inner_texts()
+    assert cells[0] == best["action"] and cells[2].startswith(f"{best['ev']:+.3f}")
+    # the recommended full action drawn; a move's path runs from p0's space to its end
+    assert page.locator("#board .path").count() >= 1
+    for action in (rec, next(p["action"] for p in expected["full_actions"]
+                             if "challenge" in p["action"] and p["action"] != rec)):
+        page.click(f'#plays tbody tr[data-action="{action}"]')
+        steps = action.split(", ")
+        end = next((w.removeprefix("move to ") for w in steps if w.startswith("move to")),
+                   None)
+        if end is not None:
+            route = page.get_attribute("#board polyline.path", "data-path").split()
+            assert route[0] == "c2" and route[-1] == end
+        assert page.locator("#board .challenge").count() == any(
+            w.startswith("challenge") for w in steps)
+    # two heroes on one space: refused with the reason
+    page.click('[data-tool="hero:1"]')
+    page.click('#board [data-space="c2"]')
+    assert page.inner_text("#where").startswith("p0 c2, p1 c2;")
+    page.click("#ask")
+    page.wait_for_function("() => !document.querySelector('#ask').disabled")
+    assert "p0 and p1 both on 'c2'" in page.inner_text("#error")
+    # a Jabba card drawn (S8): p1 back on a3, the Force card played, Jabba on the discard
+    page.click('#board [data-space="a3"]')
+    page.click('#hand .chip:has-text("Change Places")')
+    page.click("#to-hand")
+    page.click('#cards [data-card="jabba"]')  # refused in the hand
+    assert "never stays in a hand" in page.inner_text("#error")
+    page.click("#to-discard")
+    page.click('#cards [data-card="jabba"]')
+    page.select_option("#decision", "jabba_move")
+    ask(page)
+    flags = [f for f in SARLACC_FLAGS]
+    flags[flags.index("--hand") + 1] = "2,4,force"
+    flags[flags.index("--discard") + 1] = "3,5,jabba"
+    result = CliRunner().invoke(app, ["hint", *flags, "--decision", "jabba_move", "--json"])
+    assert result.exit_code == 0, result.output
+    expected = json.loads(result.stdout)
+    assert timeless(page.evaluate("window.lastAnswer")) == timeless(expected)
+    assert page.inner_text("#recommendation").startswith("Recommended: Jabba to grey_")
+    assert page.locator("#board .jabba-move").count() == 1
     assert not errors
 
 

@@ -70,7 +70,7 @@ SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the field
         "game": {"type": "string", "enum": list(games.taking("hint")), "default": GAMES[0],
                  "description": "love_letter: classic cards, no agenda; han_solo: the "
                  "fields of docs/han-solo.md 'Hints' (players, seat, hand, log, pot, turn, "
-                 "params)"},
+                 "params); sarlaccs_pit: those of docs/sarlaccs-pit.md 'Hints'"},
         "players": {"type": "integer", "minimum": 2, "maximum": 6, "default": 2},
         "agenda": {"type": "string", "default": "exalted_one"},
         "seat": {"type": "integer", "default": 0},
@@ -88,7 +88,17 @@ SITUATION_SCHEMA = {  # for the OpenAPI schema; the hint itself checks the field
         "log": {"type": "string", "description": "events separated by ';', or a pasted "
                 "information state"},
         "pot": {"type": "array", "items": {"type": "string"}},
-        "turn": {"type": "integer"}},
+        "turn": {"type": "integer"},
+        "board": {"type": "string", "description": "sarlaccs_pit: default or a board file"},
+        "positions": {"type": "array", "items": {"type": "string"}, "description":
+                      "sarlaccs_pit: every hero's space by seat, or detention"},
+        "jabba": {"type": "string"},
+        "defeated": {"type": "array", "items": {"type": "string"}},
+        "guards_left": {"type": "array", "items": {"type": "string"}},
+        "points": {"type": "array", "items": {"type": "integer"}},
+        "hand_sizes": {"type": "array", "items": {"type": "integer"}},
+        "discard": {"type": "array", "items": {"type": "string"}},
+        "decision": {"type": "string", "description": "sarlaccs_pit: play or jabba_move"}},
     "example": WARM_SITUATION}
 
 

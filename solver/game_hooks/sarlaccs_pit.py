@@ -1,6 +1,6 @@
 """The hooks of Battle at Sarlacc's Pit, sarlaccs_pit (its own engine,
 spiel_game/sarlacc/; solver/games/__init__.py names them and says what each hook is). It
-has no hint, session or opponents yet: those hooks refuse, saying so."""
+has no session or opponents yet: those hooks refuse, saying so."""
 
 from __future__ import annotations
 
@@ -40,20 +40,50 @@ def playout(name: str):
 
 
 def _not_yet(what: str):
-    raise ValueError(f"sarlaccs_pit has no {what} yet (issue 39 item 5: the hint and play "
-                     "come later)")
+    raise ValueError(f"sarlaccs_pit has no {what} yet (jabba play does not take it)")
 
 
 def hint_situation(name: str, data: dict, policy_files, policies_of):
-    _not_yet("hint")
+    """(situation, game, player): its player an EnginePlayer (the shipped table with
+    save_force, or save_force); the web app's shared tables are the Love Letter
+    engine's, not its."""
+    from solver.sarlaccs_pit.hint import load as load_hint
+
+    return load_hint(data, policy_files)
 
 
 def hint_answer(request):
-    _not_yet("hint")
+    from solver.sarlaccs_pit.hint import answer
+
+    return answer(request)
 
 
 def first_run_note(name: str) -> str | None:
-    return None
+    return None  # the note names the Love Letter engine's kernels
+
+
+def advice_description(name: str) -> dict:
+    """The advice page's form "board" (cli/web/static/app.js): the default board's
+    spaces, adjacency, lines, posts and where each is drawn (board.py `Board.drawing`),
+    the cards, the player counts."""
+    from spiel_game.sarlacc import layout as L
+    from spiel_game.sarlacc.board import load_board
+
+    from solver.sarlaccs_pit.situation import SHORT_NAMES
+
+    board = load_board("default")
+    return {"form": "board", "title": "Battle at Sarlacc's Pit",
+            "players": list(range(2, L.MAX_PLAYERS + 1)),
+            "cards": list(SHORT_NAMES), "card_titles": list(L.CARD_NAMES),
+            "heroes": list(L.HEROES), "hand_size": L.HAND_SIZE,
+            "board": {"names": list(board.names), "rows": list(board.rows),
+                      "neighbours": [list(n) for n in board.neighbours],
+                      "drawing": [list(xy) for xy in board.drawing()],
+                      "entry": board.entry, "jabba_start": board.jabba_start,
+                      "top_deck": sorted(board.top_deck),
+                      "lines": [list(x) for x in board.lines], "greys": list(board.greys),
+                      "posts": [{"space": s, "guard": L.GUARD_NAMES[g]}
+                                for s, g in board.posts]}}
 
 
 def session(name: str):

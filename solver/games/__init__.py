@@ -203,11 +203,17 @@ SARLACCS_PIT = GameAdapter(
     capabilities=Capabilities(agendas=False, match=False, opponent_models=False,
                               search=False, coach=False, policy_bank=False, exact_lp=False,
                               ray=False, compiled_tree=False, play_page=False,
-                              commands=("solve", "tournament", "exploit")),
+                              commands=("hint", "serve", "solve", "tournament", "exploit")),
     no_agendas="has no agendas",
-    hint_options=(),
+    hint_options=("board", "positions", "jabba", "defeated", "guards_left", "points",
+                  "hand_sizes", "discard", "turn", "decision"),
     hooks="solver.game_hooks.sarlaccs_pit",
-    example_situation=None,  # no hint: no advice page
+    advice_route=None, advice_label="Sarlacc's Pit advice",
+    # Seat 0 of 2 on the Main Deck, a Gamorrean down: docs/sarlaccs-pit.md "Hints".
+    example_situation={"game": "sarlaccs_pit", "players": 2, "seat": 0,
+                       "positions": ["c2", "a3"], "defeated": ["left2"], "points": [0, 1],
+                       "hand": ["2", "4", "force", "change_places"],
+                       "discard": ["3", "5"]},
     cli_module="cli.sarlaccs_pit", solve_deck="tiny1", exploit_deck="tiny1")
 
 # The registry, in the order the help and the refusals list the games: the Love Letter

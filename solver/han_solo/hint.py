@@ -14,11 +14,12 @@ solver/hint/answer.py's HintAnswer out, `advice.answer` dispatching here).
 3. The choice: every hint's rule, step by step (solver/hint/options.py `decide` over
    this game's `option_tree`; solver/hint/choice.py `choose`): the best mean, or the
    table's likeliest of the options within the interval of their difference to it.
+
+Steps 2 and 3 and the answer are the own-engine games' hint (solver/hint/engine_hint.py);
+this module gives it han_solo's part (`HINT`).
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
@@ -28,14 +29,15 @@ from spiel_game.han_solo import layout as L
 from solver.belief import HEURISTIC_TREMBLE, TREMBLE, effective_sample_size
 from solver.han_solo import belief
 from solver.han_solo.filter import posterior_worlds
-from solver.han_solo.players import HanSoloPlayer, default_player, resolve
+from solver.han_solo.players import PLAYERS, HanSoloPlayer
 from solver.han_solo.playout import HAN_SOLO_PLAYOUT, STREAM_HS_HINT, HanSoloBank
 from solver.han_solo.situation import HanSoloSituation, from_mapping
-from solver.hint.answer import HintAnswer
+from solver.hint import engine_hint
 from solver.hint import options as hint_options
-from solver.hint.choice import choose
+from solver.hint.answer import HintAnswer
+from solver.hint.engine_hint import EngineHintGame
 from solver.hint.parse import SituationError
-from solver.sim.playout import padded_paths, path_values
+from solver.policies.engine_player import hint_player
 from solver.sim.rng import check_seed
 
 DEFAULT_ROLLOUTS = 1000  # a fixed count: the same seed gives the same answer anywhere
@@ -56,13 +58,7 @@ def load(data: dict, policy_files=None):
     if sit.turn is not None and sit.turn > cfg.turns:
         raise SituationError(f"turn={sit.turn}: a round has {cfg.turns} turns (H2); "
                              f"turns are 1 to {cfg.turns}")
-    if policy_files:
-        if len(policy_files) > 1:
-            raise ValueError("han_solo takes one policy file (a table)")
-        player = resolve(str(policy_files[0]), game)
-    else:
-        player = default_player(game)
-    return sit, game, player
+    return sit, game, hint_player(PLAYERS, game, policy_files, HanSoloPlayer)
 
 
 _UNSEEN = -1  # a discard pile's card the log does not say: under the hands a match put
@@ -328,135 +324,59 @@ def posterior(sit: HanSoloSituation, game, player: HanSoloPlayer, prior_only: bo
     return post
 
 
-def _legal(s) -> list[int]:
-    acts = np.empty(L.NUM_ACTIONS, dtype=np.int32)
-    return acts[:engine.legal_actions(s, acts)].tolist()
-
-
-def _applied(s, a):
-    t = s.copy()
-    engine.apply_action(t, a)
-    return t
-
-
 def option_tree(player: HanSoloPlayer) -> hint_options.OptionTree:
     """han_solo's decisions at a hint (solver/hint/options.py): a turn's draw (its discard
     left to the policy: the card is not seen yet), take with each discard or keep, stand;
     a discard decision's each. The player's table breaks the rule's ties."""
-
-    def probabilities(s, legal):
-        row = player.table_row(s)
-        return None if row is None else [row.get(a, 0.0) for a in legal]
-
-    return hint_options.OptionTree(
-        legal=_legal, apply=_applied, chosen_now=lambda s, prefix: prefix[-1] == L.TAKE,
-        probabilities=probabilities, words=L.action_to_string,
+    return engine_hint.player_option_tree(
+        player, chosen_now=lambda s, prefix: prefix[-1] == L.TAKE, words=L.action_to_string,
         decision=lambda s: L.PHASE_NAMES[int(s[L.S_PHASE])])
 
 
-def answer(request) -> HintAnswer:
-    """The HintAnswer for a han_solo HintRequest (its `policies` a HanSoloPlayer)."""
-    start = time.perf_counter()
-    sit, game, player = request.situation, request.game, request.policies
-    seed = check_seed(request.seed)
-    me = sit.seat
-    post = posterior(sit, game, player, request.prior_only, seed)
-    s0 = post.present
-    tree = option_tree(player)
-    paths = hint_options.full_actions(tree, s0)
-    count = request.rollouts or DEFAULT_ROLLOUTS
-    roll_start = time.perf_counter()
-    values, picks, counts = rollout_values(post.worlds, post.weights, paths, me, player,
-                                           count, seed)
-    roll_seconds = time.perf_counter() - roll_start
-    clusters = np.arange(count)
-    index_of = {path: i for i, path in enumerate(paths)}
-    legal, lines = hint_options.play_lines(tree, s0, index_of, values, clusters)
-    root = tree.probabilities(s0, legal)
-    best, stats, chosen_by = choose(np.stack([row for row, _, _ in lines]), clusters, root)
-    plays = [{"action": tree.words(a), "action_id": a, "card": None,
-              "probability": None if root is None else root[i],
-              "full_action": tree.full_words([a] + lines[i][2]), "steps": lines[i][1],
-              **stats[i]}
-             for i, a in enumerate(legal)]
-    _, path_stats, _ = choose(values, clusters, None)
-    full = [{"action": tree.full_words(path), "action_ids": list(path), **path_stats[i]}
-            for i, path in enumerate(paths)]
-    cfg = game.config
+def _situation(request, post: belief.HanSoloPosterior) -> dict:
+    """The answer's situation: the seat's hand and total, turn, decision, discard top,
+    pot (where the log shows it)."""
+    sit, s0, me = request.situation, post.present, request.situation.seat
+    cfg = request.game.config
     hand = sorted(int(c) for c in s0[L.S_HAND + me * L.MAX_HAND:
                                      L.S_HAND + me * L.MAX_HAND + s0[L.S_HAND_N + me]])
     view_discard = s0[L.S_DISCARD:L.S_DISCARD + s0[L.S_DISCARD_N]].tolist()
-    decisions = int(counts.sum())  # the player's chain: its table's, then its heuristic's
-    misses = int(counts[0, 1:].sum()) if player.table is not None else 0
+    return {"game": "han_solo", "players": sit.players, "agenda": None, "seat": me,
+            "hand": [L.card_name(c) for c in hand],
+            "hand_total": sum(L.card_value(c) for c in hand),
+            "deck": int(s0[L.S_PILE_N]), "described_by": "log",
+            "turn": int(s0[L.S_CYCLE]) + 1, "turns": cfg.turns,
+            "decision": L.PHASE_NAMES[int(s0[L.S_PHASE])],
+            "discard_top": L.card_name(view_discard[-1]) if view_discard else None,
+            "pot": [L.TOKEN_NAMES[k] for k in range(L.NUM_TOKEN_KINDS)
+                    for _ in range(int(s0[L.S_POT + k]))]
+            if all(e[2] != L.HIDDEN for e in post.events if e[0] == L.E_POT) else None}
+
+
+def _posterior_record(request, post: belief.HanSoloPosterior) -> dict:
     basis = ("Bayes: the others' hidden cards weighted by the policy's probability of "
              "every choice they were seen to make" if not request.prior_only else
              "prior only: the chance odds of the hidden cards, no inference from choices")
-    return HintAnswer(
-        situation={"game": "han_solo", "players": sit.players, "agenda": None, "seat": me,
-                   "hand": [L.card_name(c) for c in hand],
-                   "hand_total": sum(L.card_value(c) for c in hand),
-                   "deck": int(s0[L.S_PILE_N]), "described_by": "log",
-                   "turn": int(s0[L.S_CYCLE]) + 1, "turns": cfg.turns,
-                   "decision": L.PHASE_NAMES[int(s0[L.S_PHASE])],
-                   "discard_top": L.card_name(view_discard[-1]) if view_discard else None,
-                   "pot": [L.TOKEN_NAMES[k] for k in range(L.NUM_TOKEN_KINDS)
-                           for _ in range(int(s0[L.S_POT + k]))]
-                   if all(e[2] != L.HIDDEN for e in post.events if e[0] == L.E_POT)
-                   else None},
-        policy={"source": "table" if root is not None else "heuristic",
-                "detail": f"{player.describe()}: " + (
-                    "its probabilities beside the values" if root is not None else
-                    "no table for these parameters (or none this code reads); chosen by "
-                    "the rollout values" if player.table is None else
-                    "no table key here; chosen by the rollout values"),
-                "level": (player.table.header["abstraction"]["level"]
-                          if player.table is not None and root is not None else None),
-                "tables": [] if player.source is None else [player.source],
-                "search": {"used": False, "reason": "han_solo has no decision-time search: "
-                           "the values are the rollouts'"}},
-        recommendation={"action": plays[best]["full_action"], "card": None,
-                        "chosen_by": chosen_by, "steps": plays[best]["steps"]},
-        plays=plays,
-        full_actions=full,
-        opponents=[_opponent(post, q) for q in range(sit.players) if q != me],
-        posterior={"basis": f"{basis} ({'exact' if post.exact else 'sampled'})",
-                   "worlds": len(post.worlds), "exact": post.exact,
-                   "effective_sample_size": round(post.ess, 1), "particles": PARTICLES,
-                   "policy": None if request.prior_only else player.describe()},
-        rollouts={"count": count, "seconds": round(roll_seconds, 3),
-                  "worlds": int(len(np.unique(picks))), "decisions": decisions,
-                  "from_table": (decisions - misses) / max(decisions, 1)
-                  if player.table is not None else 0.0,
-                  "from_coarser_table": 0.0,
-                  "default_policy": player.describe() if player.table is None
-                  else f"heuristic {_fallback_name(player)}",
-                  "from_default_policy": (misses / max(decisions, 1)
-                                          if player.table is not None else 1.0)},
-        seconds=round(time.perf_counter() - start, 3))
+    return {"basis": f"{basis} ({'exact' if post.exact else 'sampled'})",
+            "worlds": len(post.worlds), "exact": post.exact,
+            "effective_sample_size": round(post.ess, 1), "particles": PARTICLES,
+            "policy": None if request.prior_only else request.policies.describe()}
 
 
-def rollout_values(worlds: list[np.ndarray], weights: np.ndarray,
-                   paths: list[tuple[int, ...]], me: int, player: HanSoloPlayer,
-                   rollouts: int, seed: int):
-    """(values[path, rollout], picks, counts): `rollouts` rollouts, each from a world drawn
-    by weight (seeded), every path from the same world and stream, everybody then playing
-    the player's chain (solver/sim/playout.py `path_values`); counts[0, k]: the decisions
-    its k-th policy took."""
-    rng = np.random.default_rng(seed)
-    picks = rng.choice(len(worlds), size=rollouts, p=weights / weights.sum())
-    chain = np.array(player.chain, dtype=np.int32)
-    counts = np.zeros((1, len(chain) + 1), dtype=np.int64)
-    stacked = np.ascontiguousarray(np.stack(worlds))
-    out = path_values(engine.ENGINE, HAN_SOLO_PLAYOUT, stacked, picks.astype(np.int64),
-                      padded_paths(paths), me, seed, STREAM_HS_HINT, 0, player.bank(), chain,
-                      counts)
-    return out, picks, counts
+HINT = EngineHintGame(
+    name="han_solo", engine=engine.ENGINE, hooks=HAN_SOLO_PLAYOUT, stream=STREAM_HS_HINT,
+    rollouts=lambda request, paths: DEFAULT_ROLLOUTS,
+    posterior=lambda r: posterior(r.situation, r.game, r.policies, r.prior_only,
+                                  check_seed(r.seed)),
+    option_tree=lambda player, seat: option_tree(player), situation=_situation,
+    posterior_record=_posterior_record,
+    opponent=lambda request, post, q: _opponent(post, q))
 
 
-def _fallback_name(player: HanSoloPlayer) -> str:
-    from solver.han_solo.features import HEURISTIC_NAMES
-
-    return HEURISTIC_NAMES[player.heuristic]
+def answer(request) -> HintAnswer:
+    """The HintAnswer for a han_solo HintRequest (its `policies` a HanSoloPlayer): the
+    own-engine games' hint (solver/hint/engine_hint.py) with han_solo's `HINT`."""
+    return engine_hint.answer(HINT, request)
 
 
 def _opponent(post: belief.HanSoloPosterior, q: int) -> dict:

@@ -7,8 +7,10 @@ spaces, adjacency, lines and guard posts, loaded and checked here.
 A file holds `entry`, `jabba_start`, `top_deck` (names of spaces), `[spaces]` (each space's
 row: half-rows from the entry, larger nearer the Top Deck), `[neighbours]` (each space's
 adjacent spaces, symmetric), `[[line]]` (`spaces` from the entry end, and the `grey` space at
-its end) and `[[post]]` (`space` and `guard`: gamorrean, nikto or boba_fett). A file that
-breaks a check raises `BoardError` naming the file and the fault.
+its end) and `[[post]]` (`space` and `guard`: gamorrean, nikto or boba_fett); optionally
+`[layout]`, where each space is drawn (`name = [x, y]`: x in columns, y in half-rows up
+from the entry; for the web page only, the rules never read it). A file that breaks a
+check raises `BoardError` naming the file and the fault.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from . import layout as L
 
 BOARDS = Path(__file__).resolve().parent / "boards"
 KEYS = ("entry", "jabba_start", "top_deck", "spaces", "neighbours", "line", "post")
+OPTIONAL_KEYS = ("layout",)
 
 
 class BoardError(ValueError):
@@ -42,6 +45,31 @@ class Board:
     lines: tuple[tuple[int, ...], ...]
     greys: tuple[int, ...]  # greys[i]: the grey space at the end of line i
     posts: tuple[tuple[int, int], ...]  # (space, guard kind: L.GAMORREAN, ...)
+    layout: tuple[tuple[float, float], ...] | None = None  # where each space is drawn
+
+    def drawing(self) -> list[tuple[float, float]]:
+        """Where each space is drawn, (x in columns, y in half-rows up from the entry):
+        the file's `[layout]`, else derived: y the space's row; x its line's number (from
+        1) for a line's spaces and its grey space, for any other space the mean x of its
+        neighbours placed so, pushed one column outward where they are all on one side
+        line (the guards' posts along the Main Deck)."""
+        if self.layout is not None:
+            return list(self.layout)
+        xs: dict[int, float] = {}
+        for i, line in enumerate(self.lines):
+            for s in (*line, self.greys[i]):
+                xs[s] = float(i + 1)
+        centre = (len(self.lines) + 1) / 2
+        for s in range(self.size):
+            if s in xs:
+                continue
+            placed = [xs[j] for j in self.neighbours[s] if j in xs]
+            x = sum(placed) / len(placed) if placed else centre
+            if placed and len(set(placed)) == 1 and x != centre and (
+                    x in (1.0, float(len(self.lines)))):
+                x += 1.0 if x > centre else -1.0
+            xs[s] = x
+        return [(xs[s], float(self.rows[s])) for s in range(self.size)]
 
     @property
     def size(self) -> int:
@@ -105,11 +133,11 @@ def check_board(data: dict, source: str = "<board>") -> Board:
     if not isinstance(data, dict):
         fail("the file must hold a table of keys")
     missing = [k for k in KEYS if k not in data]
-    unknown = sorted(set(data) - set(KEYS))
+    unknown = sorted(set(data) - set(KEYS) - set(OPTIONAL_KEYS))
     if missing:
         fail(f"missing {', '.join(missing)}; a board needs {', '.join(KEYS)}")
     if unknown:
-        fail(f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(KEYS)}")
+        fail(f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(KEYS + OPTIONAL_KEYS)}")
 
     spaces = data["spaces"]
     if not isinstance(spaces, dict) or not spaces:
@@ -225,8 +253,36 @@ def check_board(data: dict, source: str = "<board>") -> Board:
         if not open_deck & set(neighbours[s]):
             fail(f"guard post {names[s]!r} cannot be reached: no space touching it can be "
                  "reached from the entry while the guards stand")
+    layout = _layout(data.get("layout"), names, fail)
     return Board(source, names, tuple(spaces.values()), tuple(map(tuple, neighbours)), entry,
-                 jabba_start, top_deck, tuple(lines), tuple(greys), tuple(posts))
+                 jabba_start, top_deck, tuple(lines), tuple(greys), tuple(posts), layout)
+
+
+def _layout(table, names: tuple[str, ...], fail):
+    """The optional [layout]: every space's [x, y], numbers, no two spaces at one place."""
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        fail("[layout] must map each space's name to its [x, y]")
+    missing = [n for n in names if n not in table]
+    extra = sorted(set(table) - set(names))
+    if extra:
+        fail(f"[layout]: {', '.join(map(repr, extra))} not a space of [spaces]")
+    if missing:
+        fail(f"[layout] must place every space; missing {', '.join(missing)}")
+    out, seen = [], {}
+    for n in names:
+        xy = table[n]
+        if (not isinstance(xy, list) or len(xy) != 2 or any(
+                isinstance(v, bool) or not isinstance(v, (int, float)) or not -99 <= v <= 999
+                for v in xy)):
+            fail(f"[layout] {n!r}: {xy!r} must be [x, y], two numbers from -99 to 999")
+        place = (float(xy[0]), float(xy[1]))
+        if place in seen:
+            fail(f"[layout]: {n!r} and {seen[place]!r} are drawn at the same place {xy}")
+        seen[place] = n
+        out.append(place)
+    return tuple(out)
 
 
 def _reachable(start: int, neighbours, passable) -> set[int]:

@@ -99,6 +99,9 @@ function advicePage(meta) {
     window.location.search = `?game=${encodeURIComponent(e.target.value)}`;
   });
   $("#form").replaceChildren($(`#form-${game.form}`).content.cloneNode(true));
+  for (const slot of document.querySelectorAll("#form [data-options]")) {  // shared options
+    slot.replaceWith($(`#options-${slot.dataset.options}`).content.cloneNode(true));
+  }
   FORMS[game.form](game);
 }
 
@@ -412,6 +415,7 @@ function eventsForm(game) {
   const colour = (card) => card.split(" ")[0];  // green, red or blue (style.css)
 
   fillSelect($("#players"), hs.players, 2);
+  $("#rollouts").value = "1000";  // han_solo's default count (its hint's DEFAULT_ROLLOUTS)
   function seats() {
     fillSelect($("#seat"), [...Array(players()).keys()], Math.min(seat() || 0, players() - 1));
     fillSelect($("#actor"), [...Array(players()).keys()], 0, (p) => `p${p}`);
@@ -510,7 +514,279 @@ function eventsForm(game) {
   render();
 }
 
-const FORMS = {cards: cardsForm, events: eventsForm};
+// The form "board" (sarlaccs_pit): the Sail Barge drawn as SVG from the board's data (each
+// space where its `drawing` puts it: hexagons, the guards' pentagons), the heroes, Jabba
+// and the guards placed by clicking, the hand and the discard pile by clicking cards; the
+// answer of POST /api/hint (`jabba hint --game sarlaccs_pit --json`) with the recommended
+// move drawn as a path and every full action's EV (docs/sarlaccs-pit.md "Hints").
+const SVG_NS = "http://www.w3.org/2000/svg";
+const svgEl = (tag, attrs = {}, ...children) => {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (value !== null && value !== undefined) node.setAttribute(key, value);
+  }
+  for (const child of children.flat()) if (child !== null && child !== undefined) node.append(child);
+  return node;
+};
+// Action ids of spiel_game/sarlacc/layout.py (its docstring's table)
+const SP = {ANY_SPACE: 7, MOVE: 22, TARGET: 86, CHALLENGE: 90, JABBA_TO: 154, FORCE_ON_JABBA: 162,
+  DRAW_ON_JABBA: 163};
+const DETENTION = -1;
+
+function boardForm(game) {
+  const b = game.board;
+  const posts = new Map(b.posts.map((p) => [p.space, p.guard]));
+  const top = new Set(b.top_deck);
+  const state = {positions: [], jabba: b.jabba_start, defeated: new Set(), hand: [], discard: [],
+    tool: "hero:0", active: "hand", drawn: null};
+  const players = () => Number($("#players").value);
+  const seat = () => Number($("#seat").value);
+  const space = (name) => b.names.indexOf(name);
+
+  // Geometry: x in columns, y in half-rows up from the entry (the Top Deck at the top).
+  const xs = b.drawing.map((p) => p[0]), ys = b.drawing.map((p) => p[1]);
+  const COL = 58, HALF = 27, R = 26, PAD = 34;
+  const minX = Math.min(...xs), maxY = Math.max(...ys);
+  const at = (s) => s === DETENTION ? detention : [PAD + (b.drawing[s][0] - minX) * COL, PAD + (maxY - b.drawing[s][1]) * HALF];
+  const width = PAD * 2 + (Math.max(...xs) - minX) * COL;
+  const height = PAD * 2 + (maxY - Math.min(...ys)) * HALF + 60;
+  const detention = [PAD + 10, height - 32];
+  const polygon = (s) => {
+    const [cx, cy] = at(s);
+    const sides = posts.has(s) ? 5 : 6, turn = posts.has(s) ? -Math.PI / 2 : 0;
+    return [...Array(sides).keys()].map((k) => {
+      const a = turn + (2 * Math.PI * k) / sides;
+      return `${(cx + R * Math.cos(a)).toFixed(1)},${(cy + R * Math.sin(a)).toFixed(1)}`;
+    }).join(" ");
+  };
+
+  fillSelect($("#players"), game.players, 2);
+  function seats() {
+    const n = players();
+    fillSelect($("#seat"), [...Array(n).keys()], Math.min(seat() || 0, n - 1));
+    while (state.positions.length < n) state.positions.push(DETENTION);
+    state.positions.length = n;
+    const old = [...document.querySelectorAll("[data-points]")].map((i) => i.value);
+    fill($("#points"), "Jedi points ", [...Array(n).keys()].map((q) => el("label", {class: "small"}, `p${q}`,
+      el("input", {type: "number", min: "0", step: "1", value: old[q] || "0", "data-points": q, class: "points"}))));
+    const tools = [...[...Array(n).keys()].map((q) => [`hero:${q}`, `p${q}'s hero`]), ["jabba", "Jabba"], ["guards", "Guards defeated"]];
+    if (!tools.some(([key]) => key === state.tool)) state.tool = "hero:0";
+    fill($("#tools"), tools.map(([key, label]) => el("button", {type: "button", role: "radio",
+      class: `tool${state.tool === key ? " active" : ""}`, "aria-checked": String(state.tool === key), "data-tool": key,
+      onclick: () => { state.tool = key; seats(); draw(); }}, label)));
+  }
+  seats();
+  $("#players").addEventListener("change", () => { seats(); draw(); });
+  $("#seat").addEventListener("change", draw);
+
+  function clickSpace(s) {
+    hideError();
+    if (state.tool.startsWith("hero:")) {
+      const q = Number(state.tool.split(":")[1]);
+      state.positions[q] = state.positions[q] === s ? DETENTION : s;
+    } else if (state.tool === "jabba") {
+      state.jabba = s;
+    } else if (posts.has(s)) {
+      if (state.defeated.has(s)) state.defeated.delete(s); else state.defeated.add(s);
+    } else {
+      showError(`${b.names[s]} is not a guard's post; click a pentagon`);
+    }
+    state.drawn = null;
+    draw();
+  }
+
+  function draw() {
+    const svg = $("#board");
+    svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+    svg.setAttribute("width", width);
+    const edges = [];
+    b.neighbours.forEach((adj, s) => adj.forEach((t) => {
+      if (s < t) {
+        const [x1, y1] = at(s), [x2, y2] = at(t);
+        edges.push(svgEl("line", {x1, y1, x2, y2, class: "edge"}));
+      }
+    }));
+    const spaces = b.names.map((name, s) => {
+      const kind = s === b.jabba_start ? "jabba-start" : top.has(s) ? "top" : posts.has(s) ? "post" : s === b.entry ? "entry" : "tan";
+      const [cx, cy] = at(s);
+      const guard = posts.has(s) && !state.defeated.has(s) ? posts.get(s) : null;
+      return svgEl("g", {class: `space ${kind}${posts.has(s) && state.defeated.has(s) ? " defeated" : ""}`, "data-space": name,
+        onclick: () => clickSpace(s)},
+      svgEl("title", {}, name + (posts.has(s) ? ` (${posts.get(s)}${state.defeated.has(s) ? ", defeated" : ""})` : "")),
+      svgEl("polygon", {points: polygon(s)}),
+      guard ? svgEl("text", {x: cx, y: cy + 5, class: "guard"}, guard === "gamorrean" ? "G" : guard === "nikto" ? "N" : "B")
+        : svgEl("text", {x: cx, y: cy + 4, class: "name"}, name));
+    });
+    const [jx, jy] = at(state.jabba);
+    const jabba = svgEl("g", {class: "piece jabba"}, svgEl("circle", {cx: jx, cy: jy, r: R - 6}),
+      svgEl("text", {x: jx, y: jy + 5}, "J"));
+    const inDetention = [];
+    const heroes = state.positions.map((p, q) => {
+      let [hx, hy] = at(p);
+      if (p === DETENTION) { hx += 70 + 26 * inDetention.length; inDetention.push(q); }
+      return svgEl("g", {class: `piece hero h${q}${q === seat() ? " you" : ""}`, "data-hero": q},
+        svgEl("circle", {cx: hx, cy: hy, r: 12}), svgEl("text", {x: hx, y: hy + 4}, `p${q}`));
+    });
+    const box = svgEl("g", {class: "detention", "data-space": "detention", onclick: () => {
+      if (state.tool.startsWith("hero:")) { state.positions[Number(state.tool.split(":")[1])] = DETENTION; state.drawn = null; draw(); }
+    }}, svgEl("rect", {x: 6, y: height - 52, width: width - 12, height: 40, rx: 6}),
+    svgEl("text", {x: detention[0] + 4, y: detention[1] + 4, class: "label"}, "Detention"));
+    const path = state.drawn ? pathDrawing(state.drawn) : [];
+    fill(svg, svgEl("defs", {}, svgEl("marker", {id: "arrow", viewBox: "0 0 10 10", refX: 8, refY: 5,
+      markerWidth: 6, markerHeight: 6, orient: "auto-start-reverse"}, svgEl("path", {d: "M 0 0 L 10 5 L 0 10 z", class: "arrowhead"}))),
+    box, edges, spaces, path, jabba, heroes);
+    $("#where").textContent = state.positions.map((p, q) => `p${q} ${p === DETENTION ? "detention" : b.names[p]}`).join(", ") +
+      `; Jabba ${b.names[state.jabba]}; guards defeated ${state.defeated.size ? [...state.defeated].map((s) => b.names[s]).join(", ") : "none"}`;
+    renderCards();
+  }
+
+  // The drawing of a full action: the hero's walk to its end (a shortest route on the
+  // board, for the eye: the engine counts the exact steps), then the challenge, the swap
+  // or The Force on Jabba.
+  function pathDrawing({ids, from}) {
+    const out = [];
+    const move = ids.find((a) => a >= SP.MOVE && a < SP.TARGET);
+    const start = from === DETENTION ? b.entry : from;
+    if (move !== undefined) {  // Move To Any Empty Space (S7) jumps straight to its end
+      const jump = ids[0] === SP.ANY_SPACE;
+      const route = [...(from === DETENTION || jump ? [from] : []),
+        ...(jump ? [move - SP.MOVE] : shortestRoute(start, move - SP.MOVE))];
+      const points = route.map((s) => at(s).join(",")).join(" ");
+      out.push(svgEl("polyline", {points, class: `path${jump ? " jump" : ""}`, "marker-end": "url(#arrow)",
+        "data-path": route.map((s) => s === DETENTION ? "detention" : b.names[s]).join(" ")}));
+    }
+    const end = move !== undefined ? move - SP.MOVE : start;
+    for (const a of ids) {
+      let target = null;
+      if (a >= SP.CHALLENGE && a < SP.JABBA_TO) target = a - SP.CHALLENGE;
+      if (a === SP.FORCE_ON_JABBA || a === SP.DRAW_ON_JABBA) target = state.jabba;
+      if (target !== null) {
+        const [x1, y1] = at(end), [x2, y2] = at(target);
+        out.push(svgEl("line", {x1, y1, x2, y2, class: "challenge", "marker-end": "url(#arrow)"}));
+      }
+      if (a >= SP.JABBA_TO && a < SP.FORCE_ON_JABBA) {  // a drawn Jabba card sends him (S8)
+        const [x1, y1] = at(state.jabba), [x2, y2] = at(b.greys[a - SP.JABBA_TO]);
+        out.push(svgEl("line", {x1, y1, x2, y2, class: "path jabba-move", "marker-end": "url(#arrow)"}));
+      }
+      if (a >= SP.TARGET && a < SP.CHALLENGE) {
+        const [x1, y1] = at(from), [x2, y2] = at(state.positions[a - SP.TARGET]);
+        out.push(svgEl("line", {x1, y1, x2, y2, class: "path swap", "marker-start": "url(#arrow)", "marker-end": "url(#arrow)"}));
+      }
+    }
+    return out;
+  }
+
+  function shortestRoute(from, to) {
+    const blocked = (s) => (posts.has(s) && !state.defeated.has(s)) || s === state.jabba;
+    const back = new Map([[from, null]]);
+    const queue = [from];
+    while (queue.length) {
+      const s = queue.shift();
+      if (s === to) break;
+      for (const t of b.neighbours[s]) {
+        if (!back.has(t) && (t === to || !blocked(t))) { back.set(t, s); queue.push(t); }
+      }
+    }
+    if (!back.has(to)) return [from, to];
+    const route = [];
+    for (let s = to; s !== null; s = back.get(s)) route.unshift(s);
+    return route;
+  }
+
+  function renderCards() {
+    for (const key of ["hand", "discard"]) {
+      $(`[data-field=${key}]`).classList.toggle("active", state.active === key);
+      fill($(`#${key}`), state[key].length ? state[key].map((c, i) => el("button", {type: "button", class: "chip",
+        onclick: () => { state[key].splice(i, 1); renderCards(); }}, game.card_titles[game.cards.indexOf(c)])) : el("span", {class: "empty"}, "none"));
+    }
+    fill($("#cards"), game.cards.map((c, i) => el("button", {type: "button", class: "card", "data-card": c,
+      onclick: () => addCard(c)}, game.card_titles[i])));
+  }
+  function addCard(c) {
+    if (state.active === "hand" && c === "jabba") {
+      showError("a Jabba card never stays in a hand (S8): it goes face up on the discard pile"); return;
+    }
+    if (state.active === "hand" && state.hand.length >= game.hand_size) {
+      showError(`a hand holds at most ${game.hand_size} cards; click one to take it out`); return;
+    }
+    hideError();
+    state[state.active].push(c);
+    renderCards();
+  }
+  $("#to-hand").addEventListener("click", () => { state.active = "hand"; renderCards(); });
+  $("#to-discard").addEventListener("click", () => { state.active = "discard"; renderCards(); });
+
+  function situation() {
+    return {game: game.game, players: players(), seat: seat(),
+      positions: state.positions.map((p) => p === DETENTION ? "detention" : b.names[p]),
+      jabba: b.names[state.jabba], defeated: [...state.defeated].sort((x, y) => x - y).map((s) => b.names[s]),
+      points: [...document.querySelectorAll("[data-points]")].map((i) => Number(i.value || 0)),
+      hand: [...state.hand], discard: [...state.discard], decision: $("#decision").value};
+  }
+  async function ask() {
+    const query = new URLSearchParams({seed: $("#seed").value || "0"});
+    if ($("#rollouts").value) query.set("rollouts", $("#rollouts").value);
+    await askHint(query, situation(), show, showError);
+  }
+
+  function show(a) {
+    $("#answer").hidden = false; $("#result").hidden = false;
+    const s = a.situation;
+    $("#summary").textContent = `${s.players} players, you are seat ${s.seat}: hand ${s.hand.join(", ")}; ` +
+      `heroes ${s.positions.map((p, q) => `p${q} ${p}`).join(", ")}; Jabba ${s.jabba}; guards left ${s.guards_left.length}; ` +
+      `points ${s.points.join("-")}; draw pile ${s.deck}${s.blocked ? "; blocked by Jabba (S9)" : ""}`;
+    $("#recommendation").textContent = `Recommended: ${a.recommendation.action}`;
+    const from = s.positions[s.seat] === "detention" ? DETENTION : space(s.positions[s.seat]);
+    const drawPath = (ids) => { state.drawn = {ids, from}; draw(); };
+    fill($("#plays thead"), el("tr", {}, el("th", {}, "full action (card, then where)"), el("th", {}, "table"),
+      el("th", {}, "EV"), el("th", {class: "vs"}, "vs best")));
+    const byEv = [...a.full_actions].sort((x, y) => y.ev - x.ev);
+    const probability = Object.fromEntries(a.plays.map((p) => [p.action, p.probability]));
+    fill($("#plays tbody"), byEv.map((p) => el("tr", {class: `option${p.action === a.recommendation.action ? " best" : ""}`,
+      "data-action": p.action, onclick: () => drawPath(p.action_ids)},
+    el("td", {}, p.action),
+    el("td", {class: "num"}, probability[p.action.split(", ")[0]] == null ? "-" : pct(probability[p.action.split(", ")[0]])),
+    el("td", {class: "num"}, `${signed(p.ev)} ± ${p.ev_ci95.toFixed(3)}`),
+    el("td", {class: "num vs"}, `${signed(p.vs_best)} ± ${p.vs_best_ci95.toFixed(3)}`))));
+    fill($("#steps"), el("p", {class: "small"}, "Each card's best line: ", a.plays.map((p) => `${p.full_action} ${signed(p.ev, 2)}`).join("; "),
+      ". Click a row to draw its move."));
+    $("#opponents-title").textContent = "What the others hold (chance of one or more)";
+    fill($("#opponents"), a.opponents.map((o) => el("div", {class: "opponent"},
+      el("h4", {}, `p${o.seat} (${o.position}, ${o.points} points, ${o.hand_size} cards)`),
+      o.hand.slice(0, 8).map((c) => el("div", {class: "bar"},
+        el("span", {class: "fill", style: `width:${(100 * c.probability).toFixed(1)}%`}),
+        el("span", {class: "label"}, `${c.card}: ${pct(c.probability)}`))))));
+    const r = a.rollouts, post = a.posterior;
+    $("#source").textContent = `policy: ${a.policy.detail}; posterior: ${post.basis}, ${post.worlds} worlds; ` +
+      `values from ${r.count.toLocaleString()} rollouts per full action; ${a.seconds.toFixed(2)} s`;
+    const best = a.full_actions.find((p) => p.action === a.recommendation.action);
+    drawPath(best ? best.action_ids : []);
+  }
+
+  $("#ask").addEventListener("click", ask);
+  $("#clear").addEventListener("click", () => {
+    Object.assign(state, {positions: state.positions.map(() => DETENTION), jabba: b.jabba_start,
+      defeated: new Set(), hand: [], discard: [], active: "hand", drawn: null});
+    document.querySelectorAll("[data-points]").forEach((i) => { i.value = "0"; });
+    $("#answer").hidden = true; draw();
+  });
+  // The example situation (the warm-up's): the page starts with it filled in.
+  const ex = game.example;
+  if (ex) {
+    fillSelect($("#players"), game.players, ex.players || 2); seats();
+    fillSelect($("#seat"), [...Array(players()).keys()], ex.seat || 0);
+    state.positions = (ex.positions || []).map((p) => p === "detention" ? DETENTION : space(p));
+    state.defeated = new Set((ex.defeated || []).map(space));
+    if (ex.jabba) state.jabba = space(ex.jabba);
+    state.hand = [...(ex.hand || [])]; state.discard = [...(ex.discard || [])];
+    $("#decision").value = ex.decision || "play";
+    document.querySelectorAll("[data-points]").forEach((i, q) => { i.value = String((ex.points || [])[q] || 0); });
+  }
+  draw();
+}
+
+const FORMS = {cards: cardsForm, events: eventsForm, board: boardForm};
 
 // Play --------------------------------------------------------------------------------
 
