@@ -110,6 +110,47 @@ def test_ctrl_c_during_growth_waits_for_a_consistent_table(monkeypatch):
     assert all(tables.keys[find_slot(tables.keys, key)] == key for key in keys)
 
 
+def test_a_kill_stops_a_training_run_as_ctrl_c_does(tmp_path):
+    """SIGTERM (`kill`'s default) in the middle of a run: it stops after the batch, saved
+    and resumable, where the default action would have ended the process and lost what
+    the last checkpoint did not hold; outside the run SIGTERM is as before."""
+    from solver.mccfr.checkpoint import read_checkpoint_header
+    from solver.mccfr.train import train
+
+    before = signal.getsignal(signal.SIGTERM)
+    sent = []
+
+    def kill_once(solver, point):
+        if not sent:
+            sent.append(solver.iterations)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    outcome = train(load(deck="small"), 0, None, 60.0, threads=1, seed=3,
+                    checkpoint=tmp_path / "run.npz", checkpoint_every=3600.0,
+                    on_progress=kill_once)
+    assert outcome.stopped_by == "interrupted" and outcome.solver.iterations > 0
+    assert read_checkpoint_header(tmp_path / "run.npz")["iterations"] == \
+        outcome.solver.iterations
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_a_kill_during_growth_waits_for_a_consistent_table(monkeypatch):
+    """A SIGTERM in the middle of a grow is delivered only after it, as its handler says."""
+    tables = Tables.empty(capacity=64, values=256)
+    for key in range(101, 133):
+        claim_block(tables.slots, tables.regret, tables.meta, key, 2, False)
+    rehash = mccfr_table._double_in_place
+
+    def killed_rehash(slots, capacity):
+        os.kill(os.getpid(), signal.SIGTERM)
+        rehash(slots, capacity)
+
+    monkeypatch.setattr(mccfr_table, "_double_in_place", killed_rehash)
+    with pytest.raises(KeyboardInterrupt), mccfr_table.kill_as_interrupt():
+        tables.grow()
+    assert tables.capacity == 128 == tables.meta[mccfr_table.META_CAPACITY]
+
+
 @pytest.mark.parametrize("level", [0, 2])
 def test_atomic_and_plain_table_paths_give_the_same_run(level):
     """One thread through the atomic (shared) key claims and through the plain stores:

@@ -164,24 +164,52 @@ class Tables:
         return (self.slots, self.regret, self.strategy_sum, self.meta)
 
 
+# The signals that stop a run (Ctrl-C, and `kill`'s default): held while a table grows.
+_STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextlib.contextmanager
 def _deferred_interrupt():
-    """Hold a Ctrl-C (SIGINT) until the block is done, then raise it. Only the main
-    thread receives signals, so elsewhere there is nothing to hold."""
+    """Hold a Ctrl-C (SIGINT) or a kill (SIGTERM) until the block is done, then deliver
+    it as it would have been. Only the main thread receives signals, so elsewhere there is
+    nothing to hold."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     received = []
-    previous = signal.signal(signal.SIGINT, lambda *args: received.append(args))
+    previous = {s: signal.signal(s, lambda *args: received.append(args)) for s in _STOPS}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
     if received:
-        if callable(previous):
-            previous(*received[0])  # Python's own handler raises KeyboardInterrupt
-        else:
+        signum = received[0][0]
+        handler = previous[signum]
+        if callable(handler):
+            handler(*received[0])  # Python's own SIGINT handler raises KeyboardInterrupt
+        elif signum == signal.SIGINT:
             raise KeyboardInterrupt
+        elif handler == signal.SIG_DFL:
+            signal.raise_signal(signum)
+
+
+@contextlib.contextmanager
+def kill_as_interrupt():
+    """In the block, a kill (SIGTERM) stops the run as Ctrl-C does (KeyboardInterrupt): a
+    training run then saves its tables and checkpoint. Main thread only, as signals."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @njit(**_JIT)

@@ -16,6 +16,7 @@ from solver.exact.best_response import exploitability, nash_conv
 from solver.exact.tree import GameTree
 from solver.mccfr.checkpoint import read_checkpoint_header
 from solver.mccfr.solver import MCCFRSolver, MemoryLimitReached, memory_size
+from solver.mccfr.table import kill_as_interrupt
 from solver.provenance import temporary_files
 
 # Share of the machine's memory the tables may take by default: the rest is for the
@@ -207,45 +208,46 @@ def train(game, level: int, iterations: int | None, seconds: float | None, *,
         keys = solver.tables.num_keys + per_iteration * max(end - solver.iterations, 0)
         return end, solver.tables.nbytes_for_keys(int(keys))
 
-    try:
-        while True:
-            if iterations is not None and solver.iterations >= iterations:
-                break
-            if seconds is not None and time.perf_counter() - started >= seconds:
-                stopped_by = "seconds"
-                break
-            # Batches of about a second: budgets and Ctrl-C are checked between them.
-            rate = solver.iterations / solver.seconds if solver.seconds > 0 else 100.0
-            batch = max(1, min(int(rate), next_measure - solver.iterations))
-            if iterations is not None:
-                batch = min(batch, iterations - solver.iterations)
-            solver.run(batch, batch=batch)
-            point = None
-            if solver.iterations >= next_measure:
-                point = measure()
-                next_measure = _next_measure(solver.iterations)
-                projected = projection()
-                if not warned and projected and projected[1] > max_memory:
-                    warned = True
-                    log(f"at the key growth so far the tables would need about "
-                        f"{memory_size(projected[1])} by iteration {projected[0]:,}, over the "
-                        f"memory limit of {memory_size(max_memory)}: the run will stop, saved, "
-                        "when it reaches the limit")
-            if checkpoint and time.perf_counter() - last_checkpoint >= checkpoint_every:
-                solver.save_checkpoint(checkpoint)
-                last_checkpoint = time.perf_counter()
-            if on_progress:
-                on_progress(solver, point)
-    except KeyboardInterrupt:
-        stopped_by = "interrupted"
-    except MemoryLimitReached as limit:
-        stopped_by = "memory"
-        go_on = (f"resume it from the checkpoint {checkpoint} with --resume and a larger "
-                 "--max-memory" if checkpoint else "run again with a larger --max-memory "
-                 "(and --checkpoint, to be able to resume)")
-        message = (f"stopped at iteration {solver.iterations:,}: {limit}. The policy so "
-                   f"far is saved. To go on, {go_on}; or use a coarser --abstraction, "
-                   "whose tables stay smaller.")
+    with kill_as_interrupt():  # `kill` saves the run as Ctrl-C does
+        try:
+            while True:
+                if iterations is not None and solver.iterations >= iterations:
+                    break
+                if seconds is not None and time.perf_counter() - started >= seconds:
+                    stopped_by = "seconds"
+                    break
+                # Batches of about a second: budgets and Ctrl-C are checked between them.
+                rate = solver.iterations / solver.seconds if solver.seconds > 0 else 100.0
+                batch = max(1, min(int(rate), next_measure - solver.iterations))
+                if iterations is not None:
+                    batch = min(batch, iterations - solver.iterations)
+                solver.run(batch, batch=batch)
+                point = None
+                if solver.iterations >= next_measure:
+                    point = measure()
+                    next_measure = _next_measure(solver.iterations)
+                    projected = projection()
+                    if not warned and projected and projected[1] > max_memory:
+                        warned = True
+                        log(f"at the key growth so far the tables would need about "
+                            f"{memory_size(projected[1])} by iteration {projected[0]:,}, over the "
+                            f"memory limit of {memory_size(max_memory)}: the run will stop, saved, "
+                            "when it reaches the limit")
+                if checkpoint and time.perf_counter() - last_checkpoint >= checkpoint_every:
+                    solver.save_checkpoint(checkpoint)
+                    last_checkpoint = time.perf_counter()
+                if on_progress:
+                    on_progress(solver, point)
+        except KeyboardInterrupt:
+            stopped_by = "interrupted"
+        except MemoryLimitReached as limit:
+            stopped_by = "memory"
+            go_on = (f"resume it from the checkpoint {checkpoint} with --resume and a larger "
+                     "--max-memory" if checkpoint else "run again with a larger --max-memory "
+                     "(and --checkpoint, to be able to resume)")
+            message = (f"stopped at iteration {solver.iterations:,}: {limit}. The policy so "
+                       f"far is saved. To go on, {go_on}; or use a coarser --abstraction, "
+                       "whose tables stay smaller.")
     if solver.iterations == 0:
         raise ValueError("no MCCFR iteration finished, so there is no policy to save "
                          f"(stopped by {stopped_by}{': ' + message if message else ''})")
