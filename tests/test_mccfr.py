@@ -90,8 +90,10 @@ def test_growth_in_place_keeps_every_key(seed):
             assert tables.keys[j] == key and tables.offsets[j] == offset
 
 
-def test_ctrl_c_during_growth_waits_for_a_consistent_table(monkeypatch):
-    """A SIGINT in the middle of a grow is raised only after it: the table is whole."""
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_during_growth_waits_for_a_consistent_table(monkeypatch, signum):
+    """A Ctrl-C (SIGINT) or a kill (SIGTERM, in a run: kill_as_interrupt) in the middle of
+    a grow is delivered only after it: the table is whole."""
     tables = Tables.empty(capacity=64, values=256)
     keys = list(range(101, 133))
     for key in keys:
@@ -99,11 +101,11 @@ def test_ctrl_c_during_growth_waits_for_a_consistent_table(monkeypatch):
     rehash = mccfr_table._double_in_place
 
     def interrupted_rehash(slots, capacity):
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signum)
         rehash(slots, capacity)
 
     monkeypatch.setattr(mccfr_table, "_double_in_place", interrupted_rehash)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt), mccfr_table.kill_as_interrupt():
         tables.grow()
     assert tables.capacity == 128 == tables.meta[mccfr_table.META_CAPACITY]
     assert len(tables.regret) == len(tables.strategy_sum) == 512
@@ -132,23 +134,6 @@ def test_a_kill_stops_a_training_run_as_ctrl_c_does(tmp_path):
     assert read_checkpoint_header(tmp_path / "run.npz")["iterations"] == \
         outcome.solver.iterations
     assert signal.getsignal(signal.SIGTERM) == before
-
-
-def test_a_kill_during_growth_waits_for_a_consistent_table(monkeypatch):
-    """A SIGTERM in the middle of a grow is delivered only after it, as its handler says."""
-    tables = Tables.empty(capacity=64, values=256)
-    for key in range(101, 133):
-        claim_block(tables.slots, tables.regret, tables.meta, key, 2, False)
-    rehash = mccfr_table._double_in_place
-
-    def killed_rehash(slots, capacity):
-        os.kill(os.getpid(), signal.SIGTERM)
-        rehash(slots, capacity)
-
-    monkeypatch.setattr(mccfr_table, "_double_in_place", killed_rehash)
-    with pytest.raises(KeyboardInterrupt), mccfr_table.kill_as_interrupt():
-        tables.grow()
-    assert tables.capacity == 128 == tables.meta[mccfr_table.META_CAPACITY]
 
 
 @pytest.mark.parametrize("level", [0, 2])
