@@ -21,6 +21,8 @@ this module gives it han_solo's part (`HINT`).
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from spiel_game.han_solo import engine
@@ -180,40 +182,37 @@ def _filled_segment(rows, start, match, reveals, seat, players):
     their omitted deals or redeals written first; None where they cannot be."""
     head, segment, tail = rows[:start], rows[start:match], rows[match:]
     receipt = L.E_DEAL if start == 0 else L.E_REDEAL
-    given = [e for e in segment if e[0] == receipt]
-    counts = {q: sum(e[1] == q for e in given) for q in range(players)}
     if start == 0:
-        need = {q: 2 for q in range(players)}  # H1: two cards each, round-robin
-        block = [(receipt, q, None) for _ in range(2) for q in range(players)]
-    else:
-        shown = [e for e in rows[start - 1::-1]]  # the previous match's reveals, backwards
-        k = {}
-        for e in shown:
-            if e[0] != L.E_REVEAL:
+        order = list(range(players)) * 2  # H1: two cards each, round-robin
+    else:  # H3: as many as the match before revealed, seat by seat
+        shown = Counter()
+        for kind, who, _ in reversed(head):
+            if kind != L.E_REVEAL:
                 break
-            k[e[1]] = k.get(e[1], 0) + 1
-        need = k
-        block = [(receipt, q, None) for q in range(players) for _ in range(k.get(q, 0))]
+            shown[who] += 1
+        order = [q for q in range(players) for _ in range(shown[q])]
+    need = Counter(order)
+    given = [e for e in segment if e[0] == receipt]
+    counts = Counter(e[1] for e in given)
     if counts != need:
-        if any(counts[q] not in (0, need.get(q, 0)) for q in range(players)) or \
-                counts[seat] != need.get(seat, 0):
+        if counts[seat] != need[seat] or any(counts[q] not in (0, need[q])
+                                             for q in range(players)):
             return None  # partly written: left to the filter
         mine = iter(e[2] for e in given if e[1] == seat)
-        block = [(kind, q, next(mine) if q == seat else L.HIDDEN) for kind, q, _ in block]
+        block = [(receipt, q, next(mine) if q == seat else L.HIDDEN) for q in order]
         first = next((i for i, e in enumerate(segment) if e[0] == receipt), None)
         at = first if first is not None else next(
             (i for i, e in enumerate(segment) if e[0] != L.E_POT), len(segment))
         segment = [e for e in segment if e[0] != receipt]
         segment[at:at] = block
-    segment = list(segment)
     for q in range(players):
         if q == seat:
             continue
         known: list[int] = []
         waiting: list[int] = []  # indices of q's hidden receipts not yet given a card
-        put_down = [(i, e[2]) for i, e in enumerate(segment) if e[1] == q]
-        for i, value in put_down:
-            kind = segment[i][0]
+        for i, (kind, who, value) in enumerate(segment):
+            if who != q:
+                continue
             if kind in L.PRIVATE_EVENTS:
                 if value == L.HIDDEN:
                     waiting.append(i)
@@ -261,8 +260,8 @@ def replayed_worlds(game, events, seat: int, player: HanSoloPlayer | None, seed:
     """The hint's one call of the belief: the compiled filter (solver/belief/kernel.py,
     solver/han_solo/filter.py `posterior_worlds`) over the worlds of the seat's log, the
     others' choices weighted by `player`'s chain, each at least `stray(player)`: a choice
-    the policy never makes is weighed, not refused. None: the chance odds alone. Exact while the
-    worlds fit PARTICLES, else sampled (seeded). A log no history fits is refused by the
+    the policy never makes is weighed, not refused. None: the chance odds alone. Exact
+    while the worlds fit PARTICLES, else sampled (seeded). A log no history fits is refused by the
     rules' replay (solver/han_solo/belief.py `replay`), which says where and why."""
     if player is None:
         bank, chain, floor = None, (), 0.0
@@ -273,23 +272,22 @@ def replayed_worlds(game, events, seat: int, player: HanSoloPlayer | None, seed:
     pattern = log_pattern(events, seat, own, n)
     worlds, weights, stats = posterior_worlds(game, pattern, seat, bank, chain, PARTICLES,
                                               seed, floor)
-    plain = log_pattern(events, seat, own, n, fill=False)
-    if len(worlds) == 0 and not np.array_equal(plain, pattern):  # a filling the rules refuse
-        pattern = plain
-        worlds, weights, stats = posterior_worlds(game, pattern, seat, bank, chain,
-                                                  PARTICLES, seed, floor)
+    if len(worlds) == 0:  # a filling the rules refuse: the log as written
+        plain = log_pattern(events, seat, own, n, fill=False)
+        if not np.array_equal(plain, pattern):
+            pattern = plain
+            worlds, weights, stats = posterior_worlds(game, pattern, seat, bank, chain,
+                                                      PARTICLES, seed, floor)
     if len(worlds) == 0:
         belief.replay(game, events, seat, None, PARTICLES, seed, own)  # raises LogError
         raise SituationError(
             f"no history of the log was found past line {stats['furthest']} within "
             f"{PARTICLES:,} sampled histories: the log may be possible, but the sample "
             "could not tell; give the pot and your dealt cards if you know them")
-    seen = [(int(k), int(p), int(v)) for k, p, v in pattern]
-    if not any(k == L.E_POT for k, _, _ in seen):  # the pot unstated: unknown to me
-        seen = [(L.E_POT, -1, L.HIDDEN)] * int(worlds[0][L.S_NUM_PLAYERS]) + seen
     return belief.HanSoloPosterior(
         list(worlds), weights, exact=stats["truncated"] == 0,
-        ess=float(effective_sample_size(weights)), player=seat, events=seen)
+        ess=float(effective_sample_size(weights)), player=seat,
+        events=[tuple(int(x) for x in row) for row in pattern])
 
 
 def posterior(sit: HanSoloSituation, game, player: HanSoloPlayer, prior_only: bool,
@@ -350,7 +348,13 @@ def _situation(request, post: belief.HanSoloPosterior) -> dict:
             "discard_top": L.card_name(view_discard[-1]) if view_discard else None,
             "pot": [L.TOKEN_NAMES[k] for k in range(L.NUM_TOKEN_KINDS)
                     for _ in range(int(s0[L.S_POT + k]))]
-            if all(e[2] != L.HIDDEN for e in post.events if e[0] == L.E_POT) else None}
+            if _pot_seen(post.events) else None}
+
+
+def _pot_seen(events) -> bool:
+    """Whether the log as read states the pot (a log may leave it out)."""
+    pot = [value for kind, _, value in events if kind == L.E_POT]
+    return bool(pot) and L.HIDDEN not in pot
 
 
 def _posterior_record(request, post: belief.HanSoloPosterior) -> dict:
