@@ -206,7 +206,8 @@ def test_a_killed_worker_changes_nothing(tmp_path):
 
 
 @pytest.mark.slow
-def test_ctrl_c_keeps_the_merged_rounds(tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_kill_keeps_the_merged_rounds(tmp_path, stop):
     process = _jabba("solve", "--algorithm", "mccfr", "--deck", "small", "--ray",
                      "--ray-workers", "2", "--ray-round", "200", "--iterations", "10000000",
                      "--checkpoint", "ck.npz", "--out", "p.npz", cwd=tmp_path)
@@ -215,7 +216,7 @@ def test_ctrl_c_keeps_the_merged_rounds(tmp_path):
         lines.append(line)
         if "worker 1 (pid" in line:
             time.sleep(3.0)
-            process.send_signal(signal.SIGINT)
+            process.send_signal(stop)
             break
     lines += process.stdout.readlines()
     assert process.wait(timeout=120) == 0, "".join(lines)

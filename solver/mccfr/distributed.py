@@ -26,7 +26,8 @@ from numba import njit
 
 from solver.mccfr.checkpoint import write_checkpoint
 from solver.mccfr.solver import MCCFRSolver, MemoryLimitReached, memory_size
-from solver.mccfr.table import META_SLOTS_USED, MAX_LOAD, Tables, claim_block
+from solver.mccfr.table import (META_SLOTS_USED, MAX_LOAD, Tables, claim_block,
+                                kill_as_interrupt)
 from solver.mccfr.train import (TrainOutcome, _check_budgets, _next_measure, curve_point,
                                 resumed)
 
@@ -398,69 +399,70 @@ def _rounds(solver, pool, iterations, seconds, round_iterations, checkpoint,
         header = {**solver._describe(), "ray": dict(solver.ray_info)}
         write_checkpoint(checkpoint, header, solver.tables, solver.rngs)
 
-    try:
-        while True:
-            if iterations is not None and solver.iterations >= iterations:
-                break
-            if seconds is not None and time.perf_counter() - started >= seconds:
-                stopped_by = "seconds"
-                break
-            total = count * round_iterations
-            if iterations is not None:
-                total = min(total, iterations - solver.iterations)
-            shares = [total // count + (k < total % count) for k in range(count)]
-            round_start = time.perf_counter()
-            timeout = max(MIN_ROUND_TIMEOUT, ROUND_TIMEOUT_FACTOR * slowest)
-            results = pool.run_round(solver.tables, solver.rngs, shares, timeout,
-                                     solver.iterations)
-            over = [r for r in results if r is not None and "memory" in r]
-            if over:
-                raise MemoryLimitReached(max_memory or 0, max_memory or 0,
-                                         solver.tables.num_keys) from RuntimeError(
-                                             over[0]["memory"])
-            done = [r for r in results if r is not None]
-            merge_start = time.perf_counter()
-            merge_deltas(solver.tables, done, max_memory)
-            info = solver.ray_info
-            info["merge_seconds"] += time.perf_counter() - merge_start
-            info["kernel_seconds"] += max(r["seconds"] for r in done)
-            info["worker_seconds"] += max(r["worker_seconds"] for r in done)
-            for k, r in enumerate(results):
-                if r is not None:
-                    solver.rngs[k] = r["rng"]
-            solver.iterations += sum(r["iterations"] for r in done)
-            elapsed = time.perf_counter() - round_start
-            slowest = max(slowest, elapsed)
-            solver.seconds += elapsed
-            info["restarts"] = sum(pool.restarts)
-            info["worker_bytes"] = max([info["worker_bytes"]] + [r["nbytes"] for r in done])
-            info["worker_rss"] = max([info["worker_rss"]] + [r["rss"] for r in done])
-            point = None
-            if solver.iterations >= next_measure:
-                point = measure()
-                next_measure = _next_measure(solver.iterations)
-            if checkpoint and time.perf_counter() - last_checkpoint >= checkpoint_every:
-                save()
-                last_checkpoint = time.perf_counter()
-            if on_progress:
-                on_progress(solver, point)
-    except KeyboardInterrupt:
-        stopped_by = "interrupted"  # the round in flight is dropped; merged ones stand
-    except MemoryLimitReached as limit:
-        stopped_by = "memory"
-        detail = str(limit.__cause__) if limit.__cause__ else str(limit)
-        go_on = (f"resume it from the checkpoint {checkpoint} with --resume and a larger "
-                 "--max-memory" if checkpoint else "run again with a larger --max-memory "
-                 "(and --checkpoint, to be able to resume)")
-        where = "in a worker" if limit.__cause__ else "in the driver's merged tables"
-        message = (f"stopped at iteration {solver.iterations:,}: {where}, {detail} (the "
-                   f"limit holds per worker). The policy so far is saved. To go on, "
-                   f"{go_on}; or use a coarser --abstraction.")
-    except RuntimeError as err:  # a worker that keeps failing
-        stopped_by = "worker failure"
-        message = (f"stopped at iteration {solver.iterations:,}: {err}. The merged "
-                   "tables are saved" + (f"; resume from {checkpoint} with --resume"
-                                         if checkpoint else ""))
+    with kill_as_interrupt():  # `kill` saves the run as Ctrl-C does
+        try:
+            while True:
+                if iterations is not None and solver.iterations >= iterations:
+                    break
+                if seconds is not None and time.perf_counter() - started >= seconds:
+                    stopped_by = "seconds"
+                    break
+                total = count * round_iterations
+                if iterations is not None:
+                    total = min(total, iterations - solver.iterations)
+                shares = [total // count + (k < total % count) for k in range(count)]
+                round_start = time.perf_counter()
+                timeout = max(MIN_ROUND_TIMEOUT, ROUND_TIMEOUT_FACTOR * slowest)
+                results = pool.run_round(solver.tables, solver.rngs, shares, timeout,
+                                         solver.iterations)
+                over = [r for r in results if r is not None and "memory" in r]
+                if over:
+                    raise MemoryLimitReached(max_memory or 0, max_memory or 0,
+                                             solver.tables.num_keys) from RuntimeError(
+                                                 over[0]["memory"])
+                done = [r for r in results if r is not None]
+                merge_start = time.perf_counter()
+                merge_deltas(solver.tables, done, max_memory)
+                info = solver.ray_info
+                info["merge_seconds"] += time.perf_counter() - merge_start
+                info["kernel_seconds"] += max(r["seconds"] for r in done)
+                info["worker_seconds"] += max(r["worker_seconds"] for r in done)
+                for k, r in enumerate(results):
+                    if r is not None:
+                        solver.rngs[k] = r["rng"]
+                solver.iterations += sum(r["iterations"] for r in done)
+                elapsed = time.perf_counter() - round_start
+                slowest = max(slowest, elapsed)
+                solver.seconds += elapsed
+                info["restarts"] = sum(pool.restarts)
+                info["worker_bytes"] = max([info["worker_bytes"]] + [r["nbytes"] for r in done])
+                info["worker_rss"] = max([info["worker_rss"]] + [r["rss"] for r in done])
+                point = None
+                if solver.iterations >= next_measure:
+                    point = measure()
+                    next_measure = _next_measure(solver.iterations)
+                if checkpoint and time.perf_counter() - last_checkpoint >= checkpoint_every:
+                    save()
+                    last_checkpoint = time.perf_counter()
+                if on_progress:
+                    on_progress(solver, point)
+        except KeyboardInterrupt:
+            stopped_by = "interrupted"  # the round in flight is dropped; merged ones stand
+        except MemoryLimitReached as limit:
+            stopped_by = "memory"
+            detail = str(limit.__cause__) if limit.__cause__ else str(limit)
+            go_on = (f"resume it from the checkpoint {checkpoint} with --resume and a larger "
+                     "--max-memory" if checkpoint else "run again with a larger --max-memory "
+                     "(and --checkpoint, to be able to resume)")
+            where = "in a worker" if limit.__cause__ else "in the driver's merged tables"
+            message = (f"stopped at iteration {solver.iterations:,}: {where}, {detail} (the "
+                       f"limit holds per worker). The policy so far is saved. To go on, "
+                       f"{go_on}; or use a coarser --abstraction.")
+        except RuntimeError as err:  # a worker that keeps failing
+            stopped_by = "worker failure"
+            message = (f"stopped at iteration {solver.iterations:,}: {err}. The merged "
+                       "tables are saved" + (f"; resume from {checkpoint} with --resume"
+                                             if checkpoint else ""))
     if solver.iterations == 0:
         raise ValueError("no MCCFR iteration finished, so there is no policy to save "
                          f"(stopped by {stopped_by}{': ' + message if message else ''})")
