@@ -28,8 +28,8 @@ from solver.mccfr.checkpoint import write_checkpoint
 from solver.mccfr.solver import MCCFRSolver, MemoryLimitReached, memory_size
 from solver.mccfr.table import (META_SLOTS_USED, MAX_LOAD, Tables, claim_block,
                                 kill_as_interrupt)
-from solver.mccfr.train import (TrainOutcome, _check_budgets, _next_measure, curve_point,
-                                resumed)
+from solver.mccfr.train import (TrainOutcome, _check_budgets, _next_measure, budget_spent,
+                                curve_point, resumed)
 
 # A connection to a cluster that does not answer is refused within this (the brief: 30 s).
 CONNECT_TIMEOUT = 10.0
@@ -402,10 +402,9 @@ def _rounds(solver, pool, iterations, seconds, round_iterations, checkpoint,
     with kill_as_interrupt():  # `kill` saves the run as Ctrl-C does
         try:
             while True:
-                if iterations is not None and solver.iterations >= iterations:
-                    break
-                if seconds is not None and time.perf_counter() - started >= seconds:
-                    stopped_by = "seconds"
+                spent = budget_spent(solver, iterations, seconds, started)
+                if spent is not None:
+                    stopped_by = spent
                     break
                 total = count * round_iterations
                 if iterations is not None:

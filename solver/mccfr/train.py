@@ -160,6 +160,17 @@ def curve_point(solver, tree) -> dict:
     return point
 
 
+def budget_spent(solver, iterations: int | None, seconds: float | None,
+                 started: float) -> str | None:
+    """The budget a run has used up ("iterations": the total, counting a resumed run's;
+    "seconds": this session's, from `started`), or None."""
+    if iterations is not None and solver.iterations >= iterations:
+        return "iterations"
+    if seconds is not None and time.perf_counter() - started >= seconds:
+        return "seconds"
+    return None
+
+
 def train(game, level: int, iterations: int | None, seconds: float | None, *,
           threads: int = 2, seed: int = 1, checkpoint: Path | None = None,
           checkpoint_every: float = 600.0, resume: bool = False,
@@ -211,10 +222,9 @@ def train(game, level: int, iterations: int | None, seconds: float | None, *,
     with kill_as_interrupt():  # `kill` saves the run as Ctrl-C does
         try:
             while True:
-                if iterations is not None and solver.iterations >= iterations:
-                    break
-                if seconds is not None and time.perf_counter() - started >= seconds:
-                    stopped_by = "seconds"
+                spent = budget_spent(solver, iterations, seconds, started)
+                if spent is not None:
+                    stopped_by = spent
                     break
                 # Batches of about a second: budgets and Ctrl-C are checked between them.
                 rate = solver.iterations / solver.seconds if solver.seconds > 0 else 100.0
