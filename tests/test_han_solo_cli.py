@@ -1,6 +1,7 @@
 """The Han Solo card game (`--game han_solo`) on the commands: the hint (the EV of every
 option from rollouts over posterior worlds, each opponent's hand-total posterior), its
-belief engine (solver/han_solo/belief.py), the refusals (cards of another game,
+rules' replay (solver/han_solo/belief.py, the reference the compiled filter is checked
+against), the refusals (cards of another game,
 impossible hands, a turn that does not exist, Love Letter's options), and the other
 commands taking --game han_solo."""
 

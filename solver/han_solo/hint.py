@@ -2,10 +2,12 @@
 others hold, answered as every game's hint is (solver/hint/request.py in,
 solver/hint/answer.py's HintAnswer out, `advice.answer` dispatching here).
 
-1. Worlds: the seat's log replayed over the others' hidden cards (solver/han_solo/
-   belief.py): Bayes with the policy's probability of every choice they were seen to
-   make; exact where the worlds fit PARTICLES, else sampled (the answer says which, with
-   the effective sample size). `prior_only`: the chance odds alone.
+1. Worlds: the compiled particle filter over the others' hidden cards (`replayed_worlds`:
+   solver/han_solo/filter.py `posterior_worlds`): Bayes with the policy's probability of
+   every choice they were seen to make, at least `stray`; exact where the worlds fit
+   PARTICLES, else sampled (the answer says which, with the effective sample size).
+   `prior_only`: the chance odds alone. A log no world fits is explained by the rules'
+   replay (solver/han_solo/belief.py).
 2. Values: each full option (draw; take then keep or each discard; stand; at a discard
    decision, keep or each discard) rolled out `rollouts` times from worlds drawn by
    weight, everybody then playing the policy (the shipped table, closest_to_zero where
