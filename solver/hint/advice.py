@@ -22,16 +22,19 @@
    value, unless other options are within the 95% interval of their
    paired difference to it; then the policy's likeliest of those.
 
-`answer(request)` is the one pipeline: a `HintRequest` (solver/hint/request.py, read and
-checked once, by the command line and the web API alike) in, a `HintAnswer`
-(solver/hint/answer.py, one `to_json`) out; `hint(situation, game, ...)` is the same for
-a Situation in hand. A play the rules force (classic Love Letter's Countess, C3) is
-answered from the engine (`engine.forced_card`), with nothing to value.
+`answer(request)` answers a `HintRequest` (solver/hint/request.py, read and checked once,
+by the command line and the web API alike) with a `HintAnswer` (solver/hint/answer.py, one
+`to_json`) by its game's adapter; for this engine's games that is the one hint of every
+game (solver/hint/pipeline.py) with this engine's part, `LoveLetterHint`.
+`hint(situation, game, ...)` is the same for a Situation in hand. A play the rules force
+(classic Love Letter's Countess, C3) is answered from the engine (`engine.forced_card`),
+with nothing to value.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import time
 
 import numpy as np
@@ -47,11 +50,14 @@ from solver import games
 # The search by its module: tests replace resolve.search (tests/test_timed_search.py).
 from solver.search import resolve
 from solver.search.resolve import ModelCannotExplain, SearchLimits, SearchUnfinished
-from solver.search.single_agent import SearchTooShort, single_agent_search
+from solver.search.single_agent import SearchTooShort, SingleAgentResult, single_agent_search
 from solver.search.subgame import SubgameTooLarge
 from solver.hint.answer import SCHEMA, SCHEMA_VERSION, HintAnswer  # noqa: F401  (re-exported)
 from solver.hint.choice import Z95, _standard_error, choose
 from solver.hint import options as hint_options
+from solver.hint import pipeline
+from solver.hint.pipeline import (GUARD_MARGIN, NoSearch, Rolled, TableAdvice,  # noqa: F401
+                                  search_overruled)
 from solver.hint.log import log_worlds, prior_worlds, summary_log_worlds
 from solver.hint.request import (SEARCH_MAX_PLAYERS, HintRequest,  # noqa: F401
                                  MatchContext, OpponentModelUse, check_game, match_context)
@@ -249,10 +255,6 @@ def _card_settled(values: np.ndarray, clusters: np.ndarray, cards: list[list[int
     return True
 
 
-def _words(ids, chars) -> str:
-    return ", ".join(decision_to_string(a, chars) for a in ids)
-
-
 def _opponents(sit: Situation, s0, hand_mass) -> list[dict]:
     """Per opponent: status and the probability of each card in their hand, from
     hand_mass(q) (weight per character id)."""
@@ -339,12 +341,6 @@ def _run_search(sit, game, policies, states, weights, limits, seed, top, tables=
         return None, str(err)
 
 
-# Where the search's choice loses to another full action by the answer's own rollouts, by
-# more than this (token margin) with the paired 95% interval below 0, the rollouts' choice
-# answers (docs/hint.md "When search and rollouts disagree").
-GUARD_MARGIN = 0.10
-
-
 def _run_single_agent(worlds, paths, me, policies, seconds, seed, samples):
     """(SingleAgentResult, None), or (None, why the search could not answer), with no
     unexploiting twin (the single-agent search takes no opponent model)."""
@@ -356,13 +352,6 @@ def _run_single_agent(worlds, paths, me, policies, seconds, seed, samples):
     except SearchTooShort as why:
         return None, str(why), None
     return found, None, None
-
-
-def search_overruled(stats: dict) -> bool:
-    """Whether a full action's rollout figures (`choose`'s ev, vs_best, vs_best_ci95)
-    put it more than GUARD_MARGIN below the best with the interval excluding 0."""
-    return (stats["vs_best"] < -GUARD_MARGIN
-            and stats["vs_best"] + stats["vs_best_ci95"] < 0)
 
 
 def _search_steps(result, path, chars) -> list[dict]:
@@ -393,241 +382,237 @@ def answer(request: HintRequest) -> HintAnswer:
     return games.of(request.game).hint_answer(request)
 
 
-def engine_answer(request: HintRequest) -> HintAnswer:
-    """The answer to `request` in a game of the Love Letter engine: the worlds and
-    beliefs, the table's probabilities, the search where a table (the blueprint) exists
-    (the table answers where it cannot, and says why), every full action's rollout
-    values, and the choice. With a match context the search and the rollouts maximise the
-    match utility of the standings the round leaves, and every play shows its match-win
-    probability beside its round EV (docs/match.md); with an opponent model that seat is
-    locked to the model in a second search beside the unexploiting one, and the answer
-    says what exploiting expects to gain and what it risks (docs/opponents.md)."""
-    prepare(request)
-    start = time.perf_counter()  # the budgets count from here, the kernels ready
+@dataclasses.dataclass
+class LoveLetterPosterior:
+    """The hint's posterior (solver/hint/pipeline.py): the worlds and their weights, and
+    what the replay says of them (`_replayed_worlds`)."""
+
+    worlds: list
+    weights: list
+    replay: dict
+
+    @property
+    def present(self):
+        return self.worlds[0]
+
+
+def _searches(request: HintRequest) -> tuple[bool, bool]:
+    """(whether the search is wanted, whether it is the single-agent one): 3-6 players the
+    single-agent search (solver/search/single_agent.py), which needs no world kept apart
+    by the others' logs; 2 players the subgame search, which does."""
     r = request
-    sit, game, policies, match, opponent = (r.situation, r.game, r.policies, r.match,
-                                            r.opponent)
-    seed = check_seed(r.seed)
-    search, prior_only, search_top = r.search, r.prior_only, r.search_top
-    forced = forced_play(sit)
-    if forced is not None:
-        return _forced_answer(sit, game, policies, forced, start)
-    me = sit.seat
-    search_fits = sit.players <= r.search_max_players
-    want_search = search and bool(policies.paths) and search_fits
-    # 3-6 players: the single-agent search (solver/search/single_agent.py), which needs no
-    # world kept apart by the others' logs; 2 players: the subgame search, which does.
-    single_agent = sit.players >= 3
-    weighted, replay = _replayed_worlds(
-        sit, game, policies, prior_only, seed,
-        merge_logs=True if want_search and not single_agent else None)
-    states = [s for s, _ in weighted]
-    worlds = (states, [w for _, w in weighted])
-    s0 = states[0]
-    source = "log" if sit.log is not None else "summary"
-    opponents = _opponents(sit, s0, _world_mass(*worlds))
-    legal = _legal(s0)
-    found = policies.lookup(s0, me, len(legal))
-    if found is not None:
-        probs, level = found
-        if level == policies.levels[0]:
-            policy_source, how = "table", "table"
+    fits = r.situation.players <= r.search_max_players
+    return r.search and bool(r.policies.paths) and fits, r.situation.players >= 3
+
+
+@dataclasses.dataclass
+class _Started:
+    """A search running on the other core (its kernels release the GIL)."""
+
+    future: concurrent.futures.Future
+
+    def finish(self):
+        return self.future.result()
+
+
+def _start(searches) -> _Started:
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hint-search")
+    started = _Started(pool.submit(searches))
+    pool.shutdown(wait=False)
+    return started
+
+
+class LoveLetterHint:
+    """The Love Letter engine's part of the hint (solver/hint/pipeline.py `HintPart`):
+    worlds and beliefs by the belief engine, the tables' probabilities (backing off to a
+    coarser table, re-solving where none has the key), the search where a table (the
+    blueprint) exists, rollouts within the time budget, stopping once the card is
+    settled. With a match context the search and the rollouts maximise the match utility
+    of the standings the round leaves, and every play shows its match-win probability
+    beside its round EV (docs/match.md); with an opponent model that seat is locked to
+    the model in a second search beside the unexploiting one, and the answer says what
+    exploiting expects to gain and what it risks (docs/opponents.md)."""
+
+    def __init__(self, request: HintRequest):
+        self._chars = request.game.characters
+        self._exploit = None
+
+    def prepare(self, request):
+        prepare(request)
+
+    def forced(self, request, start):
+        forced = forced_play(request.situation)
+        if forced is None:
+            return None
+        return _forced_answer(request.situation, request.game, request.policies, forced,
+                              start)
+
+    def posterior(self, r):
+        want, single_agent = _searches(r)
+        weighted, replay = _replayed_worlds(
+            r.situation, r.game, r.policies, r.prior_only, check_seed(r.seed),
+            merge_logs=True if want and not single_agent else None)
+        return LoveLetterPosterior([s for s, _ in weighted], [w for _, w in weighted],
+                                   replay)
+
+    def option_tree(self, request):
+        return option_tree(request.policies, request.situation.seat)
+
+    def table(self, r, post, legal):
+        policies = r.policies
+        found = policies.lookup(post.present, r.situation.seat, len(legal))
+        if found is not None:
+            probs, level = found
+            if level == policies.levels[0]:
+                source, how = "table", "table"
+            else:
+                source, how = "backoff", f"backed off to the {level} table"
+            budget = r.seconds
         else:
-            policy_source, how = "backoff", f"backed off to the {level} table"
-        budget = r.seconds
-    else:
-        probs, level = None, None
-        policy_source = "re-solve"
-        how = ("re-solved: no table has this situation's key; chosen by the rollout values "
-               "over the worlds" if policies.paths else
-               "re-solved: no policy ships for this game; chosen by the rollout values "
-               f"({policies.default} plays the rollouts)")
-        budget = r.resolve_seconds
-    tables = None if match is None else match.tables()
-    result, search_note, plain = None, None, None
-    rollout_policies, rollout_model = policies, None
-    if opponent is not None:
-        rollout_policies, exploit = opponent.exploit(game, policies)
-        rollout_model = (exploit.seat, exploit.chains, exploit.weights)
-    searching, overruled = None, None
-    paths = full_actions(s0, me)
-    if not search:
-        search_note = "not asked for (--no-search)"
-    elif not policies.paths:
-        search_note = "no table (blueprint) ships for this game"
-    elif not search_fits:
-        search_note = (f"the search answers up to {r.search_max_players} players; with "
-                       f"{sit.players} the table (blueprint) answers")
-    elif single_agent and (match is not None or opponent is not None):
-        search_note = ("the search at 3-6 players values the round's margin without "
-                       "models: with a match or an opponent model the table answers")
-    elif single_agent:
-        seconds = max(r.search_seconds - (time.perf_counter() - start),
-                      MIN_SEARCH_SHARE * r.search_seconds)
+            probs, level, source = None, None, "re-solve"
+            how = ("re-solved: no table has this situation's key; chosen by the rollout "
+                   "values over the worlds" if policies.paths else
+                   "re-solved: no policy ships for this game; chosen by the rollout values "
+                   f"({policies.default} plays the rollouts)")
+            budget = r.resolve_seconds
+        return TableAdvice(probs, source, how, level, policies.describe(), budget)
 
-        def searches():
-            return _run_single_agent(worlds, paths, me, policies, seconds, seed,
-                                     r.search_samples)
+    def card(self, action):
+        return self._chars[action - L.PLAY].name
 
-        pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hint-search")
-        searching = pool.submit(searches)
-        pool.shutdown(wait=False)
-    else:
+    def search(self, r, post, paths, start):
+        want, single_agent = _searches(r)
+        seed, me, policies = check_seed(r.seed), r.situation.seat, r.policies
+        worlds = (post.worlds, post.weights)
+        if not r.search:
+            return NoSearch("not asked for (--no-search)")
+        if not policies.paths:
+            return NoSearch("no table (blueprint) ships for this game")
+        if not want:
+            return NoSearch(f"the search answers up to {r.search_max_players} players; "
+                            f"with {r.situation.players} the table (blueprint) answers")
+        if single_agent and (r.match is not None or r.opponent is not None):
+            return NoSearch("the search at 3-6 players values the round's margin without "
+                            "models: with a match or an opponent model the table answers")
+        if single_agent:
+            seconds = max(r.search_seconds - (time.perf_counter() - start),
+                          MIN_SEARCH_SHARE * r.search_seconds)
+            return _start(lambda: _run_single_agent(worlds, paths, me, policies, seconds,
+                                                    seed, r.search_samples))
         limits = r.search_limits
         if limits is None:  # --search-seconds bounds the answer: what the beliefs took is spent
             spent = time.perf_counter() - start
             limits = SearchLimits(seconds=max(r.search_seconds - spent,
                                               MIN_SEARCH_SHARE * r.search_seconds),
                                   iterations=r.search_iterations)
+        tables = None if r.match is None else r.match.tables()
+        rollout_policies, exploit = self._exploiting(r)
 
         def searches():
-            found, note = _run_search(sit, game, policies, states, worlds[1], limits, seed,
-                                      search_top, tables, leaves=r.search_leaves)
-            if opponent is None or found is None:
+            found, note = _run_search(r.situation, r.game, policies, post.worlds,
+                                      post.weights, limits, seed, r.search_top, tables,
+                                      leaves=r.search_leaves)
+            if r.opponent is None or found is None:
                 return found, note, None
-            exploiting, note = _run_search(sit, game, rollout_policies, states, worlds[1],
-                                           limits, seed, search_top, tables, exploit)
+            exploiting, note = _run_search(r.situation, r.game, rollout_policies,
+                                           post.worlds, post.weights, limits, seed,
+                                           r.search_top, tables, exploit)
             return exploiting, note, found
 
-        # The search and the rollouts are independent (the rollouts follow the tables):
-        # the search runs on the other core meanwhile (its kernels release the GIL).
-        pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="hint-search")
-        searching = pool.submit(searches)
-        pool.shutdown(wait=False)
-    cards = [[i for i, path in enumerate(paths) if path[0] == a] for a in legal]
-    scored, clusters, counts, rollout_seconds = _rollouts(
-        worlds, paths, me, rollout_policies, budget, seed, r.rollouts, tables=tables,
-        model=rollout_model, settled=lambda v, c: _card_settled(v[0 if match is None else 1],
-                                                                c, cards))
-    if searching is not None:
-        result, search_note, plain = searching.result()
-    index_of = {path: i for i, path in enumerate(paths)}
-    tree = option_tree(policies, me)
-    if result is not None and single_agent:
-        # The plan's full action by the hint's own rule over the plan's values: the best,
-        # the table breaking ties within the interval, step by step.
-        plan_clusters = np.arange(result.plan.shape[1])
-        _, plan_lines = hint_options.play_lines(tree, s0, index_of, result.plan,
-                                                plan_clusters)
-        pick, _, _ = choose(np.stack([row for row, _, _ in plan_lines]), plan_clusters,
-                             probs)
-        result.choose(tuple([legal[pick]] + plan_lines[pick][2]))
-        policy_source = "search"
+        return _start(searches)
+
+    def searched(self, result, tree, s0, index_of, legal, probs, how):
         d = result.detail()
-        how = (f"search: {d['construction']}; {d['samples']:,} worlds per full action, "
-               f"keyed at the {d['key_level']} level; its plan leaves the table at "
-               f"{d['next_decision_changed']:.0%} of my next decisions; the table's "
-               f"probabilities beside it ({how})")
-    elif result is not None:
-        policy_source = "search"
-        d = result.detail()
-        how = (f"search: {d['construction']}, {d['roots']['order1']} + "
-               f"{d['roots']['order2']} root histories, {d['nodes']:,} nodes, "
-               f"{d['infosets']:,} information sets, to the {d['depth']}, "
-               f"{d['iterations']} DCFR iterations; the table's probabilities beside it "
-               f"({how})")
-    # The rule chooses by the round's margin, or with a match by the match utility.
-    values = scored[0] if match is None else scored[1]
-    _, lines = hint_options.play_lines(tree, s0, index_of, values, clusters)
-    best, stats, chosen_by = choose(np.stack([row for row, _, _ in lines]), clusters, probs)
-    chars = game.characters
-    path_index = [index_of[tuple([a] + lines[i][2])] for i, a in enumerate(legal)]
-    if match is not None:  # ev fields stay the round's; the match's beside them
-        _, round_stats, _ = choose(scored[0][path_index], clusters, None)
-        stats = [{**round_stats[i], **_match_stats(stats[i], scored[2][path_index[i]],
-                                                   clusters)} for i in range(len(legal))]
-    plays = [{"action": decision_to_string(a, chars), "action_id": a,
-              "card": chars[a - L.PLAY].name,
-              "probability": None if probs is None else float(probs[i]),
-              "full_action": _words([a] + lines[i][2], chars), "steps": lines[i][1],
-              **stats[i]}
-             for i, a in enumerate(legal)]
-    _, path_stats, _ = choose(scored[0], clusters, None)
-    if match is not None:
-        _, match_stats, _ = choose(values, clusters, None)
-        path_stats = [{**path_stats[i], **_match_stats(match_stats[i], scored[2][i], clusters)}
-                      for i in range(len(paths))]
-    recommendation = {"action": plays[best]["full_action"], "card": plays[best]["card"],
-                      "chosen_by": chosen_by, "steps": plays[best]["steps"]}
-    # The policy breaks ties within each step's interval; two such steps can leave the
-    # full action past the guard's margin from the best one: then the best by value.
-    by_value = path_stats if match is None else choose(values, clusters, None)[1]
-    if search_overruled(by_value[path_index[best]]):
-        top = int(np.argmax([st["ev"] for st in by_value]))
-        _, steps, _ = hint_options.decide(tree, _applied(s0, paths[top][0]), paths[top][:1],
-                                          index_of, values, clusters, paths[top])
-        recommendation = {"action": _words(paths[top], chars),
-                          "card": chars[paths[top][0] - L.PLAY].name,
-                          "chosen_by": "value: the policy's tie-breaks went past the "
-                                       "interval", "steps": steps}
-    if result is not None:
-        for play in plays:
-            p, v = result.line((play["action_id"],))
-            play["search_probability"], play["search_value"] = p, v
-            if match is not None:
-                play["search_match_win"] = result.line((play["action_id"],), True)[1]
-            if plain is not None:
-                p, v = plain.line((play["action_id"],))
-                play["unexploiting_probability"], play["unexploiting_value"] = p, v
-        lines_of_search = [result.line(path) for path in paths]
-        for i, (p, v) in enumerate(lines_of_search):
-            path_stats[i] = {**path_stats[i], "search_probability": p, "search_value": v}
-            if match is not None:
-                path_stats[i]["search_match_win"] = result.line(paths[i], True)[1]
-        if single_agent:  # its plan, chosen above
-            top = index_of[result.chosen]
-        else:
-            # The card: the search's likeliest play; then its target and number: the best
-            # by the search's values (each followed by my best play in the subgame).
-            play_prob = dict(zip(result.legal.tolist(), result.probs.tolist()))
-            card = max(legal, key=lambda a: (play_prob[a], result.line((a,))[1]))
-            top = max((i for i, path in enumerate(paths) if path[0] == card),
-                      key=lambda i: lines_of_search[i][1])
-        chosen = paths[top]
-        # The guard: the rollouts judge the search's choice by the values the rule chooses
-        # by (the round's margin, or the match utility).
-        guard = path_stats[top] if match is None else choose(values, clusters, None)[1][top]
-        if search_overruled(guard):
-            overruled = {"search_choice": _words(chosen, chars),
-                         "vs_best": guard["vs_best"], "vs_best_ci95": guard["vs_best_ci95"],
-                         "margin": GUARD_MARGIN}
-            recommendation["chosen_by"] = "rollouts: search and rollouts disagree"
-            how += (f"; its choice ({overruled['search_choice']}) overruled: search and "
-                    "rollouts disagree")
-        else:
-            recommendation = {"action": _words(chosen, chars),
-                              "card": chars[chosen[0] - L.PLAY].name, "chosen_by": "search",
-                              "steps": _search_steps(result, chosen, chars)}
-    rollout_decisions = int(counts.sum())
-    total = max(rollout_decisions, 1)
-    return HintAnswer(
-        situation={"game": sit.game, "players": sit.players, "agenda": sit.agenda,
-                   "seat": me, "hand": [chars[int(c)].name for c in sorted(
-                       s0[L.S_HAND + me * L.MAX_HAND:L.S_HAND + me * L.MAX_HAND + 2])],
-                   "deck": int(engine.deck_size(s0)), "described_by": source},
-        policy={"source": policy_source, "detail": how, "level": level,
-                "tables": policies.describe(),
-                "search": ({"used": True, **result.detail(), "overruled": overruled}
-                           if result is not None
-                           else {"used": False, "reason": search_note})},
-        recommendation=recommendation,
-        plays=plays,
-        full_actions=[{"action": _words(path, chars), "action_ids": list(path),
-                       **path_stats[i]}
-                      for i, path in enumerate(paths)],
-        opponents=opponents,
-        match=None if match is None else _match_answer(match, plays, recommendation),
-        opponent_model=(None if opponent is None else
-                        opponent.answer(result, plain, paths, search_note)),
-        posterior=_posterior_answer(sit, policies, prior_only, replay),
-        rollouts={"count": int(values.shape[1]), "seconds": round(rollout_seconds, 3),
+        if isinstance(result, SingleAgentResult):
+            # The plan's full action by the hint's own rule over the plan's values: the
+            # best, the table breaking ties within the interval, step by step.
+            plan_clusters = np.arange(result.plan.shape[1])
+            _, plan_lines = hint_options.play_lines(tree, s0, index_of, result.plan,
+                                                    plan_clusters)
+            pick, _, _ = choose(np.stack([row for row, _, _ in plan_lines]), plan_clusters,
+                                probs)
+            result.choose(tuple([legal[pick]] + plan_lines[pick][2]))
+            return result.chosen, (
+                f"search: {d['construction']}; {d['samples']:,} worlds per full action, "
+                f"keyed at the {d['key_level']} level; its plan leaves the table at "
+                f"{d['next_decision_changed']:.0%} of my next decisions; the table's "
+                f"probabilities beside it ({how})")
+        # The card: the search's likeliest play; then its target and number: the best by
+        # the search's values (each followed by my best play in the subgame).
+        paths = list(index_of)
+        play_prob = dict(zip(result.legal.tolist(), result.probs.tolist()))
+        card = max(legal, key=lambda a: (play_prob[a], result.line((a,))[1]))
+        values = [result.line(path)[1] for path in paths]
+        top = max((i for i, path in enumerate(paths) if path[0] == card),
+                  key=lambda i: values[i])
+        return paths[top], (
+            f"search: {d['construction']}, {d['roots']['order1']} + "
+            f"{d['roots']['order2']} root histories, {d['nodes']:,} nodes, "
+            f"{d['infosets']:,} information sets, to the {d['depth']}, "
+            f"{d['iterations']} DCFR iterations; the table's probabilities beside it "
+            f"({how})")
+
+    def search_steps(self, result, path):
+        return _search_steps(result, path, self._chars)
+
+    def rollouts(self, r, post, paths, legal, table):
+        me, match = r.situation.seat, r.match
+        tables = None if match is None else match.tables()
+        rollout_policies, exploit = self._exploiting(r)
+        model = None if exploit is None else (exploit.seat, exploit.chains, exploit.weights)
+        cards = [[i for i, path in enumerate(paths) if path[0] == a] for a in legal]
+        scored, clusters, counts, seconds = _rollouts(
+            (post.worlds, post.weights), paths, me, rollout_policies, table.budget,
+            check_seed(r.seed), r.rollouts, tables=tables, model=model,
+            settled=lambda v, c: _card_settled(v[0 if match is None else 1], c, cards))
+        policies = r.policies
+        decisions = int(counts.sum())
+        total = max(decisions, 1)
+        record = {"count": int(scored.shape[2]), "seconds": round(seconds, 3),
                   "worlds": int(np.count_nonzero(np.bincount(clusters))),
-                  "decisions": rollout_decisions,
+                  "decisions": decisions,
                   "from_table": float(counts[0] if policies.paths else 0) / total,
                   "from_coarser_table": float(counts[1:-1].sum()) / total,
                   "default_policy": policies.default,
-                  "from_default_policy": float(counts[-1]) / total},
-        seconds=round(time.perf_counter() - start, 3))
+                  "from_default_policy": float(counts[-1]) / total}
+        by_rule = scored[0] if match is None else scored[1]
+        return Rolled(by_rule, scored[0], None if match is None else scored[2], clusters,
+                      record)
+
+    def situation(self, r, post):
+        sit, s0, me = r.situation, post.present, r.situation.seat
+        return {"game": sit.game, "players": sit.players, "agenda": sit.agenda, "seat": me,
+                "hand": [self._chars[int(c)].name for c in sorted(
+                    s0[L.S_HAND + me * L.MAX_HAND:L.S_HAND + me * L.MAX_HAND + 2])],
+                "deck": int(engine.deck_size(s0)),
+                "described_by": "log" if sit.log is not None else "summary"}
+
+    def posterior_record(self, r, post):
+        return _posterior_answer(r.situation, r.policies, r.prior_only, post.replay)
+
+    def opponents(self, r, post):
+        return _opponents(r.situation, post.present, _world_mass(post.worlds, post.weights))
+
+    def match_record(self, r, plays, recommendation):
+        return None if r.match is None else _match_answer(r.match, plays, recommendation)
+
+    def opponent_record(self, r, result, plain, paths, note):
+        return None if r.opponent is None else r.opponent.answer(result, plain, paths, note)
+
+    def _exploiting(self, r):
+        """(the rollouts' and the exploiting search's policies, the Exploit or None),
+        made once per answer."""
+        if r.opponent is None:
+            return r.policies, None
+        if self._exploit is None:
+            self._exploit = r.opponent.exploit(r.game, r.policies)
+        return self._exploit
+
+
+def engine_answer(request: HintRequest) -> HintAnswer:
+    """The answer to `request` in a game of the Love Letter engine: the one hint
+    (solver/hint/pipeline.py) with this engine's part, `LoveLetterHint`."""
+    return pipeline.answer(LoveLetterHint(request), request)
 
 
 _PREPARED = []  # whether this process has loaded the hint's kernels
@@ -723,13 +708,6 @@ def compile_rollouts() -> None:
     s = _warm_up_state(game).array
     policies.lookup(s, 1, len(_legal(s)))
     _rollouts(([s], [1.0]), full_actions(s, 1), 1, policies, 0.01, 0, rollouts=32)
-
-
-def _match_stats(utility_stats: dict, wins: np.ndarray, clusters) -> dict:
-    """A play's match figures: its match utility (what the rule chose by) and its
-    rollouts' mean match-win probability with a 95% interval."""
-    return {"match_utility": utility_stats["ev"], "match_win": float(wins.mean()),
-            "match_win_ci95": Z95 * _standard_error(wins, clusters)}
 
 
 def _match_answer(match: MatchContext, plays: list[dict], recommendation: dict) -> dict:

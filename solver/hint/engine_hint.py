@@ -1,8 +1,8 @@
-"""The hint of a game on its own engine (han_solo, sarlaccs_pit), written once: the
-posterior's worlds, every full action chosen now (solver/hint/options.py), each valued by
+"""The part of the hint (solver/hint/pipeline.py, the one hint of every game) that the
+games on their own engines (han_solo, sarlaccs_pit) share, written once: a fixed number of
 rollouts over the player's policy chain (solver/sim/playout.py `path_values`, common
-random numbers), chosen by every hint's rule (solver/hint/choice.py `choose`), and the
-answer (solver/hint/answer.py `HintAnswer`).
+random numbers), the answer's policy and rollouts records, no forced play, search or
+match.
 
 What is a game's own is its `EngineHintGame`: its engine and play-out hooks, the
 rollouts' stream and default count, how a request becomes a posterior (its worlds,
@@ -25,7 +25,8 @@ import numpy as np
 
 from solver.hint import options as hint_options
 from solver.hint.answer import HintAnswer
-from solver.hint.choice import choose
+from solver.hint import pipeline
+from solver.hint.pipeline import NoSearch, Rolled, TableAdvice
 from solver.sim.playout import padded_paths, path_values
 from solver.sim.rng import check_seed
 
@@ -46,57 +47,60 @@ class EngineHintGame:
     opponent: Callable  # (request, posterior, seat) -> one of the answer's `opponents`
 
 
-def answer(hint: EngineHintGame, request) -> HintAnswer:
-    """The HintAnswer for a HintRequest of `hint`'s game (its `policies` an
-    EnginePlayer)."""
-    start = time.perf_counter()
-    sit, player = request.situation, request.policies
-    seed = check_seed(request.seed)
-    me = sit.seat
-    post = hint.posterior(request)
-    s0 = post.present
-    tree = hint.option_tree(player, me)
-    paths = hint_options.full_actions(tree, s0)
-    count = request.rollouts or hint.rollouts(request, paths)
-    roll_start = time.perf_counter()
-    values, picks, counts = rollout_values(hint, post.worlds, post.weights, paths, me,
-                                           player, count, seed)
-    roll_seconds = time.perf_counter() - roll_start
-    clusters = np.arange(count)
-    index_of = {path: i for i, path in enumerate(paths)}
-    legal, lines = hint_options.play_lines(tree, s0, index_of, values, clusters)
-    root = tree.probabilities(s0, legal)
-    best, stats, chosen_by = choose(np.stack([row for row, _, _ in lines]), clusters, root)
-    plays = [{"action": tree.words(a), "action_id": a, "card": None,
-              "probability": None if root is None else root[i],
-              "full_action": tree.full_words([a] + lines[i][2]), "steps": lines[i][1],
-              **stats[i]}
-             for i, a in enumerate(legal)]
-    _, path_stats, _ = choose(values, clusters, None)
-    full = [{"action": tree.full_words(path), "action_ids": list(path), **path_stats[i]}
-            for i, path in enumerate(paths)]
-    decisions = int(counts.sum())  # the player's chain: its table's, then its heuristic's
-    misses = int(counts[0, 1:].sum()) if player.table is not None else 0
-    return HintAnswer(
-        situation=hint.situation(request, post),
-        policy={"source": "table" if root is not None else "heuristic",
-                "detail": f"{player.describe()}: " + (
-                    "its probabilities beside the values" if root is not None else
-                    "no table for these parameters (or none this code reads); chosen by "
-                    "the rollout values" if player.table is None else
-                    "no table key here; chosen by the rollout values"),
-                "level": (player.table.header["abstraction"]["level"]
-                          if player.table is not None and root is not None else None),
-                "tables": [] if player.source is None else [player.source],
-                "search": {"used": False, "reason": f"{hint.name} has no decision-time "
-                           "search: the values are the rollouts'"}},
-        recommendation={"action": plays[best]["full_action"], "card": None,
-                        "chosen_by": chosen_by, "steps": plays[best]["steps"]},
-        plays=plays,
-        full_actions=full,
-        opponents=[hint.opponent(request, post, q) for q in range(sit.players) if q != me],
-        posterior=hint.posterior_record(request, post),
-        rollouts={"count": count, "seconds": round(roll_seconds, 3),
+class OwnEngineHint:
+    """An own-engine game's part of the hint (solver/hint/pipeline.py `HintPart`), from
+    its `EngineHintGame`: no forced play, no search, no match; a fixed rollout count."""
+
+    def __init__(self, hint: EngineHintGame):
+        self.hint = hint
+        self._tree = None
+
+    def prepare(self, request):
+        pass
+
+    def forced(self, request, start):
+        return None
+
+    def posterior(self, request):
+        return self.hint.posterior(request)
+
+    def option_tree(self, request):
+        if self._tree is None:
+            self._tree = self.hint.option_tree(request.policies, request.situation.seat)
+        return self._tree
+
+    def table(self, request, post, legal):
+        player = request.policies
+        probs = self.option_tree(request).probabilities(post.present, legal)
+        return TableAdvice(
+            probs, "table" if probs is not None else "heuristic",
+            f"{player.describe()}: " + (
+                "its probabilities beside the values" if probs is not None else
+                "no table for these parameters (or none this code reads); chosen by the "
+                "rollout values" if player.table is None else
+                "no table key here; chosen by the rollout values"),
+            player.table.header["abstraction"]["level"]
+            if player.table is not None and probs is not None else None,
+            [] if player.source is None else [player.source])
+
+    def card(self, action):
+        return None
+
+    def search(self, request, post, paths, start):
+        return NoSearch(f"{self.hint.name} has no decision-time search: the values are "
+                        "the rollouts'")
+
+    def rollouts(self, request, post, paths, legal, table):
+        player = request.policies
+        count = request.rollouts or self.hint.rollouts(request, paths)
+        start = time.perf_counter()
+        values, picks, counts = rollout_values(self.hint, post.worlds, post.weights, paths,
+                                               request.situation.seat, player, count,
+                                               check_seed(request.seed))
+        seconds = time.perf_counter() - start
+        decisions = int(counts.sum())  # the player's chain: its table's, then its heuristic's
+        misses = int(counts[0, 1:].sum()) if player.table is not None else 0
+        record = {"count": count, "seconds": round(seconds, 3),
                   "worlds": int(len(np.unique(picks))), "decisions": decisions,
                   "from_table": (decisions - misses) / max(decisions, 1)
                   if player.table is not None else 0.0,
@@ -104,8 +108,30 @@ def answer(hint: EngineHintGame, request) -> HintAnswer:
                   "default_policy": player.describe() if player.table is None
                   else f"heuristic {player.heuristic_name()}",
                   "from_default_policy": (misses / max(decisions, 1)
-                                          if player.table is not None else 1.0)},
-        seconds=round(time.perf_counter() - start, 3))
+                                          if player.table is not None else 1.0)}
+        return Rolled(values, values, None, np.arange(count), record)
+
+    def situation(self, request, post):
+        return self.hint.situation(request, post)
+
+    def posterior_record(self, request, post):
+        return self.hint.posterior_record(request, post)
+
+    def opponents(self, request, post):
+        return [self.hint.opponent(request, post, q)
+                for q in range(request.situation.players) if q != request.situation.seat]
+
+    def match_record(self, request, plays, recommendation):
+        return None
+
+    def opponent_record(self, request, result, plain, paths, note):
+        return None
+
+
+def answer(hint: EngineHintGame, request) -> HintAnswer:
+    """The HintAnswer for a HintRequest of `hint`'s game (its `policies` an
+    EnginePlayer): the one hint (solver/hint/pipeline.py) with its `OwnEngineHint`."""
+    return pipeline.answer(OwnEngineHint(hint), request)
 
 
 def player_option_tree(player, chosen_now, words, decision) -> hint_options.OptionTree:
