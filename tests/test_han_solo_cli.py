@@ -1,7 +1,7 @@
 """The Han Solo card game (`--game han_solo`) on the commands: the hint (the EV of every
 option from rollouts over posterior worlds, each opponent's hand-total posterior), its
-rules' replay (solver/han_solo/belief.py, the reference the compiled filter is checked
-against), the refusals (cards of another game,
+reference (tests/han_solo_replay.py, the Python Bayes replay the compiled filter is
+checked against), the refusals (cards of another game,
 impossible hands, a turn that does not exist, Love Letter's options), and the other
 commands taking --game han_solo."""
 
@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 import spiel_game  # noqa: F401  (registers the games)
 from cli.main import app
-from solver.han_solo import belief
+import han_solo_replay as belief
 from solver.han_solo.heuristics import HanSoloHeuristic
 from solver.han_solo.situation import from_mapping
 from solver.hint.advice import answer
@@ -521,17 +521,19 @@ def test_a_log_read_after_the_round_shows_and_checks_the_final_hands(tmp_path):
                             "p1 show green +9")
     assert end.endswith("p1 show green +9; p1 pick green; p0 pick gold")
 
-    def read(log: str):
+    def read(log: str):  # the hint's reading: the compiled filter, the chance odds alone
+        from solver.han_solo import hint
+
         sit = from_mapping({"game": "han_solo", "seat": 1, "log": log})
-        return belief.replay(game, sit.events, 1, None)
+        return hint.replayed_worlds(game, sit.events, 1, None, 0, ())
 
     before = belief.hand_total_distribution(read(last_turn), 0)["total"]
     assert len(before) > 20  # p0's hand unknown before the end
     shown = [(L.E_SHOW, 0, L.RED + 4), (L.E_SHOW, 0, L.RED + 1), (L.E_SHOW, 1, L.RED + 8),
              (L.E_SHOW, 1, L.GREEN + 8)]
-    # A seat may write only the other's hand, its cards in any order: its own are filled in
-    # as unchecked.
-    mine_left_out = [*shown[:2], (L.E_SHOW, 1, L.HIDDEN), (L.E_SHOW, 1, L.HIDDEN)]
+    # A seat may write only the other's hand, its cards in any order: its own shows are
+    # left to the filter (the engine writes them by itself).
+    mine_left_out = shown[:2]
     for log, events in ((at_pick, shown), (end, shown),
                         (last_turn + "; p1 stand; p0 show red -2; p0 show red -5",
                          mine_left_out)):
@@ -729,5 +731,7 @@ def test_a_log_past_a_revealed_match_is_answered_at_4_players(monkeypatch):
         held = {c["card"] for c in o["hand"]}
         assert len(held) > 5 and "red -4" not in held
     monkeypatch.setattr(hint, "fill_before_matches", lambda rows, seat, players: rows)
-    with pytest.raises(SituationError, match="'dice match': cannot happen here"):
+    # (the sample of chance deals keeps none past the reveals: the refusal says so)
+    with pytest.raises(SituationError, match=r"no history of the log was found past "
+                                             r"event \d+ 'p\d reveal .* sampled histories"):
         _hint(data, rollouts=16)

@@ -1,6 +1,6 @@
 """Han Solo on the shared compiled particle filter (solver/belief/kernel.py with
 solver/han_solo/filter.py's hooks): its posterior against the Python Bayes replay
-(solver/han_solo/belief.py, exact while the worlds fit), along random rounds."""
+(tests/han_solo_replay.py, exact while the worlds fit), along random rounds."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 import spiel_game  # noqa: F401  (registers han_solo)
 from spiel_game.han_solo import layout as L
 
-from solver.han_solo import belief
+import han_solo_replay as belief
 from solver.han_solo.features import HEURISTIC_NAMES
 from solver.han_solo.filter import posterior_worlds
 from solver.han_solo.heuristics import HanSoloHeuristic

@@ -27,7 +27,7 @@ from solver.han_solo.abstraction import (LEVELS, MAX_CHOICES, level_id, state_ke
 from solver.han_solo.features import (CLOSEST_TO_ZERO, DICE_AWARE, HEURISTIC_NAMES,
                                       STAND_ON_ZERO, UNIFORM)
 from solver.han_solo.heuristics import HanSoloHeuristic, heuristics
-from solver.han_solo.belief import LogError, replay
+from han_solo_replay import LogError, replay
 from solver.evaluation.lbr import belief, exact_lbr_value, run_lbr
 from solver.exact.tree_policy import strategy_from_policy
 from solver.han_solo.filter import observe

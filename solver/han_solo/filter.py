@@ -210,7 +210,8 @@ def posterior_worlds(game, log, viewer: int, bank=None, chain=(), max_particles:
     L.HIDDEN; the events `omissible` may be left out) leaves, the others deciding by
     `chain` (policy ids of `bank`, a HanSoloBank; none: the chance odds alone); with the
     filter's statistics (`solver.belief.filter.stats_dict`'s names). No world: empty
-    arrays (stats["furthest"]: the log line no history got past). Exact while the
+    arrays (stats["furthest"]: the log line no history got past; stats["failed_event"]:
+    what a history gave there instead, kind -1 if none got that far). Exact while the
     histories fit max_particles; past it a sample (stats["truncated"] > 0), seeded."""
     from solver.belief import kernel
     from solver.han_solo.playout import HanSoloBank
@@ -242,5 +243,8 @@ def posterior_worlds(game, log, viewer: int, bank=None, chain=(), max_particles:
               "most_particles": int(stats[kernel.B_MOST_PARTICLES]),
               "policy_ignored_steps": int(stats[kernel.B_POLICY_IGNORED]),
               "truncated": int(stats[kernel.B_TRUNCATED]),
-              "furthest": int(stats[B_FURTHEST])}
+              "furthest": int(stats[B_FURTHEST]),
+              # at the furthest line, what a history gave instead (kind, player, value)
+              "failed_event": (int(stats[B_FAIL_KIND]), int(stats[B_FAIL_ACTOR]),
+                               int(stats[B_FAIL_CARD]))}
     return buffers[current, :count].copy(), weights[current, :count].copy(), counts

@@ -6,8 +6,8 @@ solver/hint/answer.py's HintAnswer out, `advice.answer` dispatching here).
    solver/han_solo/filter.py `posterior_worlds`): Bayes with the policy's probability of
    every choice they were seen to make, at least `stray`; exact where the worlds fit
    PARTICLES, else sampled (the answer says which, with the effective sample size).
-   `prior_only`: the chance odds alone. A log no world fits is explained by the rules'
-   replay (solver/han_solo/belief.py).
+   `prior_only`: the chance odds alone. A log no world fits is refused, naming the
+   line no history got past and what the rules give there (`_refusal`).
 2. Values: each full option (draw; take then keep or each discard; stand; at a discard
    decision, keep or each discard) rolled out `rollouts` times from worlds drawn by
    weight, everybody then playing the policy (the shipped table, closest_to_zero where
@@ -25,13 +25,15 @@ from __future__ import annotations
 
 from collections import Counter
 
+import dataclasses
+
 import numpy as np
 
 from spiel_game.han_solo import engine
 from spiel_game.han_solo import layout as L
+from spiel_game.han_solo.game import describe
 
 from solver.belief import HEURISTIC_TREMBLE, TREMBLE, effective_sample_size
-from solver.han_solo import belief
 from solver.han_solo.filter import posterior_worlds
 from solver.han_solo.players import PLAYERS, HanSoloPlayer
 from solver.han_solo.playout import HAN_SOLO_PLAYOUT, STREAM_HS_HINT, HanSoloBank
@@ -137,7 +139,7 @@ def log_pattern(events, seat: int, own: tuple[int, ...], players: int,
     deals left out (the filter fills them in), and where the log leaves out my deal, my
     dealt cards `own` after the pot; the others' hidden cards before a match whose
     reveals the log writes filled in (`fill_before_matches`)."""
-    rows = belief.show_order(events)
+    rows = show_order(events)
     if own:
         rows = [e for e in rows if not (e[0] == L.E_DEAL and e[1] != seat)]
         at = next((i for i, e in enumerate(rows) if e[0] != L.E_POT), len(rows))
@@ -248,6 +250,110 @@ def _give(segment, known: list, waiting: list, card: int) -> bool:
     return True
 
 
+@dataclasses.dataclass
+class HanSoloPosterior:
+    """Worlds (engine state arrays at the log's end) and their normalised weights."""
+
+    worlds: list[np.ndarray]
+    weights: np.ndarray
+    exact: bool
+    ess: float
+    player: int
+    events: list[tuple[int, int, int]]  # the log as read (the filter's pattern)
+
+    @property
+    def present(self) -> np.ndarray:
+        """A world (the public part and the player's own cards are the same in all)."""
+        return self.worlds[0]
+
+
+def hand_total_distribution(post: HanSoloPosterior, seat: int) -> dict:
+    """Seat's hand total and card count under the posterior: {"total": {t: p},
+    "cards": {k: p}}, each sorted by key (the count is public but for a redeal)."""
+    totals: dict[int, float] = {}
+    counts: dict[int, float] = {}
+    for s, w in zip(post.worlds, post.weights):
+        base = L.S_HAND + seat * L.MAX_HAND
+        k = int(s[L.S_HAND_N + seat])
+        t = sum(L.card_value(int(c)) for c in s[base:base + k])
+        totals[t] = totals.get(t, 0.0) + float(w)
+        counts[k] = counts.get(k, 0.0) + float(w)
+    return {"total": dict(sorted(totals.items())), "cards": dict(sorted(counts.items()))}
+
+
+def show_order(events) -> list[tuple[int, int, int]]:
+    """The events with each run of shows in the engine's order (seat order, each hand
+    lowest value first, H6), so that a log may show a hand's cards in any order."""
+    out = list(events)
+    i = 0
+    while i < len(out):
+        j = i
+        while j < len(out) and out[j][0] == L.E_SHOW:
+            j += 1
+        out[i:j] = sorted(out[i:j], key=lambda e: (e[1], L.card_value(e[2])))
+        i = j + 1
+    return out
+
+
+_TURN_WORDS = {L.E_DRAW: "draw, take or stand", L.E_TAKE: "draw, take or stand",
+               L.E_STAND: "draw, take or stand", L.E_RESHUFFLE: "draw, take or stand",
+               L.E_DISCARD: "discard a card or keep", L.E_KEEP: "discard a card or keep"}
+_CARD_EVENTS = (L.E_DEAL, L.E_FLIP, L.E_DRAW, L.E_REDEAL)
+
+
+def _refusal(game, pattern, seat, bank, chain, seed, stats) -> SituationError:
+    """Why no history of the log was found: a choice the others' policy never makes, a
+    sample too small to tell, or the rules (the line no history got past, and what the
+    rules give there instead)."""
+    if len(chain):  # without the policy: is it the others' choices, or the rules?
+        worlds, _, plain = posterior_worlds(game, pattern, seat, None, (), PARTICLES, seed)
+        if len(worlds):
+            return SituationError(
+                "no history of the log was found with the others' choices weighed by the "
+                "policy: one of them is a choice it never makes (--prior-only reads the log "
+                "by the chance odds alone)")
+        stats = plain
+    k = stats["furthest"]
+    rows = [tuple(int(x) for x in row) for row in pattern]
+    where = (f"event {k + 1} '{describe(rows[k])}'" if k < len(rows) else "the log's end")
+    if stats["truncated"]:
+        return SituationError(
+            f"no history of the log was found past {where} within {PARTICLES:,} sampled "
+            "histories: the log may be possible, but the sample could not tell; give the "
+            "pot and your dealt cards if you know them")
+    why = _rules_give(rows[k] if k < len(rows) else None, stats["failed_event"])
+    return SituationError(f"{where}: {why}")
+
+
+def _rules_give(line, failed) -> str:
+    """What the rules allow where the log's `line` (None: its end) was not met, from what
+    a history gave there instead (`failed`: kind, player, value; kind -1: nothing)."""
+    kind, who, value = failed
+    if kind < 0 or line is None:
+        return ("no history of the rules ends here (the log stops inside a step: a draw "
+                "without its card, or a match without its reveals)")
+    if kind in (L.E_PICK, L.E_SHOW) and line[0] not in (L.E_PICK, L.E_SHOW):
+        return "the round's turns are over (H2); the players take their tokens now (H6)"
+    if kind == L.E_SHOW:
+        return ("no deal of the hidden cards that the log leaves ends with the hands shown "
+                "(H6)")
+    if kind in _TURN_WORDS or kind == L.E_PICK:
+        turn = _TURN_WORDS.get(kind, "take a token")
+        if who != line[1]:
+            return (f"it is p{who}'s turn to {turn} here (turns go p0, p1, ... from the "
+                    "dealer's left, H1/H2)")
+        if line[0] != kind and _TURN_WORDS.get(line[0]) != turn:
+            return f"p{who} has to {turn} here (H2)"
+        if kind == line[0] == L.E_DISCARD and line[2] != L.HIDDEN:
+            return (f"p{who} cannot hold a {L.card_name(line[2])} here in any deal of the "
+                    "cards not seen (every copy is seen elsewhere, H9)")
+    if kind == line[0] and kind in _CARD_EVENTS and line[2] != L.HIDDEN:
+        return (f"no {L.card_name(line[2])} is left to come here (every copy is seen "
+                "elsewhere: in a hand, the discard pile or the log, H9)")
+    return ("cannot happen here (the rules and the cards seen so far give "
+            f"'{describe(failed)}'; H2/H3)")
+
+
 def stray(player: HanSoloPlayer) -> float:
     """The least likelihood the hint's belief gives another's choice: the Jabba hint's
     (solver/belief TREMBLE where a table weighs the choices, HEURISTIC_TREMBLE where a
@@ -258,13 +364,13 @@ def stray(player: HanSoloPlayer) -> float:
 
 
 def replayed_worlds(game, events, seat: int, player: HanSoloPlayer | None, seed: int,
-                    own: tuple[int, ...]) -> belief.HanSoloPosterior:
+                    own: tuple[int, ...]) -> HanSoloPosterior:
     """The hint's one call of the belief: the compiled filter (solver/belief/kernel.py,
     solver/han_solo/filter.py `posterior_worlds`) over the worlds of the seat's log, the
     others' choices weighted by `player`'s chain, each at least `stray(player)`: a choice
     the policy never makes is weighed, not refused. None: the chance odds alone. Exact
-    while the worlds fit PARTICLES, else sampled (seeded). A log no history fits is refused by the
-    rules' replay (solver/han_solo/belief.py `replay`), which says where and why."""
+    while the worlds fit PARTICLES, else sampled (seeded). A log no history fits is refused
+    (`_refusal`), saying where and why."""
     if player is None:
         bank, chain, floor = None, (), 0.0
     else:
@@ -281,19 +387,15 @@ def replayed_worlds(game, events, seat: int, player: HanSoloPlayer | None, seed:
             worlds, weights, stats = posterior_worlds(game, pattern, seat, bank, chain,
                                                       PARTICLES, seed, floor)
     if len(worlds) == 0:
-        belief.replay(game, events, seat, None, PARTICLES, seed, own)  # raises LogError
-        raise SituationError(
-            f"no history of the log was found past line {stats['furthest']} within "
-            f"{PARTICLES:,} sampled histories: the log may be possible, but the sample "
-            "could not tell; give the pot and your dealt cards if you know them")
-    return belief.HanSoloPosterior(
+        raise _refusal(game, pattern, seat, bank, chain, seed, stats)
+    return HanSoloPosterior(
         list(worlds), weights, exact=stats["truncated"] == 0,
         ess=float(effective_sample_size(weights)), player=seat,
         events=[tuple(int(x) for x in row) for row in pattern])
 
 
 def posterior(sit: HanSoloSituation, game, player: HanSoloPlayer, prior_only: bool,
-              seed: int) -> belief.HanSoloPosterior:
+              seed: int) -> HanSoloPosterior:
     """The seat's posterior at the log's end, checked: its decision, its hand, its turn."""
     events = _public_discards(sit.events, sit.seat)
     if sit.pot is not None:
@@ -333,7 +435,7 @@ def option_tree(player: HanSoloPlayer) -> hint_options.OptionTree:
         decision=lambda s: L.PHASE_NAMES[int(s[L.S_PHASE])])
 
 
-def _situation(request, post: belief.HanSoloPosterior) -> dict:
+def _situation(request, post: HanSoloPosterior) -> dict:
     """The answer's situation: the seat's hand and total, turn, decision, discard top,
     pot (where the log shows it)."""
     sit, s0, me = request.situation, post.present, request.situation.seat
@@ -359,7 +461,7 @@ def _pot_seen(events) -> bool:
     return bool(pot) and L.HIDDEN not in pot
 
 
-def _posterior_record(request, post: belief.HanSoloPosterior) -> dict:
+def _posterior_record(request, post: HanSoloPosterior) -> dict:
     basis = ("Bayes: the others' hidden cards weighted by the policy's probability of "
              "every choice they were seen to make" if not request.prior_only else
              "prior only: the chance odds of the hidden cards, no inference from choices")
@@ -385,10 +487,10 @@ def answer(request) -> HintAnswer:
     return engine_hint.answer(HINT, request)
 
 
-def _opponent(post: belief.HanSoloPosterior, q: int) -> dict:
+def _opponent(post: HanSoloPosterior, q: int) -> dict:
     """An opponent's hand total and card count under the posterior, and the chance each
     card is in the hand."""
-    dist = belief.hand_total_distribution(post, q)
+    dist = hand_total_distribution(post, q)
     holds = np.zeros(L.NUM_CARD_KINDS)
     for s, w in zip(post.worlds, post.weights):
         base = L.S_HAND + q * L.MAX_HAND

@@ -1,4 +1,7 @@
-"""What one han_solo seat believes the others hold: Bayes over the hidden cards.
+"""The tests' reference for what one han_solo seat believes the others hold: Bayes over
+the hidden cards, replayed in plain Python, world by world. The product reads a log with
+the compiled particle filter (solver/han_solo/filter.py, solver/belief/kernel.py); this
+replay is what tests/test_han_solo_filter.py holds it to, exactly where the worlds fit.
 
 The hidden cards of a round, for a seat, are the others' deals, draws and redeals (H2,
 H3); everything else is public (the pot, the flips, takes, discards, stands, the dice, the
