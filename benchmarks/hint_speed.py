@@ -105,6 +105,11 @@ def main() -> None:
                         metavar="N", help="the default hint at N players (3-6; repeatable)")
     add_output_args(parser)
     args = parser.parse_args()
+    if args.cli_calls < 1:
+        parser.error(f"--cli-calls {args.cli_calls}: at least 1 (the median is over the "
+                     "calls after the first)")
+    if args.situations < 1:
+        parser.error(f"--situations {args.situations}: at least 1")
     if args.players:
         start = time.perf_counter()
         figures = {"machine": machine_info(), "by_players": [
