@@ -21,13 +21,14 @@ weights are worth.
     post = posterior(game, state, player=1, policy=table, particles=4096, seed=0)
     hand_total_distribution(post, 0)   # {"total": {-3: 0.12, ...}, "cards": {2: 1.0}}
 
-A log that cannot happen raises `LogError` naming the event (a SituationError: the hint
-refuses it as an impossible situation).
+A log that cannot happen raises `LogError` naming the event (a SituationError).
+
+The worlds and weights are this module's own; the posterior's record, the shows' order
+and the hand totals are the product's (solver/han_solo/hint.py).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import types
 
 import numpy as np
@@ -35,6 +36,7 @@ import numpy as np
 from spiel_game.han_solo import engine
 from spiel_game.han_solo import layout as L
 
+from solver.han_solo.hint import HanSoloPosterior, hand_total_distribution, show_order  # noqa: F401
 from solver.hint.parse import SituationError
 
 _CHANCE_EVENT = {L.CH_POT: L.E_POT, L.CH_DEAL: L.E_DEAL, L.CH_FLIP: L.E_FLIP,
@@ -50,23 +52,6 @@ _DECISION_EVENT = {L.E_DRAW: L.DRAW, L.E_RESHUFFLE: L.DRAW, L.E_TAKE: L.TAKE,
 
 class LogError(SituationError):
     """A log that cannot happen under the rules (or under any hidden cards)."""
-
-
-@dataclasses.dataclass
-class HanSoloPosterior:
-    """Worlds (engine state arrays at the log's end) and their normalised weights."""
-
-    worlds: list[np.ndarray]
-    weights: np.ndarray
-    exact: bool
-    ess: float
-    player: int
-    events: list[tuple[int, int, int]]  # the log as replayed (implied events filled in)
-
-    @property
-    def present(self) -> np.ndarray:
-        """A world (the public part and the player's own cards are the same in all)."""
-        return self.worlds[0]
 
 
 def event_text(event) -> str:
@@ -259,20 +244,6 @@ def replay(game, events, player: int, policy, particles: int = 4096, seed: int =
                             float(1.0 / np.sum(weights ** 2)), player, log)
 
 
-def show_order(events) -> list[tuple[int, int, int]]:
-    """The events with each run of shows in the engine's order (seat order, each hand
-    lowest value first, H6), so that a log may show a hand's cards in any order."""
-    out = list(events)
-    i = 0
-    while i < len(out):
-        j = i
-        while j < len(out) and out[j][0] == L.E_SHOW:
-            j += 1
-        out[i:j] = sorted(out[i:j], key=lambda e: (e[1], L.card_value(e[2])))
-        i = j + 1
-    return out
-
-
 def _chance_children(worlds, event, want):
     """Each world's children at a chance node: every outcome a hidden event allows
     (weight: its odds), or the one it names."""
@@ -336,17 +307,3 @@ def posterior(game, state, player: int, policy, particles: int = 4096, seed: int
     """The posterior of `player` at `state` (a HanSoloState): its own redacted event log
     replayed (`replay`)."""
     return replay(game, state.events(player), player, policy, particles, seed)
-
-
-def hand_total_distribution(post: HanSoloPosterior, seat: int) -> dict:
-    """Seat's hand total and card count under the posterior: {"total": {t: p},
-    "cards": {k: p}}, each sorted by key (the count is public but for a redeal)."""
-    totals: dict[int, float] = {}
-    counts: dict[int, float] = {}
-    for s, w in zip(post.worlds, post.weights):
-        base = L.S_HAND + seat * L.MAX_HAND
-        k = int(s[L.S_HAND_N + seat])
-        t = sum(L.card_value(int(c)) for c in s[base:base + k])
-        totals[t] = totals.get(t, 0.0) + float(w)
-        counts[k] = counts.get(k, 0.0) + float(w)
-    return {"total": dict(sorted(totals.items())), "cards": dict(sorted(counts.items()))}

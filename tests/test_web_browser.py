@@ -279,7 +279,7 @@ def test_a_han_solo_situation_set_up_by_clicking_gets_the_command_lines_answer(
     page.click("#undo")
     page.click('[data-move="stand"]')
     ask(page)
-    assert page.inner_text("#error") == ("impossible situation: event 9 'p0 stand': p0 has "
+    assert page.inner_text("#error") == ("impossible situation: event 7 'p0 stand': p0 has "
                                          "to discard a card or keep here (H2)")
     assert not errors
 
