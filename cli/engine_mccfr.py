@@ -27,6 +27,7 @@ class MCCFRRun:
     checkpoint_every: float = 600.0
     resume: bool = False
     strategy: str = "average"  # the table written: the average or the current strategy
+    warm_start: Path | None = None  # a checkpoint a new run's tables start as
 
 
 def train_table(game, name: str, deck: str, iterations: int, seconds: float | None,
@@ -42,7 +43,9 @@ def train_table(game, name: str, deck: str, iterations: int, seconds: float | No
 
     if level is None:
         resuming = run.resume and run.checkpoint and Path(run.checkpoint).exists()
-        level = checkpoint_level(game, run.checkpoint) if resuming else default_level()
+        starting = run.warm_start is not None and Path(run.warm_start).exists()
+        level = (checkpoint_level(game, run.checkpoint) if resuming else
+                 checkpoint_level(game, run.warm_start) if starting else default_level())
     if level not in levels:
         raise typer.BadParameter(f"{level!r}: {name}'s levels are {', '.join(levels)}",
                                  param_hint="--abstraction")
@@ -70,7 +73,7 @@ def train_table(game, name: str, deck: str, iterations: int, seconds: float | No
                             threads=run.threads, seed=seed, checkpoint=run.checkpoint,
                             checkpoint_every=run.checkpoint_every, resume=run.resume,
                             max_memory=limit, log=progress.console.print,
-                            utility=utility(level),
+                            utility=utility(level), warm_start=run.warm_start,
                             on_progress=lambda s, point: update(
                                 "MCCFR iterations", s.iterations, iterations or 0))
         except ValueError as err:

@@ -112,6 +112,10 @@ def solve(
     checkpoint_every: float = typer.Option(600.0, **options.SECONDS, help="mccfr: "
                                            "seconds between checkpoints."),
     resume: bool = typer.Option(False, help="mccfr: continue from --checkpoint."),
+    warm_start: Path | None = typer.Option(
+        None, "--warm-start", **options.INPUT_FILE, help="mccfr: a new run whose tables "
+        "start as this checkpoint's (the same game and level; another player count only "
+        "at a level whose keys read none, han_solo's many). Not with --resume or --ray."),
     strategy: str = typer.Option("average", help="mccfr, a game with its own solvers "
                                  "(han_solo): the strategy the table holds, average "
                                  "(MCCFR's average) or current (regret matching on the "
@@ -143,7 +147,8 @@ def solve(
         else:
             options.applies_only(ctx, ("abstraction", "max_keys", "seed", "max_memory",
                                        "threads", "checkpoint", "checkpoint_every",
-                                       "resume", "strategy"), "to --algorithm mccfr")
+                                       "resume", "strategy", "warm_start"),
+                                 "to --algorithm mccfr")
         if iterations == 0 and seconds is None and target is None:
             raise typer.BadParameter("0 (no iteration budget) needs --seconds or --target",
                                      param_hint="--iterations")
@@ -154,7 +159,7 @@ def solve(
         own.solve(game, deck, algorithm, iterations, seconds, target, abstraction,
                   max_keys, seed, out, ship,
                   mccfr_run=own.MCCFRRun(threads, max_memory, checkpoint,
-                                         checkpoint_every, resume, strategy))
+                                         checkpoint_every, resume, strategy, warm_start))
         return
     options.applies_only(ctx, ("strategy",), "to --game " + " or ".join(
         name for name in games.NAMES if games.adapter(name).cli_module is not None))
@@ -169,13 +174,14 @@ def solve(
                                      param_hint="--ray")
         options.applies_only(ctx, ("abstraction", "max_memory", "max_keys", "threads", "seed",
                                    "checkpoint", "checkpoint_every", "resume", "ray_workers",
-                                   "ray_round"),
+                                   "ray_round", "warm_start"),
                              "to --algorithm mccfr")
     if ray is None:
         options.applies_only(ctx, ("ray_workers", "ray_round"), "with --ray")
     else:
         options.applies_only(ctx, ("threads",), "without --ray (each Ray worker runs one "
                              "thread; choose their number with --ray-workers)")
+        options.applies_only(ctx, ("warm_start",), "without --ray")
     if resume and checkpoint is None:
         raise typer.BadParameter("needs --checkpoint, the file to continue from",
                                  param_hint="--resume")
@@ -201,7 +207,7 @@ def solve(
     if algorithm == "mccfr":
         _solve_mccfr(game, deck, agenda, players, iterations or None, seconds, abstraction,
                      threads, seed, checkpoint, checkpoint_every, resume, out, max_memory,
-                     max_keys, (ray, ray_workers, ray_round))
+                     max_keys, (ray, ray_workers, ray_round), warm_start)
         return
     if deck == "full":
         raise typer.BadParameter("the full deck's tree is far too large for exact CFR; "
@@ -258,7 +264,7 @@ EXACT_CURVE_MAX_NODES = 3_000_000
 
 def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, threads,
                  seed, checkpoint, checkpoint_every, resume, out, max_memory,
-                 max_keys, ray_options=(None, None, 1000)) -> None:
+                 max_keys, ray_options=(None, None, 1000), warm_start=None) -> None:
     from solver.abstraction import keys as abstraction_module
     from solver.policies.table import export_policy
     from solver.mccfr.train import default_max_memory, parse_memory, train
@@ -303,7 +309,7 @@ def _solve_mccfr(game, deck, agenda, players, iterations, seconds, abstraction, 
                                 seconds, threads=threads, seed=seed, checkpoint=checkpoint,
                                 checkpoint_every=checkpoint_every, resume=resume, tree=tree,
                                 max_memory=limit, on_progress=report,
-                                log=progress.console.print)
+                                log=progress.console.print, warm_start=warm_start)
             else:
                 from solver.mccfr.distributed import RayUnavailable, train_ray
 

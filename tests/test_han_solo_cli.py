@@ -452,6 +452,50 @@ def test_mccfr_checkpoint_resume_and_memory_limit_from_the_command_line(tmp_path
     assert stopped.exit_code == 2 and "over the memory limit of 0.0 MiB" in said(stopped)
 
 
+def test_a_warm_start_takes_another_player_counts_tables_at_a_count_free_level(tmp_path):
+    """`--warm-start`: a new 4-player run whose tables start as a 3-player run's, at
+    `many` (its keys read no player count); its header says what it started from. A
+    level that reads the count, and --resume beside it, are refused."""
+    from solver.mccfr.solver import MCCFRSolver
+
+    base = ["solve", "--game", "han_solo", "--deck", "full", "--algorithm", "mccfr",
+            "--threads", "1", "--strategy", "current"]
+    three = tmp_path / "ck3.npz"
+    first = runner.invoke(app, [*base, "--players", "3", "--abstraction", "many",
+                                "--iterations", "60", "--checkpoint", str(three),
+                                "--out", str(tmp_path / "t3.npz")])
+    assert first.exit_code == 0, first.output
+    out = tmp_path / "t4.npz"
+    warm = runner.invoke(app, [*base, "--players", "4", "--iterations", "30",
+                               "--warm-start", str(three), "--out", str(out)])
+    assert warm.exit_code == 0, warm.output
+    assert "MCCFR (many, pot_mean utility, current strategy): 30 iterations" in said(warm)
+    with np.load(out) as table:
+        header = json.loads(str(table["header"]))
+    assert header["game"]["parameters"]["players"] == 4 and header["iterations"] == 30
+    assert header["warm_start"]["players"] == 3
+    assert header["warm_start"]["iterations"] == 60
+    four = pyspiel.load_game("han_solo", {"players": 4})
+    started = MCCFRSolver.warm_started(four, three, level=4)
+    source = MCCFRSolver.from_checkpoint(pyspiel.load_game("han_solo", {"players": 3}), three)
+    assert started.iterations == 0 and started.num_keys == source.num_keys
+    assert np.array_equal(started.tables.regret, source.tables.regret)
+    compact = tmp_path / "ck3c.npz"
+    assert runner.invoke(app, [*base, "--players", "3", "--abstraction", "compact",
+                               "--iterations", "20", "--checkpoint", str(compact), "--out",
+                               str(tmp_path / "c3.npz")]).exit_code == 0
+    refused = runner.invoke(app, [*base, "--players", "4", "--iterations", "10",
+                                  "--warm-start", str(compact)])
+    assert refused.exit_code == 2 and "a 3-player run's tables; the keys of level compact " \
+        "read the player count" in said(refused), said(refused)
+    both = runner.invoke(app, [*base, "--players", "3", "--iterations", "10", "--warm-start",
+                               str(three), "--checkpoint", str(three), "--resume"])
+    assert both.exit_code == 2 and "give one of them" in said(both), said(both)
+    exact = runner.invoke(app, ["solve", "--game", "han_solo", "--deck", "tiny",
+                                "--warm-start", str(three)])
+    assert exact.exit_code == 2 and "to --algorithm mccfr" in said(exact), said(exact)
+
+
 @pytest.mark.slow  # compiles the MCCFR kernel (about 10 s a process)
 def test_solve_by_mccfr_writes_a_table(tmp_path):
     out = tmp_path / "p.npz"

@@ -206,4 +206,5 @@ HAN_SOLO_HOOKS = mccfr_hooks(
     max_choices=_max_actions, work_size=_work_size, expand_probability=expand_every_decision)
 
 HAN_SOLO = MCCFRGame(engine.ENGINE, HAN_SOLO_HOOKS, LEVELS, UTILITIES, STREAM_HAN_SOLO_MCCFR,
-                     lambda game: game.initial_array.copy(), check_options)
+                     lambda game: game.initial_array.copy(), check_options,
+                     count_free_levels=("many",))  # no seat, the others counted and capped

@@ -40,9 +40,11 @@ def write_checkpoint(path: str | Path, header: dict, tables: Tables, rngs: np.nd
                  meta=t.meta, rngs=rngs)
 
 
-def read_checkpoint(path: str | Path, game) -> tuple[dict, Tables, np.ndarray]:
+def read_checkpoint(path: str | Path, game, any_players: bool = False
+                    ) -> tuple[dict, Tables, np.ndarray]:
     """(header, tables, per-thread random states) of a `write_checkpoint` file; refuses a
-    file for another game or format version."""
+    file for another game or format version, or other parameters (`any_players`: but for
+    the player count)."""
     try:
         data = np.load(path, allow_pickle=False)
         header = json.loads(str(data["header"]))
@@ -58,7 +60,10 @@ def read_checkpoint(path: str | Path, game) -> tuple[dict, Tables, np.ndarray]:
         if game_name(header) != game.get_type().short_name:
             raise ValueError(f"{path}: checkpoint is for the game {game_name(header)}, not "
                              f"{game.get_type().short_name}")
-        if game_parameters(header) != params:
+        theirs = dict(game_parameters(header))
+        if any_players:
+            theirs["players"] = params.get("players")
+        if theirs != params:
             raise ValueError(f"{path}: checkpoint is for game {game_parameters(header)}, "
                              f"not {params}")
         try:

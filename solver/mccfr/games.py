@@ -36,6 +36,9 @@ class MCCFRGame:
     root: Callable[[object], np.ndarray]  # the root state the traversals start from
     # (game, level name, utility name) -> None, or ValueError for a pair that is refused
     check_options: Callable[[object, str, str], None] | None = None
+    # The levels whose keys read no player count: one table's strategy is a strategy at
+    # every count, so a run may start from another count's (train's `warm_start`).
+    count_free_levels: tuple[str, ...] = ()
 
     def level_name(self, level: int) -> str:
         return self.levels[level]

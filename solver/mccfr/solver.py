@@ -18,7 +18,7 @@ import numpy as np
 
 from solver import provenance
 from solver.abstraction.keys import abstract_key
-from solver.mccfr.checkpoint import read_checkpoint, write_checkpoint
+from solver.mccfr.checkpoint import read_checkpoint, read_checkpoint_header, write_checkpoint
 from solver.mccfr.games import LOVE_LETTER_ENGINE, mccfr_game
 from solver.mccfr.kernel import run_iterations
 from solver.mccfr.table import MAX_LOAD, META_FULL, META_KEYS, Tables, find_slot
@@ -73,6 +73,7 @@ class MCCFRSolver:
         self.iterations = 0
         self.seconds = 0.0
         self.max_memory = max_memory
+        self.warm_start: dict | None = None  # what a warm-started run started from
         # The training curve (solver/mccfr/train.py), kept in checkpoints.
         self.curve: list[dict] = []
 
@@ -189,7 +190,9 @@ class MCCFRSolver:
                                  seed=self.seed, threads=self.threads,
                                  linear=self.linear, utility=self.utility,
                                  iterations=self.iterations, training_seconds=self.seconds,
-                                 keys=self.tables.num_keys, curve=self.curve)
+                                 keys=self.tables.num_keys, curve=self.curve,
+                                 **({} if self.warm_start is None else
+                                    {"warm_start": self.warm_start}))
 
     def save_checkpoint(self, path: str | Path) -> None:
         """Everything needed to resume (solver/mccfr/checkpoint.py), written atomically."""
@@ -208,6 +211,42 @@ class MCCFRSolver:
         solver.iterations = header["iterations"]
         solver.seconds = header.get("training_seconds", header["seconds"])  # format 2
         solver.curve = header.get("curve", [])
+        solver.warm_start = header.get("warm_start")
+        return solver
+
+    @classmethod
+    def warm_started(cls, game, path: str | Path, level: int, seed: int = 1,
+                     threads: int = 1, max_memory: int | None = None) -> MCCFRSolver:
+        """A new run (its own seed, iterations from 0) whose tables start as another
+        run's checkpoint's: the same game, parameters and level; another player count
+        only at a level whose keys read none (MCCFRGame.count_free_levels). The header's
+        `warm_start` says what it started from."""
+        spec = mccfr_game(game)
+        name = spec.level_name(spec.check_level(level))
+        free = name in spec.count_free_levels
+        theirs = provenance.game_parameters(read_checkpoint_header(path)).get("players")
+        if not free and theirs != game.num_players():
+            raise ValueError(
+                f"{path}: a {theirs}-player run's tables; the keys of level {name} read the "
+                f"player count, so a {game.num_players()}-player run starts only from a "
+                f"{game.num_players()}-player one (levels that read none: "
+                f"{', '.join(spec.count_free_levels) or 'none in this game'})")
+        header, tables, _ = read_checkpoint(path, game, any_players=free)
+        if header["level"] != level:
+            raise ValueError(f"{path}: checkpoint uses abstraction level "
+                             f"{spec.level_name(header['level'])}, not {name}")
+        solver = cls(game, level=level, seed=seed, threads=threads, tables=tables,
+                     max_memory=max_memory, linear=header.get("linear", False),
+                     utility=header.get("utility", "returns"))
+        params = provenance.game_parameters(header)
+        solver.warm_start = {"players": params.get("players"), "level": name,
+                             "iterations": header["iterations"],
+                             "seconds": round(header.get("training_seconds",
+                                                         header["seconds"]), 2),
+                             "code_version": header.get("code_version"),
+                             "command": header.get("command"),
+                             **({} if header.get("warm_start") is None else
+                                {"warm_start": header["warm_start"]})}
         return solver
 
 
@@ -219,7 +258,7 @@ class CurrentStrategy:
         t = solver.tables
         self.tables = Tables(t.slots, t.regret, np.maximum(t.regret, 0), t.meta)
         for name in ("game", "level", "level_name", "seed", "iterations", "seconds",
-                     "threads", "linear", "utility"):
+                     "threads", "linear", "utility", "warm_start"):
             setattr(self, name, getattr(solver, name))
 
 

@@ -177,17 +177,27 @@ def train(game, level: int, iterations: int | None, seconds: float | None, *,
           tree: GameTree | None = None, max_memory: int | None = None,
           on_progress: Callable[[MCCFRSolver, dict | None], None] | None = None,
           log: Callable[[str], None] = lambda message: None, linear: bool = False,
-          utility: str = "returns") -> TrainOutcome:
+          utility: str = "returns", warm_start: Path | None = None) -> TrainOutcome:
     """Run MCCFR until `iterations` (total, counting a resumed run's) or `seconds` (this
     session) is reached, Ctrl-C, or the tables would grow past `max_memory` bytes
     (default `default_max_memory()`); checkpoints every `checkpoint_every` seconds and at
     the end. With `tree`, measures exact exploitability (NashConv for 3+) as it goes; the
     curve is kept in the checkpoint and continued on resume. `log` receives notices
     (orphans removed, a memory projection over the limit). `linear`, `utility`: of a new
-    run (MCCFRSolver's); a resumed run keeps its checkpoint's."""
+    run (MCCFRSolver's); a resumed run keeps its checkpoint's. `warm_start`: a new run
+    starting from another run's checkpoint (`MCCFRSolver.warm_started`: its tables, its
+    linear and utility; a count-free level may come from another player count)."""
     _check_budgets(iterations, seconds, checkpoint_every)
     max_memory = default_max_memory() if max_memory is None else max_memory
     solver = resumed(game, level, checkpoint, resume, max_memory, log)
+    if warm_start is not None:
+        if solver is not None:
+            raise ValueError("--warm-start starts a new run; --resume continues one: give "
+                             "one of them")
+        if not Path(warm_start).exists():
+            raise ValueError(f"--warm-start {warm_start}: no such checkpoint")
+        solver = MCCFRSolver.warm_started(game, warm_start, level, seed=seed,
+                                          threads=threads, max_memory=max_memory)
     if solver is None:
         solver = MCCFRSolver(game, level=level, seed=seed, threads=threads,
                              max_memory=max_memory, linear=linear, utility=utility)

@@ -117,7 +117,14 @@ def export_policy(solver, path: str | Path, max_keys: int | None = None,
         "abstraction": {"level": _level_name(solver.level),
                         "version": abstraction.VERSION},
         "iterations": solver.iterations, "seed": solver.seed, "threads": solver.threads,
+        **_warm_start(solver),
     }, {**pruned, **extra})
+
+
+def _warm_start(solver) -> dict:
+    """A warm-started run's `warm_start` (what its tables started as), else nothing."""
+    found = getattr(solver, "warm_start", None)
+    return {} if found is None else {"warm_start": found}
 
 
 def write_rows(path: str | Path, keys, num_actions, rows, head: dict, tail: dict) -> dict:
@@ -286,6 +293,7 @@ def export_engine_table(solver, path: str | Path, fmt: str, version: int,
         "algorithm": algorithm,
         "abstraction": {"level": solver.level_name, "version": abstraction_version},
         "iterations": solver.iterations, "seed": solver.seed, "threads": solver.threads,
+        **_warm_start(solver),
     }, {**pruned, **extra})
 
 
