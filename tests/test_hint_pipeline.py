@@ -73,7 +73,7 @@ class _Part:
                           probabilities=probabilities, words=str,
                           decision=lambda s: "step")
 
-    def table(self, request, post, legal):
+    def table(self, request, post, tree, legal):
         return pipeline.TableAdvice([0.1, 0.9], "table", "table", None, [])
 
     def card(self, action):

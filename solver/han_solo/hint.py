@@ -23,9 +23,8 @@ this module gives it han_solo's part (`HINT`).
 
 from __future__ import annotations
 
-from collections import Counter
-
 import dataclasses
+from collections import Counter
 
 import numpy as np
 

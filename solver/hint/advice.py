@@ -436,6 +436,7 @@ class LoveLetterHint:
     def __init__(self, request: HintRequest):
         self._chars = request.game.characters
         self._exploit = None
+        self._match_tables = None
 
     def prepare(self, request):
         prepare(request)
@@ -458,8 +459,8 @@ class LoveLetterHint:
     def option_tree(self, request):
         return option_tree(request.policies, request.situation.seat)
 
-    def table(self, r, post, legal):
-        policies = r.policies
+    def table(self, r, post, tree, legal):
+        policies = r.policies  # its lookup, which says the level (backoff) too
         found = policies.lookup(post.present, r.situation.seat, len(legal))
         if found is not None:
             probs, level = found
@@ -505,7 +506,7 @@ class LoveLetterHint:
             limits = SearchLimits(seconds=max(r.search_seconds - spent,
                                               MIN_SEARCH_SHARE * r.search_seconds),
                                   iterations=r.search_iterations)
-        tables = None if r.match is None else r.match.tables()
+        tables = self._tables(r)
         rollout_policies, exploit = self._exploiting(r)
 
         def searches():
@@ -557,7 +558,7 @@ class LoveLetterHint:
 
     def rollouts(self, r, post, paths, legal, table):
         me, match = r.situation.seat, r.match
-        tables = None if match is None else match.tables()
+        tables = self._tables(r)
         rollout_policies, exploit = self._exploiting(r)
         model = None if exploit is None else (exploit.seat, exploit.chains, exploit.weights)
         cards = [[i for i, path in enumerate(paths) if path[0] == a] for a in legal]
@@ -598,6 +599,13 @@ class LoveLetterHint:
 
     def opponent_record(self, r, result, plain, paths, note):
         return None if r.opponent is None else r.opponent.answer(result, plain, paths, note)
+
+    def _tables(self, r):
+        """The match's utility and win tables (None without a match), made once per
+        answer: the search and the rollouts score by the same ones."""
+        if r.match is not None and self._match_tables is None:
+            self._match_tables = r.match.tables()
+        return self._match_tables
 
     def _exploiting(self, r):
         """(the rollouts' and the exploiting search's policies, the Exploit or None),

@@ -53,7 +53,6 @@ class OwnEngineHint:
 
     def __init__(self, hint: EngineHintGame):
         self.hint = hint
-        self._tree = None
 
     def prepare(self, request):
         pass
@@ -65,13 +64,11 @@ class OwnEngineHint:
         return self.hint.posterior(request)
 
     def option_tree(self, request):
-        if self._tree is None:
-            self._tree = self.hint.option_tree(request.policies, request.situation.seat)
-        return self._tree
+        return self.hint.option_tree(request.policies, request.situation.seat)
 
-    def table(self, request, post, legal):
+    def table(self, request, post, tree, legal):
         player = request.policies
-        probs = self.option_tree(request).probabilities(post.present, legal)
+        probs = tree.probabilities(post.present, legal)
         return TableAdvice(
             probs, "table" if probs is not None else "heuristic",
             f"{player.describe()}: " + (

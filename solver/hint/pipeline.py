@@ -102,7 +102,8 @@ class HintPart(Protocol):
 
     def option_tree(self, request) -> hint_options.OptionTree: ...
 
-    def table(self, request, post, legal) -> TableAdvice: ...
+    def table(self, request, post, tree, legal) -> TableAdvice:
+        """The policy at the decision (`tree`: the option tree, its probabilities)."""
 
     def card(self, action: int) -> str | None:
         """The card an option plays (None: the game's options are not cards)."""
@@ -146,7 +147,7 @@ def answer(part: HintPart, request) -> HintAnswer:
     s0 = post.present
     tree = part.option_tree(request)
     legal = tree.legal(s0)
-    table = part.table(request, post, legal)
+    table = part.table(request, post, tree, legal)
     probs = table.probs
     paths = hint_options.full_actions(tree, s0.copy())
     searching = part.search(request, post, paths, start)

@@ -223,18 +223,18 @@ class MCCFRSolver:
         `warm_start` says what it started from."""
         spec = mccfr_game(game)
         name = spec.level_name(spec.check_level(level))
-        free = name in spec.count_free_levels
-        theirs = provenance.game_parameters(read_checkpoint_header(path)).get("players")
-        if not free and theirs != game.num_players():
+        header = read_checkpoint_header(path)  # refused before the tables are read
+        if header.get("level") != level:
+            raise ValueError(f"{path}: checkpoint uses abstraction level "
+                             f"{spec.level_name(header['level'])}, not {name}")
+        theirs = provenance.game_parameters(header).get("players")
+        if name not in spec.count_free_levels and theirs != game.num_players():
             raise ValueError(
                 f"{path}: a {theirs}-player run's tables; the keys of level {name} read the "
                 f"player count, so a {game.num_players()}-player run starts only from a "
                 f"{game.num_players()}-player one (levels that read none: "
                 f"{', '.join(spec.count_free_levels) or 'none in this game'})")
-        header, tables, _ = read_checkpoint(path, game, any_players=free)
-        if header["level"] != level:
-            raise ValueError(f"{path}: checkpoint uses abstraction level "
-                             f"{spec.level_name(header['level'])}, not {name}")
+        header, tables, _ = read_checkpoint(path, game, any_players=True)
         solver = cls(game, level=level, seed=seed, threads=threads, tables=tables,
                      max_memory=max_memory, linear=header.get("linear", False),
                      utility=header.get("utility", "returns"))
